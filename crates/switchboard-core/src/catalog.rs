@@ -1,0 +1,519 @@
+//! The merged, named view of every server's capabilities.
+//!
+//! A [`Catalog`] is an immutable value rebuilt from the servers' cached
+//! [`Capabilities`] whenever one of them changes; the gateway answers every list
+//! from it and routes every call through it, so no list fans out to upstreams.
+//!
+//! Naming rules (tools and prompts):
+//! - exposed as `<prefix>__<name>`, where the prefix is the server's
+//!   `namespace` or its id; an empty namespace exposes the bare name;
+//! - only `[A-Za-z0-9_-]`, at most 64 characters;
+//! - a name that had to change (characters replaced, too long) or that collides
+//!   with another exposed name gets `_` plus 8 hex digits of a hash of
+//!   (server id, original name). Every member of a collision group is suffixed,
+//!   so the result does not depend on the order servers were listed in;
+//! - the mapping back to (server, original name) is exact.
+//!
+//! Resources and resource templates keep their URIs. When two servers list the
+//! same resource URI, the server whose id sorts first owns it and the other
+//! copy is not listed. A URI that no server lists is routed by the first
+//! template (servers in id order) that matches it.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+
+use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
+use sha2::{Digest, Sha256};
+
+use crate::capabilities::Capabilities;
+use crate::config::ServerId;
+
+/// Longest exposed tool or prompt name.
+pub const MAX_NAME_LEN: usize = 64;
+const SEPARATOR: &str = "__";
+const HASH_HEX: usize = 8;
+
+/// Where an exposed name leads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    pub server: ServerId,
+    pub name: Arc<str>,
+}
+
+/// What one server contributes to the catalog.
+#[derive(Debug, Clone)]
+pub struct CatalogSource {
+    pub server: ServerId,
+    pub prefix: String,
+    pub disabled_tools: Vec<String>,
+    pub capabilities: Arc<Capabilities>,
+}
+
+/// The merged lists and the routes back.
+#[derive(Debug, Default, Clone)]
+pub struct Catalog {
+    pub tools: Arc<Vec<Tool>>,
+    pub prompts: Arc<Vec<Prompt>>,
+    pub resources: Arc<Vec<Resource>>,
+    pub resource_templates: Arc<Vec<ResourceTemplate>>,
+    tool_routes: HashMap<Arc<str>, Route>,
+    prompt_routes: HashMap<Arc<str>, Route>,
+    resource_routes: HashMap<String, ServerId>,
+    template_routes: Vec<(String, ServerId)>,
+}
+
+/// Which of the merged lists differ between two catalogs.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct CatalogDiff {
+    pub tools: bool,
+    pub prompts: bool,
+    pub resources: bool,
+}
+
+impl CatalogDiff {
+    pub fn any(&self) -> bool {
+        self.tools || self.prompts || self.resources
+    }
+}
+
+impl Catalog {
+    /// Builds the merged view. `sources` may come in any order.
+    pub fn build(mut sources: Vec<CatalogSource>) -> Self {
+        sources.sort_by(|a, b| a.server.cmp(&b.server));
+
+        let tool_entries = sources.iter().flat_map(|s| {
+            s.capabilities
+                .tools
+                .iter()
+                .filter(|t| !s.disabled_tools.iter().any(|d| d == t.name.as_ref()))
+                .map(move |t| (s, t.name.as_ref()))
+        });
+        let tool_names = assign_names(tool_entries.clone());
+        let mut tools = Vec::new();
+        let mut tool_routes = HashMap::new();
+        for ((source, original), exposed) in tool_entries.zip(tool_names) {
+            if let Some(tool) = source
+                .capabilities
+                .tools
+                .iter()
+                .find(|t| t.name.as_ref() == original)
+            {
+                let mut tool = tool.clone();
+                tool.name = exposed.clone().into();
+                tools.push(tool);
+                tool_routes.insert(
+                    Arc::from(exposed.as_str()),
+                    Route {
+                        server: source.server.clone(),
+                        name: Arc::from(original),
+                    },
+                );
+            }
+        }
+
+        let prompt_entries = sources.iter().flat_map(|s| {
+            s.capabilities
+                .prompts
+                .iter()
+                .map(move |p| (s, p.name.as_str()))
+        });
+        let prompt_names = assign_names(prompt_entries.clone());
+        let mut prompts = Vec::new();
+        let mut prompt_routes = HashMap::new();
+        for ((source, original), exposed) in prompt_entries.zip(prompt_names) {
+            if let Some(prompt) = source
+                .capabilities
+                .prompts
+                .iter()
+                .find(|p| p.name == original)
+            {
+                let mut prompt = prompt.clone();
+                prompt.name = exposed.clone();
+                prompts.push(prompt);
+                prompt_routes.insert(
+                    Arc::from(exposed.as_str()),
+                    Route {
+                        server: source.server.clone(),
+                        name: Arc::from(original),
+                    },
+                );
+            }
+        }
+
+        let mut resources = Vec::new();
+        let mut resource_routes = HashMap::new();
+        for source in &sources {
+            for resource in &source.capabilities.resources {
+                if resource_routes.contains_key(&resource.uri) {
+                    tracing::debug!(
+                        server = %source.server,
+                        uri = %resource.uri,
+                        "resource URI already listed by another server; hidden"
+                    );
+                    continue;
+                }
+                resource_routes.insert(resource.uri.clone(), source.server.clone());
+                resources.push(resource.clone());
+            }
+        }
+        let mut resource_templates = Vec::new();
+        let mut template_routes = Vec::new();
+        let mut seen_templates = HashSet::new();
+        for source in &sources {
+            for template in &source.capabilities.resource_templates {
+                if seen_templates.insert(template.uri_template.clone()) {
+                    template_routes.push((template.uri_template.clone(), source.server.clone()));
+                    resource_templates.push(template.clone());
+                }
+            }
+        }
+
+        Self {
+            tools: Arc::new(tools),
+            prompts: Arc::new(prompts),
+            resources: Arc::new(resources),
+            resource_templates: Arc::new(resource_templates),
+            tool_routes,
+            prompt_routes,
+            resource_routes,
+            template_routes,
+        }
+    }
+
+    pub fn tool(&self, exposed: &str) -> Option<&Route> {
+        self.tool_routes.get(exposed)
+    }
+
+    pub fn prompt(&self, exposed: &str) -> Option<&Route> {
+        self.prompt_routes.get(exposed)
+    }
+
+    /// The server that owns `uri`: a listed resource first, then a matching template.
+    pub fn resource_owner(&self, uri: &str) -> Option<&ServerId> {
+        self.resource_routes.get(uri).or_else(|| {
+            self.template_routes
+                .iter()
+                .find(|(template, _)| template_matches(template, uri))
+                .map(|(_, server)| server)
+        })
+    }
+
+    /// Compares the lists clients see.
+    pub fn diff(&self, other: &Catalog) -> CatalogDiff {
+        CatalogDiff {
+            tools: self.tools != other.tools,
+            prompts: self.prompts != other.prompts,
+            resources: self.resources != other.resources
+                || self.resource_templates != other.resource_templates,
+        }
+    }
+}
+
+/// Assigns exposed names to `(source, original)` entries, in the same order.
+fn assign_names<'a>(entries: impl Iterator<Item = (&'a CatalogSource, &'a str)>) -> Vec<String> {
+    let entries: Vec<(&CatalogSource, &str)> = entries.collect();
+    let plain: Vec<Option<String>> = entries
+        .iter()
+        .map(|(s, name)| plain_name(&s.prefix, name))
+        .collect();
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for name in plain.iter().flatten() {
+        *counts.entry(name.as_str()).or_default() += 1;
+    }
+    let mut taken: HashSet<String> = plain
+        .iter()
+        .flatten()
+        .filter(|n| counts.get(n.as_str()) == Some(&1))
+        .cloned()
+        .collect();
+    entries
+        .iter()
+        .zip(&plain)
+        .map(|((source, name), plain)| match plain {
+            Some(p) if counts.get(p.as_str()) == Some(&1) => p.clone(),
+            _ => {
+                let hashed = hashed_name(&source.server, &source.prefix, name, &taken);
+                taken.insert(hashed.clone());
+                hashed
+            }
+        })
+        .collect()
+}
+
+/// `<prefix>__<name>` when that is already a valid name, else `None`.
+fn plain_name(prefix: &str, name: &str) -> Option<String> {
+    let joined = join(prefix, name);
+    (joined.len() <= MAX_NAME_LEN && !name.is_empty() && sanitize(name) == name).then_some(joined)
+}
+
+fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_string()
+    } else {
+        format!("{prefix}{SEPARATOR}{name}")
+    }
+}
+
+/// Replaces every character outside `[A-Za-z0-9_-]` with `_`.
+pub fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// A valid, length-limited name ending in a hash of (server, original name).
+fn hashed_name(server: &ServerId, prefix: &str, name: &str, taken: &HashSet<String>) -> String {
+    let digest = Sha256::new()
+        .chain_update(server.as_str().as_bytes())
+        .chain_update([0u8])
+        .chain_update(name.as_bytes())
+        .finalize();
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    let base = join(prefix, &sanitize(name));
+    let mut width = HASH_HEX;
+    loop {
+        let suffix = &hex[..width];
+        let keep = MAX_NAME_LEN - suffix.len() - 1;
+        // `base` is ASCII after sanitizing, so byte slicing is on char boundaries.
+        let head = &base[..base.len().min(keep)];
+        let candidate = format!("{head}_{suffix}");
+        if !taken.contains(&candidate) || width >= hex.len() {
+            return candidate;
+        }
+        width += 2;
+    }
+}
+
+/// Whether `uri` matches an RFC 6570 level-1 template such as `file:///{path}`.
+/// Each `{var}` matches one or more characters other than `/` (`{+var}` and
+/// `{/var*}` style operators match anything, including `/`).
+pub fn template_matches(template: &str, uri: &str) -> bool {
+    let mut pieces = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            return template == uri;
+        };
+        let var = &rest[open + 1..open + close];
+        pieces.push(Piece::Literal(&rest[..open]));
+        let greedy = var.starts_with('+') || var.starts_with('/') || var.ends_with('*');
+        pieces.push(Piece::Var { greedy });
+        rest = &rest[open + close + 1..];
+    }
+    pieces.push(Piece::Literal(rest));
+    matches_pieces(&pieces, uri)
+}
+
+enum Piece<'a> {
+    Literal(&'a str),
+    Var { greedy: bool },
+}
+
+fn matches_pieces(pieces: &[Piece<'_>], input: &str) -> bool {
+    match pieces.split_first() {
+        None => input.is_empty(),
+        Some((Piece::Literal(lit), rest)) => input
+            .strip_prefix(lit)
+            .is_some_and(|tail| matches_pieces(rest, tail)),
+        Some((Piece::Var { greedy }, rest)) => {
+            for (i, c) in input.char_indices() {
+                if !greedy && c == '/' {
+                    return false;
+                }
+                let end = i + c.len_utf8();
+                if matches_pieces(rest, &input[end..]) {
+                    return true;
+                }
+            }
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capabilities::{Capabilities, RefreshTrigger};
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    fn tool(name: &str) -> Tool {
+        serde_json::from_value(json!({"name": name, "inputSchema": {"type": "object"}})).unwrap()
+    }
+
+    fn prompt(name: &str) -> Prompt {
+        serde_json::from_value(json!({"name": name})).unwrap()
+    }
+
+    fn source(id: &str, tools: &[&str]) -> CatalogSource {
+        let mut caps = Capabilities::empty(RefreshTrigger::FirstUse);
+        caps.tools = tools.iter().map(|n| tool(n)).collect();
+        caps.prompts = tools.iter().map(|n| prompt(n)).collect();
+        CatalogSource {
+            server: ServerId::new(id).unwrap(),
+            prefix: id.to_string(),
+            disabled_tools: vec![],
+            capabilities: Arc::new(caps),
+        }
+    }
+
+    fn names(c: &Catalog) -> Vec<String> {
+        c.tools.iter().map(|t| t.name.to_string()).collect()
+    }
+
+    #[test]
+    fn plain_names_are_prefixed() {
+        let c = Catalog::build(vec![source("b", &["y"]), source("a", &["x", "x-2"])]);
+        assert_eq!(names(&c), vec!["a__x", "a__x-2", "b__y"]);
+        assert_eq!(
+            c.tool("b__y"),
+            Some(&Route {
+                server: ServerId::new("b").unwrap(),
+                name: Arc::from("y")
+            })
+        );
+        assert_eq!(c.prompt("a__x").map(|r| r.name.as_ref()), Some("x"));
+        assert!(c.tool("y").is_none());
+    }
+
+    #[test]
+    fn odd_names_are_sanitized_and_hashed_and_map_back_exactly() {
+        let originals = ["get.weather", "größe", "a b", "emoji🙂", "get_weather"];
+        let c = Catalog::build(vec![source("srv", &originals)]);
+        let exposed = names(&c);
+        for (name, original) in exposed.iter().zip(originals) {
+            assert!(name.len() <= MAX_NAME_LEN, "{name}");
+            assert!(
+                name.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            );
+            assert_eq!(c.tool(name).unwrap().name.as_ref(), original);
+        }
+        assert_eq!(exposed[4], "srv__get_weather");
+        assert!(
+            exposed[0].starts_with("srv__get_weather_"),
+            "{}",
+            exposed[0]
+        );
+        assert_eq!(exposed[0].len(), "srv__get_weather_".len() + 8);
+        // deterministic across builds
+        assert_eq!(
+            names(&Catalog::build(vec![source("srv", &originals)])),
+            exposed
+        );
+    }
+
+    #[test]
+    fn long_names_are_cut_with_a_hash() {
+        let long = "t".repeat(100);
+        let c = Catalog::build(vec![source("server", &[&long, &format!("{long}2")])]);
+        let exposed = names(&c);
+        assert_eq!(exposed[0].len(), MAX_NAME_LEN);
+        assert_eq!(exposed[1].len(), MAX_NAME_LEN);
+        assert_ne!(exposed[0], exposed[1]);
+        assert_eq!(
+            c.tool(&exposed[1]).unwrap().name.as_ref(),
+            format!("{long}2")
+        );
+    }
+
+    #[test]
+    fn collisions_across_servers_hash_every_member_in_any_order() {
+        // server "a" tool "b__c" and server "a__b" tool "c" both want "a__b__c".
+        let one = Catalog::build(vec![source("a", &["b__c"]), source("a__b", &["c"])]);
+        let two = Catalog::build(vec![source("a__b", &["c"]), source("a", &["b__c"])]);
+        let mut n1 = names(&one);
+        let mut n2 = names(&two);
+        n1.sort();
+        n2.sort();
+        assert_eq!(n1, n2);
+        assert!(n1.iter().all(|n| n != "a__b__c"));
+        assert_eq!(n1.len(), 2);
+        let routes: Vec<_> = n1.iter().map(|n| one.tool(n).unwrap().clone()).collect();
+        assert!(
+            routes
+                .iter()
+                .any(|r| r.server.as_str() == "a" && &*r.name == "b__c")
+        );
+        assert!(
+            routes
+                .iter()
+                .any(|r| r.server.as_str() == "a__b" && &*r.name == "c")
+        );
+    }
+
+    #[test]
+    fn empty_namespace_exposes_bare_names() {
+        let mut s = source("conf", &["test_simple_text"]);
+        s.prefix = String::new();
+        let c = Catalog::build(vec![s, source("other", &["x"])]);
+        assert_eq!(names(&c), vec!["test_simple_text", "other__x"]);
+    }
+
+    #[test]
+    fn disabled_tools_are_hidden() {
+        let mut s = source("a", &["keep", "drop"]);
+        s.disabled_tools = vec!["drop".into()];
+        let c = Catalog::build(vec![s]);
+        assert_eq!(names(&c), vec!["a__keep"]);
+        assert!(c.tool("a__drop").is_none());
+    }
+
+    #[test]
+    fn resources_route_to_owner_and_first_id_wins() {
+        let mut a = Capabilities::empty(RefreshTrigger::FirstUse);
+        a.resources = vec![Resource::new("file:///x", "x")];
+        a.resource_templates = vec![
+            serde_json::from_value(json!({"uriTemplate": "a://items/{id}", "name": "t"})).unwrap(),
+        ];
+        let mut b = Capabilities::empty(RefreshTrigger::FirstUse);
+        b.resources = vec![
+            Resource::new("file:///x", "x"),
+            Resource::new("file:///y", "y"),
+        ];
+        let src = |id: &str, caps: Capabilities| CatalogSource {
+            server: ServerId::new(id).unwrap(),
+            prefix: id.into(),
+            disabled_tools: vec![],
+            capabilities: Arc::new(caps),
+        };
+        let c = Catalog::build(vec![src("b", b), src("a", a)]);
+        assert_eq!(c.resources.len(), 2);
+        assert_eq!(c.resource_owner("file:///x").unwrap().as_str(), "a");
+        assert_eq!(c.resource_owner("file:///y").unwrap().as_str(), "b");
+        assert_eq!(c.resource_owner("a://items/42").unwrap().as_str(), "a");
+        assert!(c.resource_owner("a://items/4/2").is_none());
+        assert!(c.resource_owner("nope://z").is_none());
+    }
+
+    #[test]
+    fn templates_match_level_one_expressions() {
+        assert!(template_matches(
+            "test://template/{id}/data",
+            "test://template/7/data"
+        ));
+        assert!(!template_matches(
+            "test://template/{id}/data",
+            "test://template//data"
+        ));
+        assert!(template_matches("file:///{+path}", "file:///a/b/c.txt"));
+        assert!(!template_matches("file:///{path}", "file:///a/b"));
+        assert!(template_matches("plain://x", "plain://x"));
+    }
+
+    #[test]
+    fn diff_detects_changes_per_list() {
+        let a = Catalog::build(vec![source("a", &["x"])]);
+        let same = Catalog::build(vec![source("a", &["x"])]);
+        assert!(!a.diff(&same).any());
+        let b = Catalog::build(vec![source("a", &["x", "y"])]);
+        let d = a.diff(&b);
+        assert!(d.tools && d.prompts && !d.resources);
+    }
+}

@@ -1,0 +1,637 @@
+//! The configuration model and its loader.
+//!
+//! The file format is Claude Desktop's `{"mcpServers": {...}}` with an optional
+//! `"settings"` object, so people can paste what they already have. Parsing is
+//! all-or-nothing: a file with any error is refused whole with its path, line,
+//! column and what is wrong, and the caller keeps whatever config it had. Every
+//! setting may be overridden by a `SWITCHBOARD_*` environment variable
+//! ([`Settings::apply_env`]).
+//!
+//! Invariants of a parsed [`Config`]: server ids match `[A-Za-z0-9_-]{1,40}`
+//! and are unique; every server has exactly one transport.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// The address the hub listens on when nothing else is configured.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8420";
+/// Longest server id accepted, so that `<id>__<tool>` leaves room for the tool name.
+pub const MAX_SERVER_ID_LEN: usize = 40;
+
+/// A configured server's id: the key under `mcpServers`, used as the tool prefix.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct ServerId(Arc<str>);
+
+impl ServerId {
+    /// Checks `id` against the id rules (`[A-Za-z0-9_-]`, 1 to 40 characters).
+    pub fn new(id: &str) -> Result<Self, String> {
+        if id.is_empty() {
+            return Err("server id must not be empty".into());
+        }
+        if id.len() > MAX_SERVER_ID_LEN {
+            return Err(format!(
+                "server id {id:?} is longer than {MAX_SERVER_ID_LEN} characters"
+            ));
+        }
+        if let Some(bad) = id
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+        {
+            return Err(format!(
+                "server id {id:?} contains {bad:?}; only letters, digits, '_' and '-' are allowed"
+            ));
+        }
+        Ok(Self(Arc::from(id)))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ServerId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The whole configuration: servers in file order plus settings.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Config {
+    pub servers: Vec<ServerConfig>,
+    pub settings: Settings,
+}
+
+/// One upstream server as configured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerConfig {
+    pub id: ServerId,
+    pub transport: TransportConfig,
+    pub enabled: bool,
+    /// Upstream tool names hidden from clients.
+    pub disabled_tools: BTreeSet<String>,
+    /// The prefix for this server's tool and prompt names; `None` means the id.
+    /// An empty string exposes names unprefixed when nothing collides.
+    pub namespace: Option<String>,
+    pub timeouts: ServerTimeouts,
+}
+
+impl ServerConfig {
+    /// The prefix its tools and prompts are exposed under.
+    pub fn prefix(&self) -> &str {
+        self.namespace.as_deref().unwrap_or(self.id.as_str())
+    }
+}
+
+/// How to reach an upstream.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum TransportConfig {
+    /// A child process speaking MCP over stdin/stdout.
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+        cwd: Option<PathBuf>,
+    },
+    /// A remote server over Streamable HTTP.
+    Http {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
+}
+
+impl TransportConfig {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Stdio { .. } => "stdio",
+            Self::Http { .. } => "http",
+        }
+    }
+}
+
+/// Per-server overrides of the global timeouts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerTimeouts {
+    pub startup: Option<Duration>,
+    pub call: Option<Duration>,
+}
+
+/// Hub-wide settings. Defaults are documented in `docs/configuration.md`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Settings {
+    pub listen: SocketAddr,
+    /// How long listed capabilities count as fresh.
+    pub cache_ttl: Duration,
+    /// How many servers' capabilities the fresh-cache holds at most.
+    pub cache_max_entries: u64,
+    /// How often running upstreams are re-listed; zero turns polling off.
+    pub poll_interval: Duration,
+    /// How long starting and initializing an upstream may take.
+    pub startup_timeout: Duration,
+    /// How long a forwarded request may take (reset on progress).
+    pub call_timeout: Duration,
+    /// How long a merged list waits for servers that have never been listed.
+    pub cold_list_timeout: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            listen: default_listen(),
+            cache_ttl: Duration::from_secs(300),
+            cache_max_entries: 256,
+            poll_interval: Duration::from_secs(300),
+            startup_timeout: Duration::from_secs(30),
+            call_timeout: Duration::from_secs(60),
+            cold_list_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+fn default_listen() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 8420))
+}
+
+/// Why a configuration was refused.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {message}")]
+    Read { path: PathBuf, message: String },
+    #[error("{path}:{line}:{column}: {message}")]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("environment variable {name}={value:?}: {message}")]
+    Env {
+        name: String,
+        value: String,
+        message: String,
+    },
+}
+
+impl Config {
+    /// Reads and parses `path`. A missing file is an empty config (the hub still serves).
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Self::parse(&text, path),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(err) => Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                message: err.to_string(),
+            }),
+        }
+    }
+
+    /// Parses the text of a config file; `path` only labels errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        if text.trim().is_empty() {
+            return Ok(Self::default());
+        }
+        let raw: RawFile = serde_json::from_str(text).map_err(|err| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            line: err.line(),
+            column: err.column(),
+            message: strip_position(&err.to_string()),
+        })?;
+        let mut settings = Settings::default();
+        raw.settings.apply(&mut settings);
+        Ok(Self {
+            servers: raw.mcp_servers.0,
+            settings,
+        })
+    }
+
+    pub fn server(&self, id: &str) -> Option<&ServerConfig> {
+        self.servers.iter().find(|s| s.id.as_str() == id)
+    }
+}
+
+/// serde_json appends " at line L column C"; we report those separately.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(at) => message[..at].to_string(),
+        None => message.to_string(),
+    }
+}
+
+/// The default config file: `<OS config dir>/switchboard/config.json`.
+pub fn default_config_path() -> PathBuf {
+    dirs::config_dir()
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("switchboard")
+        .join("config.json")
+}
+
+/// The environment variables that override settings, with what they set.
+pub const ENV_VARS: &[(&str, &str)] = &[
+    ("SWITCHBOARD_LISTEN", "listen"),
+    ("SWITCHBOARD_CACHE_TTL_SECS", "cacheTtlSecs"),
+    ("SWITCHBOARD_CACHE_MAX_ENTRIES", "cacheMaxEntries"),
+    ("SWITCHBOARD_POLL_INTERVAL_SECS", "pollIntervalSecs"),
+    ("SWITCHBOARD_STARTUP_TIMEOUT_SECS", "startupTimeoutSecs"),
+    ("SWITCHBOARD_CALL_TIMEOUT_SECS", "callTimeoutSecs"),
+    ("SWITCHBOARD_COLD_LIST_TIMEOUT_MS", "coldListTimeoutMs"),
+];
+
+impl Settings {
+    /// Applies `SWITCHBOARD_*` overrides read through `lookup` (normally `std::env::var`).
+    pub fn apply_env(
+        &mut self,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<(), ConfigError> {
+        for (name, _) in ENV_VARS {
+            let Some(value) = lookup(name) else { continue };
+            let bad = |message: &str| ConfigError::Env {
+                name: (*name).to_string(),
+                value: value.clone(),
+                message: message.to_string(),
+            };
+            let number = || {
+                value
+                    .trim()
+                    .parse::<u64>()
+                    .map_err(|_| bad("expected a whole number"))
+            };
+            match *name {
+                "SWITCHBOARD_LISTEN" => {
+                    self.listen = value
+                        .trim()
+                        .parse()
+                        .map_err(|_| bad("expected an address like 127.0.0.1:8420"))?;
+                }
+                "SWITCHBOARD_CACHE_TTL_SECS" => self.cache_ttl = Duration::from_secs(number()?),
+                "SWITCHBOARD_CACHE_MAX_ENTRIES" => self.cache_max_entries = number()?.max(1),
+                "SWITCHBOARD_POLL_INTERVAL_SECS" => {
+                    self.poll_interval = Duration::from_secs(number()?);
+                }
+                "SWITCHBOARD_STARTUP_TIMEOUT_SECS" => {
+                    self.startup_timeout = Duration::from_secs(number()?.max(1));
+                }
+                "SWITCHBOARD_CALL_TIMEOUT_SECS" => {
+                    self.call_timeout = Duration::from_secs(number()?.max(1));
+                }
+                "SWITCHBOARD_COLD_LIST_TIMEOUT_MS" => {
+                    self.cold_list_timeout = Duration::from_millis(number()?);
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The file's raw shape. Validation happens while deserializing so that serde_json
+// attaches the line and column of the offending value to every error.
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawFile {
+    #[serde(default)]
+    mcp_servers: ServerList,
+    #[serde(default)]
+    settings: RawSettings,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawSettings {
+    listen: Option<ListenAddr>,
+    cache_ttl_secs: Option<u64>,
+    cache_max_entries: Option<u64>,
+    poll_interval_secs: Option<u64>,
+    startup_timeout_secs: Option<u64>,
+    call_timeout_secs: Option<u64>,
+    cold_list_timeout_ms: Option<u64>,
+}
+
+impl RawSettings {
+    fn apply(self, s: &mut Settings) {
+        if let Some(ListenAddr(addr)) = self.listen {
+            s.listen = addr;
+        }
+        if let Some(v) = self.cache_ttl_secs {
+            s.cache_ttl = Duration::from_secs(v);
+        }
+        if let Some(v) = self.cache_max_entries {
+            s.cache_max_entries = v.max(1);
+        }
+        if let Some(v) = self.poll_interval_secs {
+            s.poll_interval = Duration::from_secs(v);
+        }
+        if let Some(v) = self.startup_timeout_secs {
+            s.startup_timeout = Duration::from_secs(v.max(1));
+        }
+        if let Some(v) = self.call_timeout_secs {
+            s.call_timeout = Duration::from_secs(v.max(1));
+        }
+        if let Some(v) = self.cold_list_timeout_ms {
+            s.cold_list_timeout = Duration::from_millis(v);
+        }
+    }
+}
+
+struct ListenAddr(SocketAddr);
+
+impl<'de> Deserialize<'de> for ListenAddr {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map(ListenAddr).map_err(|_| {
+            de::Error::custom(format!(
+                "settings.listen: {text:?} is not an address like 127.0.0.1:8420"
+            ))
+        })
+    }
+}
+
+/// `mcpServers` in file order, with ids checked and duplicates refused.
+#[derive(Default)]
+struct ServerList(Vec<ServerConfig>);
+
+impl<'de> Deserialize<'de> for ServerList {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ListVisitor;
+        impl<'de> Visitor<'de> for ListVisitor {
+            type Value = ServerList;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object mapping server ids to server definitions")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ServerList, A::Error> {
+                let mut servers: Vec<ServerConfig> = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    let id = ServerId::new(&key).map_err(de::Error::custom)?;
+                    if servers.iter().any(|s| s.id == id) {
+                        return Err(de::Error::custom(format!(
+                            "server id {key:?} is defined twice"
+                        )));
+                    }
+                    let raw: RawServer = map.next_value()?;
+                    let server = raw
+                        .into_server(id)
+                        .map_err(|msg| de::Error::custom(format!("server {key:?}: {msg}")))?;
+                    servers.push(server);
+                }
+                Ok(ServerList(servers))
+            }
+        }
+        d.deserialize_map(ListVisitor)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawServer {
+    /// Accepted for compatibility with other clients' files: stdio, http,
+    /// streamable-http, streamableHttp or sse.
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    cwd: Option<PathBuf>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    #[serde(default = "yes")]
+    enabled: bool,
+    #[serde(default)]
+    disabled_tools: BTreeSet<String>,
+    namespace: Option<String>,
+    #[serde(default)]
+    timeouts: RawTimeouts,
+    /// Free text shown in the UI; not used otherwise.
+    #[allow(dead_code)]
+    description: Option<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawTimeouts {
+    startup_secs: Option<u64>,
+    call_secs: Option<u64>,
+}
+
+impl RawServer {
+    fn into_server(self, id: ServerId) -> Result<ServerConfig, String> {
+        let transport = match (self.command, self.url) {
+            (Some(_), Some(_)) => {
+                return Err("has both `command` (stdio) and `url` (http); keep one".into());
+            }
+            (None, None) => {
+                return Err("needs `command` (a stdio server) or `url` (a remote server)".into());
+            }
+            (Some(command), None) => {
+                if let Some(kind) = self.kind.as_deref().filter(|k| *k != "stdio") {
+                    return Err(format!("has `command` but `type` is {kind:?}"));
+                }
+                if command.trim().is_empty() {
+                    return Err("`command` is empty".into());
+                }
+                TransportConfig::Stdio {
+                    command,
+                    args: self.args,
+                    env: self.env,
+                    cwd: self.cwd,
+                }
+            }
+            (None, Some(url)) => {
+                match self.kind.as_deref() {
+                    None | Some("http" | "streamable-http" | "streamableHttp" | "sse") => {}
+                    Some(kind) => return Err(format!("has `url` but `type` is {kind:?}")),
+                }
+                let parsed = reqwest::Url::parse(&url)
+                    .map_err(|err| format!("`url` {url:?} is not a valid URL: {err}"))?;
+                if !matches!(parsed.scheme(), "http" | "https") {
+                    return Err(format!("`url` {url:?} must start with http:// or https://"));
+                }
+                for name in self.headers.keys() {
+                    if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
+                        return Err(format!("header name {name:?} is not a valid HTTP header"));
+                    }
+                }
+                TransportConfig::Http {
+                    url,
+                    headers: self.headers,
+                }
+            }
+        };
+        if let Some(ns) = &self.namespace
+            && let Some(bad) = ns
+                .chars()
+                .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+        {
+            return Err(format!(
+                "`namespace` {ns:?} contains {bad:?}; only letters, digits, '_' and '-' are allowed"
+            ));
+        }
+        Ok(ServerConfig {
+            id,
+            transport,
+            enabled: self.enabled,
+            disabled_tools: self.disabled_tools,
+            namespace: self.namespace,
+            timeouts: ServerTimeouts {
+                startup: self.timeouts.startup_secs.map(Duration::from_secs),
+                call: self.timeouts.call_secs.map(Duration::from_secs),
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(text, Path::new("cfg.json"))
+    }
+
+    #[test]
+    fn parses_claude_desktop_style_file() {
+        let cfg = parse(
+            r#"{
+              "mcpServers": {
+                "fs": {"command": "npx", "args": ["-y", "srv"], "env": {"K": "v"}},
+                "remote": {"type": "http", "url": "https://example.com/mcp",
+                           "headers": {"X-Key": "1"}, "enabled": false,
+                           "disabledTools": ["drop"]}
+              },
+              "settings": {"cacheTtlSecs": 10, "listen": "127.0.0.1:0"},
+              "globalShortcut": "ignored"
+            }"#,
+        )
+        .unwrap();
+        assert_eq!(cfg.servers.len(), 2);
+        assert_eq!(cfg.servers[0].id.as_str(), "fs");
+        assert_eq!(
+            cfg.servers[0].transport,
+            TransportConfig::Stdio {
+                command: "npx".into(),
+                args: vec!["-y".into(), "srv".into()],
+                env: BTreeMap::from([("K".into(), "v".into())]),
+                cwd: None,
+            }
+        );
+        assert!(cfg.servers[0].enabled);
+        assert!(!cfg.servers[1].enabled);
+        assert_eq!(
+            cfg.servers[1].disabled_tools,
+            BTreeSet::from(["drop".to_string()])
+        );
+        assert_eq!(cfg.settings.cache_ttl, Duration::from_secs(10));
+        assert_eq!(cfg.settings.listen.port(), 0);
+        assert_eq!(cfg.settings.poll_interval, Duration::from_secs(300));
+    }
+
+    #[test]
+    fn empty_text_is_empty_config() {
+        assert_eq!(parse("  \n").unwrap(), Config::default());
+    }
+
+    #[test]
+    fn syntax_error_reports_line_and_column() {
+        let err =
+            parse("{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}").unwrap_err();
+        let ConfigError::Invalid {
+            line,
+            column,
+            message,
+            ..
+        } = err
+        else {
+            panic!("wrong error {err:?}")
+        };
+        assert_eq!(line, 3);
+        assert!(column > 20, "column {column}");
+        assert!(message.contains("trailing comma"), "{message}");
+    }
+
+    #[test]
+    fn bad_server_id_is_refused_with_location() {
+        let err = parse("{\"mcpServers\": {\n\"my server\": {\"command\": \"x\"}}}").unwrap_err();
+        assert_eq!(err.to_string().split(": ").next(), Some("cfg.json:2:11"));
+        assert!(err.to_string().contains("contains ' '"), "{err}");
+    }
+
+    #[test]
+    fn duplicate_ids_are_refused() {
+        let err =
+            parse(r#"{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}"#).unwrap_err();
+        assert!(err.to_string().contains("\"a\" is defined twice"), "{err}");
+    }
+
+    #[test]
+    fn server_needs_exactly_one_transport() {
+        let none = parse(r#"{"mcpServers": {"a": {"args": []}}}"#).unwrap_err();
+        assert!(none.to_string().contains("needs `command`"), "{none}");
+        let both =
+            parse(r#"{"mcpServers": {"a": {"command": "x", "url": "http://h/"}}}"#).unwrap_err();
+        assert!(both.to_string().contains("both"), "{both}");
+        let scheme = parse(r#"{"mcpServers": {"a": {"url": "ftp://h/"}}}"#).unwrap_err();
+        assert!(scheme.to_string().contains("http://"), "{scheme}");
+    }
+
+    #[test]
+    fn unknown_server_keys_are_refused() {
+        let err =
+            parse(r#"{"mcpServers": {"a": {"command": "x", "disabledtools": []}}}"#).unwrap_err();
+        assert!(
+            err.to_string().contains("unknown field `disabledtools`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn env_overrides_settings() {
+        let mut s = Settings::default();
+        s.apply_env(|name| match name {
+            "SWITCHBOARD_CACHE_TTL_SECS" => Some("7".into()),
+            "SWITCHBOARD_LISTEN" => Some("127.0.0.1:9999".into()),
+            "SWITCHBOARD_POLL_INTERVAL_SECS" => Some("0".into()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(s.cache_ttl, Duration::from_secs(7));
+        assert_eq!(s.listen.port(), 9999);
+        assert_eq!(s.poll_interval, Duration::ZERO);
+        let err = s
+            .apply_env(|n| (n == "SWITCHBOARD_CACHE_MAX_ENTRIES").then(|| "lots".into()))
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("SWITCHBOARD_CACHE_MAX_ENTRIES"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn server_ids_are_checked() {
+        assert!(ServerId::new("ok_id-1").is_ok());
+        assert!(ServerId::new("").is_err());
+        assert!(ServerId::new("a.b").is_err());
+        assert!(ServerId::new("ü").is_err());
+        assert!(ServerId::new(&"x".repeat(41)).is_err());
+    }
+}

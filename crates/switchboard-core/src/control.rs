@@ -1,0 +1,174 @@
+//! The HTTP surface on the hub's one listener: the merged MCP endpoint at
+//! `/mcp` and the local control API under `/api/v1` (JSON).
+//!
+//! Local access is protected the way a loopback service must be against
+//! browsers: every request's `Host` must be a loopback name (DNS rebinding),
+//! and a request that carries an `Origin` must come from a loopback origin
+//! (cross-site requests from web pages). Non-browser clients send no `Origin`.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use rmcp::transport::StreamableHttpService;
+use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use serde_json::json;
+
+use crate::capabilities::RefreshTrigger;
+use crate::config::ServerId;
+use crate::gateway::Gateway;
+use crate::hub::HubHandle;
+
+/// Builds the router for the hub's listener.
+pub fn router(hub: HubHandle) -> Router {
+    let gateway = Gateway::new(hub.clone());
+    let mcp_config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(hub.inner.cancel.child_token())
+        .with_sse_keep_alive(Some(std::time::Duration::from_secs(15)));
+    let mcp = StreamableHttpService::new(
+        move || Ok(gateway.clone()),
+        Arc::new(LocalSessionManager::default()),
+        mcp_config,
+    );
+    let api = Router::new()
+        .route("/status", get(status))
+        .route("/refresh", post(refresh_all))
+        .route("/servers/{id}/refresh", post(refresh_server))
+        .with_state(hub);
+    Router::new()
+        .nest_service("/mcp", mcp)
+        .nest("/api/v1", api)
+        .layer(middleware::from_fn(local_only))
+}
+
+/// Refuses requests a web page on another site could make (see module docs).
+async fn local_only(request: Request, next: Next) -> Response {
+    if let Err(why) = check_local(request.headers()) {
+        return (StatusCode::FORBIDDEN, Json(json!({"error": why}))).into_response();
+    }
+    next.run(request).await
+}
+
+fn check_local(headers: &HeaderMap) -> Result<(), String> {
+    if let Some(host) = headers.get(header::HOST) {
+        let host = host.to_str().unwrap_or_default();
+        if !is_loopback_authority(host) {
+            return Err(format!("Host {host:?} is not a loopback address"));
+        }
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or_default();
+        let authority = origin
+            .strip_prefix("http://")
+            .or_else(|| origin.strip_prefix("https://"));
+        match authority {
+            Some(authority) if is_loopback_authority(authority) => {}
+            _ => return Err(format!("Origin {origin:?} is not allowed")),
+        }
+    }
+    Ok(())
+}
+
+/// `localhost`, `127.x.y.z` or `[::1]`, with or without a port.
+fn is_loopback_authority(authority: &str) -> bool {
+    let host = if let Some(rest) = authority.strip_prefix('[') {
+        match rest.split_once(']') {
+            Some((host, _)) => host,
+            None => return false,
+        }
+    } else {
+        authority.rsplit_once(':').map_or(authority, |(h, _)| h)
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+async fn status(State(hub): State<HubHandle>) -> Response {
+    Json(hub.snapshot().as_ref().clone()).into_response()
+}
+
+async fn refresh_all(State(hub): State<HubHandle>) -> Response {
+    let results = hub.refresh_all(RefreshTrigger::Manual).await;
+    let body: Vec<_> = results
+        .into_iter()
+        .map(|(id, r)| match r {
+            Ok(()) => json!({"id": id, "ok": true}),
+            Err(err) => json!({"id": id, "ok": false, "error": err.to_string()}),
+        })
+        .collect();
+    Json(json!({"servers": body})).into_response()
+}
+
+async fn refresh_server(State(hub): State<HubHandle>, Path(id): Path<String>) -> Response {
+    let Some(upstream) = hub.upstream(&id) else {
+        return not_found(&id);
+    };
+    let id: ServerId = upstream.id.clone();
+    match hub.refresh(&id, RefreshTrigger::Manual).await {
+        Ok(()) => Json(json!({"id": id, "ok": true})).into_response(),
+        Err(err) => (
+            StatusCode::BAD_GATEWAY,
+            Json(json!({"id": id, "ok": false, "error": err.to_string(), "kind": err.kind()})),
+        )
+            .into_response(),
+    }
+}
+
+fn not_found(id: &str) -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        Json(json!({"error": format!("no server with id '{id}'")})),
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_authorities() {
+        for ok in [
+            "localhost",
+            "localhost:8420",
+            "127.0.0.1:1",
+            "127.1.2.3",
+            "[::1]:80",
+            "[::1]",
+        ] {
+            assert!(is_loopback_authority(ok), "{ok}");
+        }
+        for bad in [
+            "evil.com",
+            "evil.com:8420",
+            "10.0.0.1:80",
+            "[::2]:1",
+            "localhost.evil.com",
+        ] {
+            assert!(!is_loopback_authority(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn foreign_origins_are_refused() {
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, "127.0.0.1:8420".parse().unwrap());
+        assert!(check_local(&h).is_ok());
+        h.insert(header::ORIGIN, "http://localhost:5173".parse().unwrap());
+        assert!(check_local(&h).is_ok());
+        h.insert(header::ORIGIN, "https://evil.example".parse().unwrap());
+        assert!(check_local(&h).is_err());
+        h.insert(header::ORIGIN, "null".parse().unwrap());
+        assert!(check_local(&h).is_err());
+        let mut rebinding = HeaderMap::new();
+        rebinding.insert(header::HOST, "attacker.example:8420".parse().unwrap());
+        assert!(check_local(&rebinding).is_err());
+    }
+}

@@ -1,0 +1,529 @@
+//! The hub: owns the registry, the catalog, the sessions and the listener, and
+//! runs until its shutdown future resolves.
+//!
+//! [`Hub::bind`] opens the listener (so the caller can print the address),
+//! [`Hub::run`] serves until shutdown and then closes every upstream with a
+//! deadline, leaving no child process behind. [`HubHandle`] is the cheap,
+//! cloneable way in for the gateway, the control API, the CLI and tests.
+//!
+//! Ownership: upstream state is written only by each [`Upstream`]; the merged
+//! [`Catalog`] is written only by [`HubHandle::rebuild_catalog`] (under
+//! `catalog_write`, a std mutex never held across an `.await`); the snapshot
+//! is published only by the event loop. Start-up never waits for upstreams:
+//! they start on first need.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, SystemTime};
+
+use axum::serve::ListenerExt;
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::capabilities::{FreshCache, RefreshTrigger};
+use crate::catalog::{Catalog, CatalogSource, Route};
+use crate::config::{Config, ConfigError, ServerId, Settings};
+use crate::registry::Registry;
+use crate::sessions::Sessions;
+use crate::snapshot::{HubSnapshot, ServerSnapshot, Totals, timestamp};
+use crate::upstream::{Upstream, UpstreamError, UpstreamEvent};
+
+/// How long shutdown waits for upstreams and connections before giving up.
+const SHUTDOWN_DEADLINE: Duration = Duration::from_secs(15);
+
+/// Errors that stop the hub from starting or running.
+#[derive(Debug, thiserror::Error)]
+pub enum HubError {
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("server error: {0}")]
+    Serve(std::io::Error),
+    #[error("invalid settings: {0}")]
+    Settings(#[from] ConfigError),
+}
+
+pub(crate) struct HubInner {
+    pub(crate) settings: Arc<Settings>,
+    config_path: Option<PathBuf>,
+    pub(crate) registry: Registry,
+    catalog: RwLock<Arc<Catalog>>,
+    catalog_write: Mutex<()>,
+    pub(crate) fresh: FreshCache,
+    pub(crate) sessions: Sessions,
+    snapshot: watch::Sender<Arc<HubSnapshot>>,
+    events: mpsc::UnboundedSender<UpstreamEvent>,
+    http: reqwest::Client,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) tasks: TaskTracker,
+    endpoint: String,
+    started_at: SystemTime,
+}
+
+/// A cheap handle on a running hub.
+#[derive(Clone)]
+pub struct HubHandle {
+    pub(crate) inner: Arc<HubInner>,
+}
+
+/// A hub whose listener is open but which is not serving yet.
+pub struct Hub {
+    handle: HubHandle,
+    listener: tokio::net::TcpListener,
+    events: mpsc::UnboundedReceiver<UpstreamEvent>,
+    local_addr: SocketAddr,
+}
+
+impl Hub {
+    /// Opens the listener on `config.settings.listen` and prepares the upstreams
+    /// (none is started).
+    pub async fn bind(config: Config, config_path: Option<PathBuf>) -> Result<Self, HubError> {
+        let settings = Arc::new(config.settings.clone());
+        let addr = settings.listen;
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|source| HubError::Bind { addr, source })?;
+        let local_addr = listener
+            .local_addr()
+            .map_err(|source| HubError::Bind { addr, source })?;
+        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let cancel = CancellationToken::new();
+        let http = reqwest::Client::builder()
+            .pool_idle_timeout(Duration::from_secs(90))
+            .tcp_nodelay(true)
+            .build()
+            .unwrap_or_default();
+        let endpoint = format!("http://{local_addr}/mcp");
+        let inner = Arc::new(HubInner {
+            fresh: FreshCache::new(settings.cache_ttl, settings.cache_max_entries),
+            settings: settings.clone(),
+            config_path,
+            registry: Registry::default(),
+            catalog: RwLock::new(Arc::new(Catalog::default())),
+            catalog_write: Mutex::new(()),
+            sessions: Sessions::default(),
+            snapshot: watch::Sender::new(Arc::new(HubSnapshot::default())),
+            events: events_tx,
+            http,
+            cancel,
+            tasks: TaskTracker::new(),
+            endpoint,
+            started_at: SystemTime::now(),
+        });
+        let handle = HubHandle { inner };
+        let upstreams = config
+            .servers
+            .into_iter()
+            .map(|server| Arc::new(handle.new_upstream(server)))
+            .collect();
+        handle.inner.registry.replace(upstreams);
+        handle.publish_snapshot();
+        Ok(Self {
+            handle,
+            listener,
+            events: events_rx,
+            local_addr,
+        })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The merged MCP endpoint URL.
+    pub fn endpoint(&self) -> &str {
+        &self.handle.inner.endpoint
+    }
+
+    pub fn handle(&self) -> HubHandle {
+        self.handle.clone()
+    }
+
+    /// Serves until `shutdown` resolves, then closes everything.
+    pub async fn run(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), HubError> {
+        let Self {
+            handle,
+            listener,
+            events,
+            ..
+        } = self;
+        let inner = handle.inner.clone();
+        inner
+            .tasks
+            .spawn(event_loop(handle.clone(), events, inner.cancel.clone()));
+
+        let router = crate::control::router(handle.clone());
+        let server_cancel = inner.cancel.clone();
+        let listener = listener.tap_io(|tcp| {
+            if let Err(err) = tcp.set_nodelay(true) {
+                tracing::debug!(%err, "TCP_NODELAY not set");
+            }
+        });
+        let serve = axum::serve(listener, router)
+            .with_graceful_shutdown(async move { server_cancel.cancelled().await });
+        let mut serve = std::pin::pin!(serve.into_future());
+
+        let result = tokio::select! {
+            r = &mut serve => r.map_err(HubError::Serve),
+            () = shutdown => Ok(()),
+        };
+        tracing::info!("shutting down");
+        inner.cancel.cancel();
+        let upstreams = inner.registry.all();
+        let closing = futures::future::join_all(upstreams.iter().map(|u| u.retire()));
+        if tokio::time::timeout(SHUTDOWN_DEADLINE, closing)
+            .await
+            .is_err()
+        {
+            tracing::warn!("some upstreams did not close within {SHUTDOWN_DEADLINE:?}");
+        }
+        if result.is_ok()
+            && tokio::time::timeout(Duration::from_secs(5), &mut serve)
+                .await
+                .is_err()
+        {
+            tracing::debug!("connections still open at shutdown; dropping them");
+        }
+        inner.tasks.close();
+        if tokio::time::timeout(Duration::from_secs(5), inner.tasks.wait())
+            .await
+            .is_err()
+        {
+            tracing::debug!("background tasks still running at shutdown");
+        }
+        result
+    }
+}
+
+/// Applies upstream events: snapshot republishing (coalesced) and refreshes
+/// announced by upstreams.
+async fn event_loop(
+    hub: HubHandle,
+    mut events: mpsc::UnboundedReceiver<UpstreamEvent>,
+    cancel: CancellationToken,
+) {
+    loop {
+        let event = tokio::select! {
+            e = events.recv() => e,
+            () = cancel.cancelled() => None,
+        };
+        let Some(first) = event else { break };
+        let mut dirty = false;
+        let mut next = Some(first);
+        while let Some(event) = next {
+            match event {
+                UpstreamEvent::StateChanged => dirty = true,
+                UpstreamEvent::ListChanged(server) => {
+                    let hub = hub.clone();
+                    hub.inner.clone().tasks.spawn(async move {
+                        if let Err(err) = hub.refresh(&server, RefreshTrigger::Notification).await {
+                            tracing::warn!(%server, error = %err, "refresh after list_changed failed");
+                        }
+                    });
+                }
+            }
+            next = events.try_recv().ok();
+        }
+        if dirty {
+            hub.publish_snapshot();
+        }
+    }
+}
+
+impl HubHandle {
+    fn new_upstream(&self, server: crate::config::ServerConfig) -> Upstream {
+        Upstream::new(
+            server,
+            self.inner.settings.clone(),
+            self.inner.cancel.child_token(),
+            self.inner.http.clone(),
+            self.inner.events.clone(),
+        )
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.inner.settings
+    }
+
+    pub fn endpoint(&self) -> &str {
+        &self.inner.endpoint
+    }
+
+    pub fn snapshot(&self) -> Arc<HubSnapshot> {
+        self.inner.snapshot.borrow().clone()
+    }
+
+    pub fn subscribe(&self) -> watch::Receiver<Arc<HubSnapshot>> {
+        self.inner.snapshot.subscribe()
+    }
+
+    pub fn upstream(&self, id: &str) -> Option<Arc<Upstream>> {
+        self.inner.registry.get(id)
+    }
+
+    /// The merged catalog as it is now (no upstream is contacted).
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.inner
+            .catalog
+            .read()
+            .map(|c| c.clone())
+            .unwrap_or_default()
+    }
+
+    /// The merged catalog for a client's list request: servers never listed are
+    /// started and listed, waiting at most the cold-list timeout (late ones
+    /// arrive with `list_changed`); stale ones are revalidated in the background.
+    pub async fn merged_catalog(&self) -> Arc<Catalog> {
+        let mut cold = Vec::new();
+        for upstream in self.inner.registry.enabled() {
+            if let Some(wait) = self.ensure_fresh(&upstream).await {
+                cold.push(wait);
+            }
+        }
+        if !cold.is_empty() {
+            let all = futures::future::join_all(cold);
+            let _ = tokio::time::timeout(self.inner.settings.cold_list_timeout, all).await;
+        }
+        self.catalog()
+    }
+
+    /// Makes sure `upstream`'s listing is fresh. Returns a handle to await when
+    /// the server has never been listed; a stale listing is refreshed in the
+    /// background while callers keep using it.
+    async fn ensure_fresh(&self, upstream: &Arc<Upstream>) -> Option<tokio::task::JoinHandle<()>> {
+        if self.inner.fresh.is_fresh(&upstream.id).await {
+            return None;
+        }
+        let has_listing = upstream.capabilities().is_some();
+        let trigger = if has_listing {
+            RefreshTrigger::Ttl
+        } else {
+            RefreshTrigger::FirstUse
+        };
+        let hub = self.clone();
+        let id = upstream.id.clone();
+        let task = self.inner.tasks.spawn(async move {
+            if let Err(err) = hub.refresh(&id, trigger).await {
+                tracing::debug!(server = %id, error = %err, "background listing failed");
+            }
+        });
+        (!has_listing).then_some(task)
+    }
+
+    /// Re-lists one server now (single-flight per server) and updates the
+    /// catalog; clients hear `list_changed` only if what they see changed.
+    pub async fn refresh(
+        &self,
+        id: &ServerId,
+        trigger: RefreshTrigger,
+    ) -> Result<(), UpstreamError> {
+        let upstream = self
+            .upstream(id.as_str())
+            .ok_or_else(|| UpstreamError::Protocol {
+                server: id.clone(),
+                message: "no such server".into(),
+            })?;
+        let caps = upstream.refresh(trigger).await?;
+        self.inner.fresh.mark_fresh(id, caps.listed_at).await;
+        self.rebuild_catalog();
+        Ok(())
+    }
+
+    /// Re-lists every enabled server concurrently.
+    pub async fn refresh_all(
+        &self,
+        trigger: RefreshTrigger,
+    ) -> Vec<(ServerId, Result<(), UpstreamError>)> {
+        let upstreams = self.inner.registry.enabled();
+        let results =
+            futures::future::join_all(upstreams.iter().map(|u| self.refresh(&u.id, trigger))).await;
+        upstreams
+            .into_iter()
+            .map(|u| u.id.clone())
+            .zip(results)
+            .collect()
+    }
+
+    /// Where a tool name leads. An unknown name waits for servers that were
+    /// never listed (up to their start-up timeout) before giving up, so a call
+    /// made right after start-up without a list still works.
+    pub async fn route_tool(&self, name: &str) -> Option<Route> {
+        self.route(|c| c.tool(name).cloned()).await
+    }
+
+    pub async fn route_prompt(&self, name: &str) -> Option<Route> {
+        self.route(|c| c.prompt(name).cloned()).await
+    }
+
+    pub async fn resource_owner(&self, uri: &str) -> Option<ServerId> {
+        self.route(|c| c.resource_owner(uri).cloned()).await
+    }
+
+    async fn route<T>(&self, find: impl Fn(&Catalog) -> Option<T>) -> Option<T> {
+        if let Some(found) = find(&self.catalog()) {
+            return Some(found);
+        }
+        let unlisted: Vec<_> = self
+            .inner
+            .registry
+            .enabled()
+            .into_iter()
+            .filter(|u| u.capabilities().is_none())
+            .collect();
+        if unlisted.is_empty() {
+            return None;
+        }
+        let waits = unlisted.iter().map(|u| {
+            let hub = self.clone();
+            let id = u.id.clone();
+            async move {
+                let _ = hub.refresh(&id, RefreshTrigger::FirstUse).await;
+            }
+        });
+        futures::future::join_all(waits).await;
+        find(&self.catalog())
+    }
+
+    /// Rebuilds the merged catalog from every enabled server's last listing and
+    /// announces what changed to connected clients.
+    pub(crate) fn rebuild_catalog(&self) {
+        let Ok(_writer) = self.inner.catalog_write.lock() else {
+            return;
+        };
+        let sources = self
+            .inner
+            .registry
+            .enabled()
+            .into_iter()
+            .filter_map(|u| {
+                let caps = u.capabilities()?;
+                let config = u.config();
+                Some(CatalogSource {
+                    server: u.id.clone(),
+                    prefix: config.prefix().to_string(),
+                    disabled_tools: config.disabled_tools.iter().cloned().collect(),
+                    capabilities: caps,
+                })
+            })
+            .collect();
+        let next = Arc::new(Catalog::build(sources));
+        let previous = match self.inner.catalog.write() {
+            Ok(mut current) => std::mem::replace(&mut *current, next.clone()),
+            Err(_) => return,
+        };
+        let diff = previous.diff(&next);
+        if diff.any() {
+            tracing::info!(
+                tools = next.tools.len(),
+                prompts = next.prompts.len(),
+                resources = next.resources.len(),
+                "catalog changed"
+            );
+            self.inner.sessions.announce(diff, &self.inner.tasks);
+            self.publish_snapshot();
+        }
+    }
+
+    /// Rebuilds the snapshot from every upstream and publishes it if it changed.
+    pub(crate) fn publish_snapshot(&self) {
+        let next = self.build_snapshot();
+        self.inner.snapshot.send_if_modified(|current| {
+            let mut a = (**current).clone();
+            a.generated_at = None;
+            let mut b = next.clone();
+            b.generated_at = None;
+            if a == b {
+                false
+            } else {
+                *current = Arc::new(next);
+                true
+            }
+        });
+    }
+
+    fn build_snapshot(&self) -> HubSnapshot {
+        let ttl = self.inner.settings.cache_ttl;
+        let servers: Vec<ServerSnapshot> = self
+            .inner
+            .registry
+            .all()
+            .iter()
+            .map(|u| {
+                let view = u.view();
+                let config = u.config();
+                let caps = view.capabilities.as_ref();
+                let tool_count = caps
+                    .map(|c| {
+                        c.tools
+                            .iter()
+                            .filter(|t| !config.disabled_tools.contains(t.name.as_ref()))
+                            .count()
+                    })
+                    .unwrap_or(0);
+                ServerSnapshot {
+                    id: u.id.to_string(),
+                    transport: config.transport.kind().to_string(),
+                    enabled: config.enabled,
+                    state: view.state,
+                    tool_count,
+                    prompt_count: caps.map_or(0, |c| c.prompts.len()),
+                    resource_count: caps.map_or(0, |c| c.resources.len()),
+                    resource_template_count: caps.map_or(0, |c| c.resource_templates.len()),
+                    listed_at: caps.map(|c| timestamp(c.listed_at)),
+                    refresh_trigger: caps.map(|c| c.trigger),
+                    ttl_expires_at: caps.map(|c| timestamp(c.listed_at + ttl)),
+                    stale: view.stale,
+                    last_error: view.last_error.map(|e| e.to_string()),
+                    last_ok_at: view.last_ok_at.map(timestamp),
+                    last_failure_at: view.last_failure_at.map(timestamp),
+                    consecutive_failures: view.consecutive_failures,
+                    pid: view.pid,
+                    server_name: caps
+                        .map(|c| c.server_name.clone())
+                        .filter(|s| !s.is_empty()),
+                    server_version: caps
+                        .map(|c| c.server_version.clone())
+                        .filter(|s| !s.is_empty()),
+                    protocol_version: caps
+                        .map(|c| c.protocol_version.clone())
+                        .filter(|s| !s.is_empty()),
+                    stderr_tail: view.stderr_tail,
+                }
+            })
+            .collect();
+        let catalog = self.catalog();
+        HubSnapshot {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            endpoint: self.inner.endpoint.clone(),
+            config_path: self
+                .inner
+                .config_path
+                .as_ref()
+                .map(|p| p.display().to_string()),
+            config_error: None,
+            started_at: Some(timestamp(self.inner.started_at)),
+            generated_at: Some(timestamp(SystemTime::now())),
+            totals: Totals {
+                servers: servers.len(),
+                tools: catalog.tools.len(),
+                prompts: catalog.prompts.len(),
+                resources: catalog.resources.len(),
+            },
+            servers,
+            sessions: self.inner.sessions.count(),
+        }
+    }
+
+    /// Asks the hub to stop (the same as the shutdown future resolving).
+    pub fn shutdown(&self) {
+        self.inner.cancel.cancel();
+    }
+}

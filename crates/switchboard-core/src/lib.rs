@@ -1,0 +1,23 @@
+//! Switchboard's engine: merges many MCP servers (stdio children and remote
+//! Streamable HTTP servers) behind one MCP endpoint on localhost.
+//!
+//! Start with [`Hub::bind`] and [`Hub::run`]; everything else is reached
+//! through the [`HubHandle`]. This crate has no GUI, CLI or terminal output:
+//! it logs with `tracing` and never prints.
+
+pub mod capabilities;
+pub mod catalog;
+pub mod config;
+pub mod control;
+pub mod fingerprint;
+pub mod gateway;
+pub mod hub;
+pub mod registry;
+pub mod sessions;
+pub mod snapshot;
+pub mod upstream;
+
+pub use config::{Config, ConfigError, ServerConfig, ServerId, Settings};
+pub use hub::{Hub, HubError, HubHandle};
+pub use snapshot::HubSnapshot;
+pub use upstream::{ServerState, UpstreamError};

@@ -1,0 +1,77 @@
+//! `HubSnapshot`: a plain, serializable value of everything the CLI, the UI
+//! and the tray show. It is rebuilt by the hub whenever an upstream reports a
+//! change and published on a `watch` channel; readers never touch live state.
+//! Field names are camelCase in JSON (`GET /api/v1/status`).
+
+use std::time::SystemTime;
+
+use serde::Serialize;
+
+use crate::capabilities::RefreshTrigger;
+use crate::config::ConfigError;
+use crate::upstream::ServerState;
+
+/// The whole hub, as of `generatedAt`.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct HubSnapshot {
+    pub version: String,
+    /// The merged MCP endpoint, `http://127.0.0.1:<port>/mcp`.
+    pub endpoint: String,
+    pub config_path: Option<String>,
+    /// Set while the config file on disk is invalid (the last good one keeps running).
+    pub config_error: Option<ConfigError>,
+    pub started_at: Option<String>,
+    pub generated_at: Option<String>,
+    pub servers: Vec<ServerSnapshot>,
+    pub totals: Totals,
+    /// Connected downstream MCP sessions.
+    pub sessions: usize,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals {
+    pub servers: usize,
+    pub tools: usize,
+    pub prompts: usize,
+    pub resources: usize,
+}
+
+/// One server.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerSnapshot {
+    pub id: String,
+    /// `stdio` or `http`.
+    pub transport: String,
+    pub enabled: bool,
+    pub state: ServerState,
+    /// Exposed counts (after `disabledTools`), as of the last listing.
+    pub tool_count: usize,
+    pub prompt_count: usize,
+    pub resource_count: usize,
+    pub resource_template_count: usize,
+    /// When the lists were last fetched (RFC 3339), or null if never.
+    pub listed_at: Option<String>,
+    pub refresh_trigger: Option<RefreshTrigger>,
+    /// When the listing stops counting as fresh.
+    pub ttl_expires_at: Option<String>,
+    /// The last refresh failed; the lists shown are the last known ones.
+    pub stale: bool,
+    pub last_error: Option<String>,
+    pub last_ok_at: Option<String>,
+    pub last_failure_at: Option<String>,
+    pub consecutive_failures: u32,
+    /// Process id of the running stdio child, null when none runs.
+    pub pid: Option<u32>,
+    pub server_name: Option<String>,
+    pub server_version: Option<String>,
+    pub protocol_version: Option<String>,
+    pub stderr_tail: Vec<String>,
+}
+
+/// RFC 3339 with milliseconds, UTC.
+pub fn timestamp(t: SystemTime) -> String {
+    humantime::format_rfc3339_millis(t).to_string()
+}

@@ -1,0 +1,153 @@
+//! The `switchboard-fixture` command line and the start-up sequence it drives.
+//!
+//! [`run`] applies the hooks in a fixed order: `--exit-at-start` first (nothing
+//! else happens), then the catalog is built (a bad spec fails before any side
+//! effect), the grandchild is spawned, the `--exit-after-ms` timer and the
+//! control poller start, `--startup-delay-ms` elapses, and only then does the
+//! fixture read stdin or bind its HTTP listener.
+
+use std::{path::PathBuf, sync::Arc, time::Duration};
+
+use clap::Parser;
+use tokio_util::sync::CancellationToken;
+
+use crate::{
+    control,
+    counter::RequestCounter,
+    lifecycle, serve,
+    server::FixtureServer,
+    spec::{Spec, ToolSpec},
+    state::FixtureState,
+};
+
+/// A scriptable fake MCP server for Switchboard's tests.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "switchboard-fixture", version)]
+pub struct Args {
+    /// Serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:0) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// The serverInfo name.
+    #[arg(long, default_value = "fixture")]
+    pub name: String,
+    /// Echo tools to serve (comma-separated), before the spec file's tools.
+    #[arg(long, value_name = "A,B,C", value_delimiter = ',')]
+    pub tools: Vec<String>,
+    /// JSON catalog of tools, prompts, resources and resource templates.
+    #[arg(long, value_name = "FILE")]
+    pub spec: Option<PathBuf>,
+    /// File polled every 50 ms for catalog replacements.
+    #[arg(long, value_name = "FILE")]
+    pub control: Option<PathBuf>,
+    /// File rewritten with request counts after each counted request.
+    #[arg(long, value_name = "FILE")]
+    pub counter_file: Option<PathBuf>,
+    /// Wait this long before serving.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub startup_delay_ms: u64,
+    /// Exit at once with this code.
+    #[arg(long, value_name = "CODE", allow_negative_numbers = true)]
+    pub exit_at_start: Option<i32>,
+    /// Exit with code 4 after this many milliseconds.
+    #[arg(long, value_name = "N")]
+    pub exit_after_ms: Option<u64>,
+    /// Spawn `sleep 1000` in this process group and write its pid here.
+    #[arg(long, value_name = "PIDFILE")]
+    pub spawn_grandchild: Option<PathBuf>,
+}
+
+impl Args {
+    /// The catalog from `--tools` and `--spec`.
+    pub fn build_spec(&self) -> anyhow::Result<Spec> {
+        let mut spec = match &self.spec {
+            Some(path) => Spec::load(path)?,
+            None => Spec::default(),
+        };
+        let echo_tools = self
+            .tools
+            .iter()
+            .map(|name| name.trim())
+            .filter(|name| !name.is_empty())
+            .map(ToolSpec::echo);
+        spec.tools.splice(0..0, echo_tools);
+        spec.validate()?;
+        Ok(spec)
+    }
+}
+
+/// Runs the fixture until its client disconnects (stdio) or forever (HTTP).
+pub async fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(code) = args.exit_at_start {
+        lifecycle::exit_at_start(code);
+    }
+    let spec = args.build_spec()?;
+    let _grandchild = args
+        .spawn_grandchild
+        .as_deref()
+        .map(lifecycle::spawn_grandchild)
+        .transpose()?;
+    if let Some(ms) = args.exit_after_ms {
+        lifecycle::exit_after(Duration::from_millis(ms));
+    }
+
+    let state = Arc::new(FixtureState::new(
+        spec,
+        RequestCounter::new(args.counter_file.clone()),
+    ));
+    let stop_control = CancellationToken::new();
+    let _stop_control_on_return = stop_control.clone().drop_guard();
+    if let Some(path) = &args.control {
+        tokio::spawn(control::watch(
+            path.clone(),
+            Arc::clone(&state),
+            stop_control,
+        ));
+    }
+
+    if args.startup_delay_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(args.startup_delay_ms)).await;
+    }
+    let server = FixtureServer::new(args.name.as_str(), state);
+    match &args.http {
+        Some(addr) => serve::http(server, addr).await,
+        None => serve::stdio(server).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_documented_command_line() {
+        let args = Args::try_parse_from([
+            "switchboard-fixture",
+            "--http",
+            "127.0.0.1:0",
+            "--name",
+            "alpha",
+            "--tools",
+            "a,b",
+            "--tools",
+            "c",
+            "--startup-delay-ms",
+            "10",
+            "--exit-at-start",
+            "-1",
+        ])
+        .unwrap();
+        assert_eq!(args.http.as_deref(), Some("127.0.0.1:0"));
+        assert_eq!(args.name, "alpha");
+        assert_eq!(args.tools, ["a", "b", "c"]);
+        assert_eq!(args.exit_at_start, Some(-1));
+        let spec = args.build_spec().unwrap();
+        let names: Vec<_> = spec.tools.iter().map(|tool| tool.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn rejects_duplicate_tool_names() {
+        let args = Args::try_parse_from(["switchboard-fixture", "--tools", "a,a"]).unwrap();
+        assert!(args.build_spec().is_err());
+    }
+}

@@ -1,0 +1,42 @@
+//! Scriptable fake MCP servers for Switchboard's end-to-end tests.
+//!
+//! The `switchboard-fixture` binary is a thin `main` over this library, so other
+//! fixture binaries (and tests that want to parse what a fixture writes, such as
+//! [`counter::RequestCounts`]) can reuse the same pieces:
+//!
+//! - [`spec`]: the JSON description of tools, prompts and resources, and the
+//!   control-file updates that replace them at run time;
+//! - [`state`]: the live catalog shared by every session, with its peers and counters;
+//! - [`server`]: the hand-written rmcp `ServerHandler`;
+//! - [`serve`]: the stdio and Streamable HTTP transports;
+//! - [`control`], [`counter`], [`lifecycle`]: the test hooks (control file,
+//!   request counter file, start-up delay, crashes, grandchild process).
+//!
+//! Nothing here writes to stdout except the one `listening on ...` line of the
+//! HTTP transport: in stdio mode stdout belongs to the protocol.
+
+pub mod cli;
+pub mod control;
+pub mod counter;
+pub mod files;
+pub mod lifecycle;
+pub mod peers;
+pub mod serve;
+pub mod server;
+pub mod spec;
+pub mod state;
+pub mod tools;
+pub mod uri_template;
+
+/// Writes one line to stderr, ignoring errors (a closed stderr must not turn a
+/// scripted exit code into a panic).
+///
+/// Used for the few lines whose exact text tests look for; everything else goes
+/// through `tracing`.
+pub fn stderr_line(line: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_fmt(line);
+    let _ = stderr.write_all(b"\n");
+    let _ = stderr.flush();
+}

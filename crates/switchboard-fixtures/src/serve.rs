@@ -1,0 +1,68 @@
+//! The two transports a fixture can serve: stdio and Streamable HTTP.
+//!
+//! Stdio serves one session until stdin closes. HTTP serves stateful sessions
+//! (rmcp `LocalSessionManager`) at `/mcp` until the process is killed, and
+//! announces its address with the only line the fixture ever writes to stdout.
+
+use std::{io::Write as _, sync::Arc};
+
+use anyhow::Context as _;
+use axum::serve::ListenerExt as _;
+use rmcp::{
+    ServiceExt as _,
+    service::ServerInitializeError,
+    transport::{
+        StreamableHttpServerConfig, StreamableHttpService,
+        streamable_http_server::session::local::LocalSessionManager,
+    },
+};
+use tokio::net::TcpListener;
+
+use crate::server::FixtureServer;
+
+/// Serves one client over stdin/stdout until it disconnects. A client that
+/// closes stdin before completing the handshake is a normal end, not an error.
+pub async fn stdio(server: FixtureServer) -> anyhow::Result<()> {
+    let running = match server.serve(rmcp::transport::stdio()).await {
+        Ok(running) => running,
+        Err(ServerInitializeError::ConnectionClosed(during)) => {
+            tracing::info!("stdin closed before the handshake completed ({during})");
+            return Ok(());
+        }
+        Err(error) => return Err(error).context("MCP handshake over stdio failed"),
+    };
+    let reason = running
+        .waiting()
+        .await
+        .context("the stdio service task failed")?;
+    tracing::info!(?reason, "stdio session ended");
+    Ok(())
+}
+
+/// Binds `addr`, prints `listening on http://<addr>/mcp` to stdout, and serves
+/// Streamable HTTP sessions there.
+pub async fn http(server: FixtureServer, addr: &str) -> anyhow::Result<()> {
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("binding {addr}"))?;
+    let local_addr = listener.local_addr().context("reading the bound address")?;
+    let listener = listener.tap_io(|stream| {
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!("cannot set TCP_NODELAY: {error}");
+        }
+    });
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "listening on http://{local_addr}/mcp")
+        .and_then(|()| stdout.flush())
+        .context("announcing the address on stdout")?;
+    drop(stdout);
+    axum::serve(listener, router)
+        .await
+        .context("the HTTP server failed")
+}

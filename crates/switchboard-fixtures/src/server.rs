@@ -1,0 +1,208 @@
+//! [`FixtureServer`]: the fixture's `ServerHandler`, written by hand (no macros).
+//!
+//! One value per session (HTTP clones it for each), all sharing one
+//! [`FixtureState`]. It answers from the live catalog, registers each session's
+//! peer on `initialize`, and counts the requests `--counter-file` reports, just
+//! before the answer is returned (so a client that has its answer sees the
+//! count). `get_tool` keeps its default `None`: arguments are not validated.
+
+use std::sync::Arc;
+
+use rmcp::{
+    ErrorData, RoleServer, ServerHandler,
+    model::{
+        CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
+        GetPromptResult, Implementation, InitializeRequestParams, InitializeResult,
+        ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+        PaginatedRequestParams, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
+        ReadResourceResult, ResourceContents, Role, ServerCapabilities, ServerConfig,
+    },
+    service::RequestContext,
+};
+use serde_json::Value;
+
+use crate::{counter::CountedRequest, state::FixtureState, tools, uri_template};
+
+/// MIME type of resource contents whose spec gives none.
+const DEFAULT_MIME_TYPE: &str = "text/plain";
+
+/// The handler for one session.
+#[derive(Debug, Clone)]
+pub struct FixtureServer {
+    /// The `serverInfo.name` advertised on `initialize`.
+    name: Arc<str>,
+    state: Arc<FixtureState>,
+}
+
+impl FixtureServer {
+    pub fn new(name: impl Into<Arc<str>>, state: Arc<FixtureState>) -> Self {
+        Self {
+            name: name.into(),
+            state,
+        }
+    }
+
+    fn count(&self, request: CountedRequest) {
+        self.state.counter.record(request);
+    }
+}
+
+impl ServerHandler for FixtureServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_prompts()
+            .enable_prompts_list_changed()
+            .enable_resources()
+            .enable_resources_list_changed()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        if let Some(resources) = capabilities.resources.as_mut() {
+            resources.subscribe = Some(false);
+        }
+        ServerConfig::new(capabilities).with_server_info(Implementation::new(
+            self.name.as_ref(),
+            env!("CARGO_PKG_VERSION"),
+        ))
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let result = self.negotiate_initialize(&request);
+        if result.is_ok() {
+            self.state.peers.register(context.peer.clone());
+        }
+        self.count(CountedRequest::Initialize);
+        result
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let tools = self
+            .state
+            .read(|spec| spec.tools.iter().map(|tool| tool.to_tool()).collect());
+        self.count(CountedRequest::ToolsList);
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let behavior = self
+            .state
+            .read(|spec| spec.tool(&request.name).map(|tool| tool.behavior));
+        let result = match behavior {
+            Some(behavior) => {
+                tools::call(behavior, request.arguments.unwrap_or_default(), &context).await
+            }
+            None => Err(ErrorData::invalid_params(
+                format!("unknown tool: {}", request.name),
+                None,
+            )),
+        };
+        self.count(CountedRequest::ToolsCall);
+        result.map(Into::into)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let prompts = self.state.read(|spec| spec.prompts.clone());
+        self.count(CountedRequest::PromptsList);
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let Some(description) = self
+            .state
+            .read(|spec| spec.prompt(&request.name).map(|p| p.description.clone()))
+        else {
+            return Err(ErrorData::invalid_params(
+                format!("unknown prompt: {}", request.name),
+                None,
+            ));
+        };
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let message =
+            PromptMessage::new_text(Role::User, format!("prompt {}: {arguments}", request.name));
+        let mut result = GetPromptResult::new(vec![message]);
+        if let Some(description) = description {
+            result = result.with_description(description);
+        }
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let resources = self.state.read(|spec| {
+            spec.resources
+                .iter()
+                .map(|resource| resource.to_resource())
+                .collect()
+        });
+        self.count(CountedRequest::ResourcesList);
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let templates = self.state.read(|spec| spec.resource_templates.clone());
+        self.count(CountedRequest::ResourceTemplatesList);
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri;
+        let contents = self.state.read(|spec| {
+            if let Some(resource) = spec.resource(&uri) {
+                let mime_type = resource.mime_type.as_deref().unwrap_or(DEFAULT_MIME_TYPE);
+                return Some(
+                    ResourceContents::text(resource.text.clone(), uri.clone())
+                        .with_mime_type(mime_type),
+                );
+            }
+            spec.resource_templates
+                .iter()
+                .find(|template| {
+                    uri_template::match_template(&template.uri_template, &uri).is_some()
+                })
+                .map(|template| {
+                    let mime_type = template.mime_type.as_deref().unwrap_or(DEFAULT_MIME_TYPE);
+                    ResourceContents::text(format!("template {uri}"), uri.clone())
+                        .with_mime_type(mime_type)
+                })
+        });
+        match contents {
+            Some(contents) => Ok(ReadResourceResult::new(vec![contents]).into()),
+            None => Err(ErrorData::resource_not_found(
+                format!("resource not found: {uri}"),
+                None,
+            )),
+        }
+    }
+}
