@@ -1,1 +1,352 @@
-//! placeholder
+//! Helpers for the end-to-end tests: find the built binaries, run a real
+//! `switchboard serve` with a temporary config, run fixture servers, and
+//! connect real rmcp clients that record the notifications they receive.
+//!
+//! Binaries come from `$SWITCHBOARD_BIN_DIR`, else the `debug` folder of the
+//! target directory this test binary was built into; `scripts/test.sh` builds
+//! them first with `cargo build --workspace --bins`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientHandler, ServiceExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// How long anything in a test may take before the test fails.
+pub const DEADLINE: Duration = Duration::from_secs(30);
+
+/// The folder with the built `switchboard` and `switchboard-fixture` binaries.
+pub fn bin_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("SWITCHBOARD_BIN_DIR") {
+        return PathBuf::from(dir);
+    }
+    // <target>/debug/deps/<test-binary>
+    let exe = std::env::current_exe().expect("current exe");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("target dir")
+        .to_path_buf()
+}
+
+pub fn bin(name: &str) -> PathBuf {
+    let path = bin_dir().join(name);
+    assert!(
+        path.exists(),
+        "{} not found: run `cargo build --workspace --bins` first (or set SWITCHBOARD_BIN_DIR)",
+        path.display()
+    );
+    path
+}
+
+/// A stdio server entry running the fixture with `args`.
+pub fn stdio_fixture(args: &[&str]) -> Value {
+    json!({"command": bin("switchboard-fixture").to_string_lossy(), "args": args})
+}
+
+/// Polls `check` every 25 ms until it returns `Some`, failing after [`DEADLINE`].
+pub async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let start = tokio::time::Instant::now();
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(start.elapsed() < DEADLINE, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+/// Whether a process with `pid` exists and is not a zombie.
+pub fn pid_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state is the field after the parenthesized command name.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z"),
+        Err(_) => false,
+    }
+}
+
+/// A running `switchboard serve`.
+pub struct Hub {
+    pub child: Child,
+    pub url: String,
+    pub base: String,
+    pub dir: tempfile::TempDir,
+    pub config_path: PathBuf,
+    pub log_path: PathBuf,
+    http: reqwest::Client,
+}
+
+impl Hub {
+    /// Writes `config` to a temp file and starts the hub on a free port.
+    pub async fn start(config: Value) -> Result<Self> {
+        Self::start_with_env(config, &[]).await
+    }
+
+    pub async fn start_with_env(config: Value, env: &[(&str, &str)]) -> Result<Self> {
+        let dir = tempfile::tempdir()?;
+        let config_path = dir.path().join("config.json");
+        std::fs::write(&config_path, serde_json::to_vec_pretty(&config)?)?;
+        let log_path = dir.path().join("hub.log");
+        let log = std::fs::File::create(&log_path)?;
+        let mut cmd = Command::new(bin("switchboard"));
+        cmd.args(["serve", "--listen", "127.0.0.1:0", "--config"])
+            .arg(&config_path)
+            .env("RUST_LOG", "info,switchboard_core=debug")
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().context("spawning switchboard")?;
+        let stdout = child.stdout.take().context("stdout")?;
+        let mut lines = BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(DEADLINE, lines.next_line())
+            .await
+            .context("hub did not start in time")??;
+        let Some(line) = line else {
+            let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+            bail!("hub exited before listening; log:\n{log}");
+        };
+        let url = line
+            .strip_prefix("Switchboard listening on ")
+            .with_context(|| format!("unexpected first line {line:?}"))?
+            .to_string();
+        let base = url.trim_end_matches("/mcp").to_string();
+        // Keep draining stdout so the hub never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        Ok(Self {
+            child,
+            url,
+            base,
+            dir,
+            config_path,
+            log_path,
+            http: reqwest::Client::new(),
+        })
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log_path).unwrap_or_default()
+    }
+
+    pub async fn status(&self) -> Value {
+        self.get("/api/v1/status").await
+    }
+
+    pub async fn get(&self, path: &str) -> Value {
+        self.http
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .expect("GET")
+            .json()
+            .await
+            .expect("JSON")
+    }
+
+    pub async fn post(&self, path: &str) -> (u16, Value) {
+        let response = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .send()
+            .await
+            .expect("POST");
+        let code = response.status().as_u16();
+        (code, response.json().await.unwrap_or(Value::Null))
+    }
+
+    /// The status entry of server `id`.
+    pub async fn server(&self, id: &str) -> Value {
+        let status = self.status().await;
+        status["servers"]
+            .as_array()
+            .and_then(|servers| servers.iter().find(|s| s["id"] == id).cloned())
+            .unwrap_or_else(|| panic!("no server {id} in {status}"))
+    }
+
+    /// Waits until server `id`'s status satisfies `pred`, returning it.
+    pub async fn wait_server(&self, id: &str, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        eventually(what, || async {
+            let s = self.server(id).await;
+            pred(&s).then_some(s)
+        })
+        .await
+    }
+
+    /// Connects a real rmcp client to the merged endpoint.
+    pub async fn client(&self) -> Client {
+        Client::connect(&self.url).await
+    }
+
+    /// Sends SIGTERM and waits for the hub to exit, returning its exit code.
+    pub async fn terminate(&mut self) -> Option<i32> {
+        if let Some(pid) = self.child.id() {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid as i32),
+                nix::sys::signal::Signal::SIGTERM,
+            );
+        }
+        let status = tokio::time::timeout(DEADLINE, self.child.wait())
+            .await
+            .expect("hub did not exit after SIGTERM")
+            .expect("wait");
+        status.code()
+    }
+}
+
+/// A fixture serving Streamable HTTP on a free loopback port.
+pub struct HttpFixture {
+    pub child: Child,
+    pub url: String,
+}
+
+impl HttpFixture {
+    pub async fn start(args: &[&str]) -> Result<Self> {
+        let mut child = Command::new(bin("switchboard-fixture"))
+            .args(["--http", "127.0.0.1:0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()?;
+        let stdout = child.stdout.take().context("stdout")?;
+        let mut lines = BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(DEADLINE, lines.next_line())
+            .await??
+            .context("fixture exited")?;
+        let url = line
+            .strip_prefix("listening on ")
+            .with_context(|| format!("unexpected line {line:?}"))?
+            .to_string();
+        Ok(Self { child, url })
+    }
+
+    pub async fn stop(&mut self) {
+        let _ = self.child.kill().await;
+    }
+}
+
+/// Counts of notifications a test client received.
+#[derive(Clone, Default)]
+pub struct Received {
+    pub tool_list_changed: Arc<AtomicUsize>,
+    pub prompt_list_changed: Arc<AtomicUsize>,
+    pub resource_list_changed: Arc<AtomicUsize>,
+    pub progress: Arc<std::sync::Mutex<Vec<f64>>>,
+}
+
+impl Received {
+    pub fn tools_changed(&self) -> usize {
+        self.tool_list_changed.load(Ordering::SeqCst)
+    }
+}
+
+/// An rmcp client handler that records what it receives.
+#[derive(Clone, Default)]
+pub struct Recorder {
+    pub received: Received,
+}
+
+impl ClientHandler for Recorder {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("switchboard-e2e", "0"),
+        )
+    }
+
+    async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
+        self.received
+            .tool_list_changed
+            .fetch_add(1, Ordering::SeqCst);
+    }
+
+    async fn on_prompt_list_changed(&self, _: NotificationContext<RoleClient>) {
+        self.received
+            .prompt_list_changed
+            .fetch_add(1, Ordering::SeqCst);
+    }
+
+    async fn on_resource_list_changed(&self, _: NotificationContext<RoleClient>) {
+        self.received
+            .resource_list_changed
+            .fetch_add(1, Ordering::SeqCst);
+    }
+
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _: NotificationContext<RoleClient>,
+    ) {
+        self.received.progress.lock().unwrap().push(params.progress);
+    }
+}
+
+/// A connected rmcp client and what it has received.
+pub struct Client {
+    pub service: RunningService<RoleClient, Recorder>,
+    pub received: Received,
+}
+
+impl Client {
+    pub async fn connect(url: &str) -> Self {
+        let recorder = Recorder::default();
+        let received = recorder.received.clone();
+        let transport = StreamableHttpClientTransport::from_uri(url.to_string());
+        let service = recorder.serve(transport).await.expect("client connects");
+        Self { service, received }
+    }
+
+    pub async fn tool_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .service
+            .peer()
+            .list_all_tools()
+            .await
+            .expect("tools/list")
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Calls a tool and returns its first text content (or the error).
+    pub async fn call_text(&self, name: &str, args: Value) -> Result<String, rmcp::ServiceError> {
+        let mut params = rmcp::model::CallToolRequestParams::new(name.to_string());
+        params.arguments = args.as_object().cloned();
+        let result = self.service.peer().call_tool(params).await?;
+        Ok(result
+            .content
+            .first()
+            .and_then(|c| c.as_text())
+            .map(|t| t.text.clone())
+            .unwrap_or_default())
+    }
+}
+
+/// The JSON-RPC error inside a failed call, for assertions.
+pub fn rpc_error(err: &rmcp::ServiceError) -> &rmcp::model::ErrorData {
+    match err {
+        rmcp::ServiceError::McpError(e) => e,
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+}

@@ -12,7 +12,9 @@
 //!   with another exposed name gets `_` plus 8 hex digits of a hash of
 //!   (server id, original name). Every member of a collision group is suffixed,
 //!   so the result does not depend on the order servers were listed in;
-//! - the mapping back to (server, original name) is exact.
+//! - the mapping back to (server, original name) is exact;
+//! - lists are sorted by exposed name, so the merged view does not depend on
+//!   the order upstreams list things in.
 //!
 //! Resources and resource templates keep their URIs. When two servers list the
 //! same resource URI, the server whose id sorts first owns it and the other
@@ -49,9 +51,29 @@ pub struct CatalogSource {
     pub capabilities: Arc<Capabilities>,
 }
 
+/// A counter per merged list, bumped by the hub each time that list changes.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct CatalogVersions {
+    pub tools: u64,
+    pub prompts: u64,
+    pub resources: u64,
+}
+
+impl CatalogVersions {
+    /// The versions after a change described by `diff`.
+    pub fn bumped(self, diff: CatalogDiff) -> Self {
+        Self {
+            tools: self.tools + u64::from(diff.tools),
+            prompts: self.prompts + u64::from(diff.prompts),
+            resources: self.resources + u64::from(diff.resources),
+        }
+    }
+}
+
 /// The merged lists and the routes back.
 #[derive(Debug, Default, Clone)]
 pub struct Catalog {
+    pub versions: CatalogVersions,
     pub tools: Arc<Vec<Tool>>,
     pub prompts: Arc<Vec<Prompt>>,
     pub resources: Arc<Vec<Resource>>,
@@ -111,6 +133,8 @@ impl Catalog {
             }
         }
 
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+
         let prompt_entries = sources.iter().flat_map(|s| {
             s.capabilities
                 .prompts
@@ -139,6 +163,8 @@ impl Catalog {
                 );
             }
         }
+
+        prompts.sort_by(|a, b| a.name.cmp(&b.name));
 
         let mut resources = Vec::new();
         let mut resource_routes = HashMap::new();
@@ -169,6 +195,7 @@ impl Catalog {
         }
 
         Self {
+            versions: CatalogVersions::default(),
             tools: Arc::new(tools),
             prompts: Arc::new(prompts),
             resources: Arc::new(resources),
@@ -387,21 +414,30 @@ mod tests {
         let originals = ["get.weather", "größe", "a b", "emoji🙂", "get_weather"];
         let c = Catalog::build(vec![source("srv", &originals)]);
         let exposed = names(&c);
-        for (name, original) in exposed.iter().zip(originals) {
+        let mut back: Vec<&str> = Vec::new();
+        for name in &exposed {
             assert!(name.len() <= MAX_NAME_LEN, "{name}");
             assert!(
                 name.chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
             );
-            assert_eq!(c.tool(name).unwrap().name.as_ref(), original);
+            back.push(c.tool(name).unwrap().name.as_ref());
         }
-        assert_eq!(exposed[4], "srv__get_weather");
-        assert!(
-            exposed[0].starts_with("srv__get_weather_"),
-            "{}",
-            exposed[0]
-        );
-        assert_eq!(exposed[0].len(), "srv__get_weather_".len() + 8);
+        let mut expected = originals.to_vec();
+        expected.sort();
+        back.sort();
+        assert_eq!(back, expected);
+        let exposed_for = |original: &str| {
+            exposed
+                .iter()
+                .find(|n| c.tool(n).unwrap().name.as_ref() == original)
+                .unwrap()
+                .clone()
+        };
+        assert_eq!(exposed_for("get_weather"), "srv__get_weather");
+        let dotted = exposed_for("get.weather");
+        assert!(dotted.starts_with("srv__get_weather_"), "{dotted}");
+        assert_eq!(dotted.len(), "srv__get_weather_".len() + 8);
         // deterministic across builds
         assert_eq!(
             names(&Catalog::build(vec![source("srv", &originals)])),
@@ -417,10 +453,12 @@ mod tests {
         assert_eq!(exposed[0].len(), MAX_NAME_LEN);
         assert_eq!(exposed[1].len(), MAX_NAME_LEN);
         assert_ne!(exposed[0], exposed[1]);
-        assert_eq!(
-            c.tool(&exposed[1]).unwrap().name.as_ref(),
-            format!("{long}2")
-        );
+        let mut back: Vec<String> = exposed
+            .iter()
+            .map(|n| c.tool(n).unwrap().name.to_string())
+            .collect();
+        back.sort();
+        assert_eq!(back, vec![long.clone(), format!("{long}2")]);
     }
 
     #[test]
@@ -453,7 +491,7 @@ mod tests {
         let mut s = source("conf", &["test_simple_text"]);
         s.prefix = String::new();
         let c = Catalog::build(vec![s, source("other", &["x"])]);
-        assert_eq!(names(&c), vec!["test_simple_text", "other__x"]);
+        assert_eq!(names(&c), vec!["other__x", "test_simple_text"]);
     }
 
     #[test]

@@ -26,12 +26,12 @@ use crate::hub::HubHandle;
 
 /// Builds the router for the hub's listener.
 pub fn router(hub: HubHandle) -> Router {
-    let gateway = Gateway::new(hub.clone());
+    let for_sessions = hub.clone();
     let mcp_config = StreamableHttpServerConfig::default()
         .with_cancellation_token(hub.inner.cancel.child_token())
         .with_sse_keep_alive(Some(std::time::Duration::from_secs(15)));
     let mcp = StreamableHttpService::new(
-        move || Ok(gateway.clone()),
+        move || Ok(Gateway::new(for_sessions.clone())),
         Arc::new(LocalSessionManager::default()),
         mcp_config,
     );

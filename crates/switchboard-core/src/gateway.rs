@@ -8,6 +8,7 @@
 //! `{"server": id, "kind": ...}` for programs.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use rmcp::ServerHandler;
 use rmcp::model::{
@@ -21,17 +22,22 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::json;
 
 use crate::hub::HubHandle;
+use crate::sessions::{ListKind, Session};
 use crate::upstream::UpstreamError;
 
-/// One downstream session's handler. Cheap to clone; all state is in the hub.
+/// One downstream session's handler (the HTTP service makes one per session).
 #[derive(Clone)]
 pub struct Gateway {
     hub: HubHandle,
+    session: Arc<Session>,
 }
 
 impl Gateway {
     pub fn new(hub: HubHandle) -> Self {
-        Self { hub }
+        Self {
+            hub,
+            session: Arc::new(Session::default()),
+        }
     }
 }
 
@@ -81,7 +87,14 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
-        self.hub.inner.sessions.add(context.peer.clone());
+        let client = format!(
+            "{} {}",
+            request.client_info.name, request.client_info.version
+        );
+        self.hub
+            .inner
+            .sessions
+            .add(self.session.clone(), context.peer.clone(), client);
         self.negotiate_initialize(&request)
     }
 
@@ -91,6 +104,7 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let catalog = self.hub.merged_catalog().await;
+        self.session.listed(ListKind::Tools, catalog.versions.tools);
         Ok(ListToolsResult::with_all_items(
             catalog.tools.as_ref().clone(),
         ))
@@ -127,6 +141,8 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let catalog = self.hub.merged_catalog().await;
+        self.session
+            .listed(ListKind::Prompts, catalog.versions.prompts);
         Ok(ListPromptsResult::with_all_items(
             catalog.prompts.as_ref().clone(),
         ))
@@ -163,6 +179,8 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let catalog = self.hub.merged_catalog().await;
+        self.session
+            .listed(ListKind::Resources, catalog.versions.resources);
         Ok(ListResourcesResult::with_all_items(
             catalog.resources.as_ref().clone(),
         ))
@@ -174,6 +192,8 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         let catalog = self.hub.merged_catalog().await;
+        self.session
+            .listed(ListKind::Resources, catalog.versions.resources);
         Ok(ListResourceTemplatesResult::with_all_items(
             catalog.resource_templates.as_ref().clone(),
         ))

@@ -414,12 +414,15 @@ impl HubHandle {
                 })
             })
             .collect();
-        let next = Arc::new(Catalog::build(sources));
-        let previous = match self.inner.catalog.write() {
-            Ok(mut current) => std::mem::replace(&mut *current, next.clone()),
-            Err(_) => return,
+        let mut next = Catalog::build(sources);
+        let Ok(mut current) = self.inner.catalog.write() else {
+            return;
         };
-        let diff = previous.diff(&next);
+        let diff = current.diff(&next);
+        next.versions = current.versions.bumped(diff);
+        let next = Arc::new(next);
+        *current = next.clone();
+        drop(current);
         if diff.any() {
             tracing::info!(
                 tools = next.tools.len(),
@@ -427,7 +430,9 @@ impl HubHandle {
                 resources = next.resources.len(),
                 "catalog changed"
             );
-            self.inner.sessions.announce(diff, &self.inner.tasks);
+            self.inner
+                .sessions
+                .announce(diff, next.versions, &self.inner.tasks);
             self.publish_snapshot();
         }
     }
@@ -518,7 +523,7 @@ impl HubHandle {
                 resources: catalog.resources.len(),
             },
             servers,
-            sessions: self.inner.sessions.count(),
+            sessions: self.inner.sessions.snapshot(),
         }
     }
 

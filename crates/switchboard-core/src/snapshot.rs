@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::capabilities::RefreshTrigger;
 use crate::config::ConfigError;
+use crate::sessions::SessionSnapshot;
 use crate::upstream::ServerState;
 
 /// The whole hub, as of `generatedAt`.
@@ -26,7 +27,7 @@ pub struct HubSnapshot {
     pub servers: Vec<ServerSnapshot>,
     pub totals: Totals,
     /// Connected downstream MCP sessions.
-    pub sessions: usize,
+    pub sessions: Vec<SessionSnapshot>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
