@@ -350,3 +350,24 @@ pub fn rpc_error(err: &rmcp::ServiceError) -> &rmcp::model::ErrorData {
         other => panic!("expected a JSON-RPC error, got {other:?}"),
     }
 }
+
+/// Replaces a fixture's control file atomically (write, then rename), so the
+/// fixture never reads a half-written file.
+pub fn write_control(path: &Path, value: Value) {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, serde_json::to_vec(&value).unwrap()).unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+}
+
+/// Writes a fixture spec with `tools` into `dir`, returning its path.
+pub fn spec_file(dir: &Path, tools: Value) -> String {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+    let path = dir.join(format!("spec-{n}.json"));
+    std::fs::write(
+        &path,
+        serde_json::to_vec(&json!({ "tools": tools })).unwrap(),
+    )
+    .unwrap();
+    path.to_string_lossy().to_string()
+}

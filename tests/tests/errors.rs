@@ -1,25 +1,8 @@
 //! Bad input and bad upstreams give clear JSON-RPC errors naming the server
 //! and the cause; the hub and the healthy servers keep working.
 
-use serde_json::{Value, json};
-use switchboard_e2e::{Hub, bin, pid_alive, rpc_error, stdio_fixture};
-
-fn spec_file(dir: &std::path::Path, tools: Value) -> String {
-    let path = dir.join(format!("spec-{}.json", rand_suffix()));
-    std::fs::write(
-        &path,
-        serde_json::to_vec(&json!({ "tools": tools })).unwrap(),
-    )
-    .unwrap();
-    path.to_string_lossy().to_string()
-}
-
-fn rand_suffix() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos()
-}
+use serde_json::json;
+use switchboard_e2e::{Hub, bin, pid_alive, rpc_error, spec_file, stdio_fixture};
 
 #[tokio::test]
 async fn unknown_tool_is_an_invalid_params_error() {

@@ -2,7 +2,7 @@
 //! and the merged list shows the new tools.
 
 use serde_json::json;
-use switchboard_e2e::{Hub, eventually, stdio_fixture};
+use switchboard_e2e::{Hub, eventually, stdio_fixture, write_control};
 
 #[tokio::test]
 async fn upstream_list_changed_reaches_clients() {
@@ -60,11 +60,4 @@ async fn upstream_list_changed_reaches_clients() {
     assert_eq!(first.received.tools_changed(), 2);
     assert_eq!(second.received.tools_changed(), 2);
     assert_eq!(hub.terminate().await, Some(0));
-}
-
-fn write_control(path: &std::path::Path, value: serde_json::Value) {
-    // Write then rename, so the fixture never reads a half-written file.
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, serde_json::to_vec(&value).unwrap()).unwrap();
-    std::fs::rename(&tmp, path).unwrap();
 }
