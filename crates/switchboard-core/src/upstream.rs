@@ -155,12 +155,6 @@ impl UpstreamError {
             Self::ShuttingDown { .. } => "shuttingDown",
         }
     }
-
-    /// Whether the error means the connection is unusable (as opposed to an
-    /// answer the server gave).
-    pub fn is_transport_failure(&self) -> bool {
-        !matches!(self, Self::Rpc { .. } | Self::Disabled { .. })
-    }
 }
 
 /// The stderr of a stdio server, last lines kept.
@@ -654,6 +648,7 @@ impl Upstream {
         let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
         let this = Arc::downgrade(self);
         let stop_for_task = stop.clone();
+        let service_ct = service.cancellation_token();
         tokio::spawn(async move {
             let waiting = service.waiting();
             tokio::pin!(waiting);
@@ -662,9 +657,10 @@ impl Upstream {
                 _ = stop_for_task.cancelled() => false,
             };
             if !died {
-                // `waiting` owns the service; cancelling its token makes the service
-                // loop close the transport (stdin closed). A server that does not
-                // exit on its own gets SIGTERM, then SIGKILL, as the whole group.
+                // Cancelling the service makes its loop close the transport (stdin
+                // closed, or the HTTP session deleted). A server that does not exit
+                // on its own gets SIGTERM, then SIGKILL, as the whole group.
+                service_ct.cancel();
                 let escalate = async {
                     if let Some(pid) = pid {
                         tokio::time::sleep(CLOSE_GRACE).await;
@@ -831,10 +827,10 @@ impl Upstream {
                 message: other.to_string(),
             },
         };
-        if mapped.is_transport_failure() && !matches!(mapped, UpstreamError::Timeout { .. }) {
-            self.record_failure(&mapped, Some(ServerState::Failed));
-        } else {
-            self.record_failure(&mapped, None);
+        match mapped {
+            // The monitor records a dead connection once (`on_connection_lost`).
+            UpstreamError::ProcessExited { .. } | UpstreamError::Closed { .. } => {}
+            _ => self.record_failure(&mapped, None),
         }
         mapped
     }

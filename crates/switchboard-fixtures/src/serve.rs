@@ -1,4 +1,5 @@
-//! The two transports a fixture can serve: stdio and Streamable HTTP.
+//! The two transports a fixture can serve: stdio and Streamable HTTP, shared by
+//! both fixture binaries.
 //!
 //! Stdio serves one session until stdin closes. HTTP serves stateful sessions
 //! (rmcp `LocalSessionManager`) at `/mcp` until the process is killed, and
@@ -9,7 +10,7 @@ use std::{io::Write as _, sync::Arc};
 use anyhow::Context as _;
 use axum::serve::ListenerExt as _;
 use rmcp::{
-    ServiceExt as _,
+    ServerHandler, ServiceExt as _,
     service::ServerInitializeError,
     transport::{
         StreamableHttpServerConfig, StreamableHttpService,
@@ -22,7 +23,7 @@ use crate::server::FixtureServer;
 
 /// Serves one client over stdin/stdout until it disconnects. A client that
 /// closes stdin before completing the handshake is a normal end, not an error.
-pub async fn stdio(server: FixtureServer) -> anyhow::Result<()> {
+pub async fn stdio<S: ServerHandler>(server: S) -> anyhow::Result<()> {
     let running = match server.serve(rmcp::transport::stdio()).await {
         Ok(running) => running,
         Err(ServerInitializeError::ConnectionClosed(during)) => {
@@ -47,7 +48,14 @@ pub async fn http(server: FixtureServer, addr: &str) -> anyhow::Result<()> {
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
+    serve_mcp_router(axum::Router::new().nest_service("/mcp", service), addr).await
+}
+
+/// Binds `addr` (TCP_NODELAY on every connection), prints
+/// `listening on http://<bound addr>/mcp` to stdout once bound, and serves
+/// `router` until the process is killed. `router` is expected to serve MCP at
+/// `/mcp`; every fixture binary announces its address this way.
+pub async fn serve_mcp_router(router: axum::Router, addr: &str) -> anyhow::Result<()> {
     let listener = TcpListener::bind(addr)
         .await
         .with_context(|| format!("binding {addr}"))?;

@@ -40,8 +40,19 @@ struct ServeArgs {
     listen: Option<std::net::SocketAddr>,
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            // `{:#}` prints the whole cause chain on one line, without a backtrace.
+            let _ = writeln!(std::io::stderr(), "switchboard: {err:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()

@@ -1,0 +1,88 @@
+//! What Switchboard knows about AI clients' MCP config files: where each client
+//! keeps its servers, how to read them into Switchboard's config (`import`), and
+//! how to point a client at Switchboard (`connect`).
+//!
+//! This module owns no state; every function reads the files it is given and
+//! either returns a plan or writes a file. Invariants of every write:
+//! - a timestamped backup of the previous file is written first
+//!   (`<file>.bak-<unix-seconds>`), and nothing is written when nothing changes
+//!   (running a command twice changes nothing the second time);
+//! - the new file replaces the old one atomically (temp file + rename);
+//! - nothing else in the file changes: JSON files are edited by splicing the
+//!   bytes of one member (comments, key order and indentation stay), Codex's
+//!   TOML is edited with `toml_edit`, which keeps comments and layout;
+//! - an entry that cannot be imported is reported with a reason, never dropped.
+//!
+//! Paths are computed from [`Bases`] (home and config directories), which the
+//! CLI takes from the environment and tests point at temporary directories.
+//! Formats and where each one is documented are listed on [`Client`].
+
+// Submodules live in `clients/`; their paths are spelled out so that this file
+// resolves them the same way whether it is reached from `main.rs` or included
+// by path from an integration test.
+#[path = "clients/catalog.rs"]
+mod catalog;
+#[path = "clients/connect.rs"]
+mod connect;
+#[path = "clients/convert.rs"]
+mod convert;
+#[path = "clients/fsio.rs"]
+mod fsio;
+#[path = "clients/import.rs"]
+mod import;
+#[path = "clients/jsonc.rs"]
+mod jsonc;
+#[path = "clients/read.rs"]
+mod read;
+
+use std::path::PathBuf;
+
+pub use catalog::{Bases, Client, FileFormat, UnknownClient, detect_format};
+pub use connect::{
+    ConnectReport, ConnectRequest, DisableMethod, DisabledServer, EntryChange, SWITCHBOARD_ENTRY,
+    connect, snippet,
+};
+pub use import::{
+    AddedServer, ApplyOutcome, FileStatus, ImportPlan, ImportRequest, ImportSource,
+    InvalidServer, Origin, SkipReason, SkippedServer, SourceFile, apply_import, import,
+};
+
+/// Why reading or writing a client's or Switchboard's config failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("cannot {action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}:{column}: {message}")]
+    Syntax {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// The file parses but is not shaped as expected (e.g. `mcpServers` is a list).
+    #[error("{path}: {message}")]
+    Shape { path: PathBuf, message: String },
+    #[error(
+        "cannot tell which client's format {path} is in; pass the client \
+         (one of: {known})"
+    )]
+    UnknownFormat { path: PathBuf, known: String },
+    #[error("{path} does not exist")]
+    NotFound { path: PathBuf },
+    /// Switchboard's config changed between planning and applying an import.
+    #[error(
+        "server id {id:?} was added to {path} since the import was planned; \
+         run the import again"
+    )]
+    Conflict { id: String, path: PathBuf },
+    /// The merged config would not load in Switchboard; nothing was written.
+    #[error("the merged config {path} would be refused: {message}; nothing was written")]
+    Refused { path: PathBuf, message: String },
+    #[error("cannot find the home directory; set HOME")]
+    NoHome,
+}
