@@ -23,6 +23,7 @@ use crate::capabilities::RefreshTrigger;
 use crate::config::ServerId;
 use crate::gateway::Gateway;
 use crate::hub::HubHandle;
+use crate::reload::{ReloadError, ReloadResult};
 
 /// Builds the router for the hub's listener.
 pub fn router(hub: HubHandle) -> Router {
@@ -38,7 +39,12 @@ pub fn router(hub: HubHandle) -> Router {
     let api = Router::new()
         .route("/status", get(status))
         .route("/refresh", post(refresh_all))
+        .route("/events", get(events))
+        .route("/reload", post(reload))
         .route("/servers/{id}/refresh", post(refresh_server))
+        .route("/servers/{id}/enable", post(enable_server))
+        .route("/servers/{id}/disable", post(disable_server))
+        .route("/servers/{id}/logs", get(server_logs))
         .with_state(hub);
     Router::new()
         .nest_service("/mcp", mcp)
@@ -119,6 +125,79 @@ async fn refresh_server(State(hub): State<HubHandle>, Path(id): Path<String>) ->
         )
             .into_response(),
     }
+}
+
+/// Server-sent events: the snapshot now, then again whenever it changes
+/// (coalesced to at most one every 200 ms).
+async fn events(State(hub): State<HubHandle>) -> Response {
+    use axum::response::sse::{Event, KeepAlive, Sse};
+    let rx = hub.subscribe();
+    let cancel = hub.inner.cancel.clone();
+    let stream = futures::stream::unfold((rx, true), move |(mut rx, first)| {
+        let cancel = cancel.clone();
+        async move {
+            if !first {
+                tokio::select! {
+                    changed = rx.changed() => changed.ok()?,
+                    () = cancel.cancelled() => return None,
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
+            let snapshot = rx.borrow_and_update().clone();
+            let event = Event::default()
+                .event("snapshot")
+                .json_data(snapshot.as_ref())
+                .unwrap_or_else(|_| Event::default().event("error"));
+            Some((Ok::<_, std::convert::Infallible>(event), (rx, false)))
+        }
+    });
+    Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response()
+}
+
+async fn reload(State(hub): State<HubHandle>) -> Response {
+    reload_response(hub.reload_from_file().await)
+}
+
+async fn enable_server(State(hub): State<HubHandle>, Path(id): Path<String>) -> Response {
+    reload_response(hub.set_enabled(&id, true).await)
+}
+
+async fn disable_server(State(hub): State<HubHandle>, Path(id): Path<String>) -> Response {
+    reload_response(hub.set_enabled(&id, false).await)
+}
+
+fn reload_response(result: Result<ReloadResult, ReloadError>) -> Response {
+    match result {
+        Ok(result) => Json(json!({"ok": true, "reload": result})).into_response(),
+        Err(err) => {
+            let code = match err {
+                ReloadError::UnknownServer(_) => StatusCode::NOT_FOUND,
+                ReloadError::NoConfigFile => StatusCode::CONFLICT,
+                ReloadError::Config(_) => StatusCode::UNPROCESSABLE_ENTITY,
+                ReloadError::Write { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+            };
+            let detail = match &err {
+                ReloadError::Config(config) => serde_json::to_value(config).ok(),
+                _ => None,
+            };
+            let body = json!({"ok": false, "error": err.to_string(), "configError": detail});
+            (code, Json(body)).into_response()
+        }
+    }
+}
+
+async fn server_logs(State(hub): State<HubHandle>, Path(id): Path<String>) -> Response {
+    let Some(upstream) = hub.upstream(&id) else {
+        return not_found(&id);
+    };
+    Json(json!({
+        "id": upstream.id,
+        "stderr": upstream.stderr_tail(usize::MAX),
+        "events": upstream.log_lines(),
+    }))
+    .into_response()
 }
 
 fn not_found(id: &str) -> Response {

@@ -27,6 +27,7 @@ use crate::capabilities::{FreshCache, RefreshTrigger};
 use crate::catalog::{Catalog, CatalogSource, Route};
 use crate::config::{Config, ConfigError, ServerId, Settings};
 use crate::registry::Registry;
+use crate::reload::ReloadResult;
 use crate::sessions::Sessions;
 use crate::snapshot::{HubSnapshot, ServerSnapshot, Totals, timestamp};
 use crate::upstream::{Upstream, UpstreamError, UpstreamEvent};
@@ -49,8 +50,15 @@ pub enum HubError {
 }
 
 pub(crate) struct HubInner {
+    /// The settings in force (fixed for the hub's lifetime).
     pub(crate) settings: Arc<Settings>,
+    /// The settings the config file asked for last, to tell what a reload changed.
+    file_settings: Mutex<Settings>,
     config_path: Option<PathBuf>,
+    /// Serializes reloads: one arriving mid-apply becomes one more pass.
+    pub(crate) reload_lock: tokio::sync::Mutex<()>,
+    config_error: Mutex<Option<ConfigError>>,
+    last_reload: Mutex<Option<ReloadResult>>,
     pub(crate) registry: Registry,
     catalog: RwLock<Arc<Catalog>>,
     catalog_write: Mutex<()>,
@@ -63,12 +71,24 @@ pub(crate) struct HubInner {
     pub(crate) tasks: TaskTracker,
     endpoint: String,
     started_at: SystemTime,
+    watch_config: bool,
 }
 
 /// A cheap handle on a running hub.
 #[derive(Clone)]
 pub struct HubHandle {
     pub(crate) inner: Arc<HubInner>,
+}
+
+/// How a hub is started besides its config.
+#[derive(Debug, Clone, Default)]
+pub struct HubOptions {
+    /// The config file: shown in the snapshot, watched and re-read on reload.
+    pub config_path: Option<PathBuf>,
+    /// Listen here instead of `settings.listen` (the CLI's `--listen`).
+    pub listen: Option<SocketAddr>,
+    /// Watch the config file for changes (on by default in the CLI and app).
+    pub watch_config: bool,
 }
 
 /// A hub whose listener is open but which is not serving yet.
@@ -82,8 +102,13 @@ pub struct Hub {
 impl Hub {
     /// Opens the listener on `config.settings.listen` and prepares the upstreams
     /// (none is started).
-    pub async fn bind(config: Config, config_path: Option<PathBuf>) -> Result<Self, HubError> {
-        let settings = Arc::new(config.settings.clone());
+    pub async fn bind(config: Config, options: HubOptions) -> Result<Self, HubError> {
+        let file_settings = config.settings.clone();
+        let mut settings = config.settings.clone();
+        if let Some(listen) = options.listen {
+            settings.listen = listen;
+        }
+        let settings = Arc::new(settings);
         let addr = settings.listen;
         let listener = tokio::net::TcpListener::bind(addr)
             .await
@@ -102,7 +127,12 @@ impl Hub {
         let inner = Arc::new(HubInner {
             fresh: FreshCache::new(settings.cache_ttl, settings.cache_max_entries),
             settings: settings.clone(),
-            config_path,
+            file_settings: Mutex::new(file_settings),
+            config_path: options.config_path,
+            reload_lock: tokio::sync::Mutex::new(()),
+            config_error: Mutex::new(None),
+            last_reload: Mutex::new(None),
+            watch_config: options.watch_config,
             registry: Registry::default(),
             catalog: RwLock::new(Arc::new(Catalog::default())),
             catalog_write: Mutex::new(()),
@@ -160,6 +190,15 @@ impl Hub {
             .tasks
             .spawn(event_loop(handle.clone(), events, inner.cancel.clone()));
 
+        if inner.watch_config
+            && let Some(path) = inner.config_path.clone()
+        {
+            inner.tasks.spawn(crate::reload::watch_config(
+                handle.clone(),
+                path,
+                inner.cancel.child_token(),
+            ));
+        }
         let router = crate::control::router(handle.clone());
         let server_cancel = inner.cancel.clone();
         let listener = listener.tap_io(|tcp| {
@@ -239,7 +278,33 @@ async fn event_loop(
 }
 
 impl HubHandle {
-    fn new_upstream(&self, server: crate::config::ServerConfig) -> Upstream {
+    pub fn config_path(&self) -> Option<PathBuf> {
+        self.inner.config_path.clone()
+    }
+
+    pub(crate) fn set_config_error(&self, error: Option<ConfigError>) {
+        if let Ok(mut current) = self.inner.config_error.lock() {
+            *current = error;
+        }
+        self.publish_snapshot();
+    }
+
+    pub(crate) fn set_last_reload(&self, result: ReloadResult) {
+        if let Ok(mut current) = self.inner.last_reload.lock() {
+            *current = Some(result);
+        }
+        self.publish_snapshot();
+    }
+
+    /// Records the file's settings, returning the previous ones.
+    pub(crate) fn replace_file_settings(&self, settings: Settings) -> Settings {
+        match self.inner.file_settings.lock() {
+            Ok(mut current) => std::mem::replace(&mut *current, settings),
+            Err(poisoned) => std::mem::replace(&mut *poisoned.into_inner(), settings),
+        }
+    }
+
+    pub(crate) fn new_upstream(&self, server: crate::config::ServerConfig) -> Upstream {
         Upstream::new(
             server,
             self.inner.settings.clone(),
@@ -513,7 +578,8 @@ impl HubHandle {
                 .config_path
                 .as_ref()
                 .map(|p| p.display().to_string()),
-            config_error: None,
+            config_error: self.inner.config_error.lock().ok().and_then(|e| e.clone()),
+            last_reload: self.inner.last_reload.lock().ok().and_then(|r| r.clone()),
             started_at: Some(timestamp(self.inner.started_at)),
             generated_at: Some(timestamp(SystemTime::now())),
             totals: Totals {

@@ -13,11 +13,13 @@ pub mod fingerprint;
 pub mod gateway;
 pub mod hub;
 pub mod registry;
+pub mod reload;
 pub mod sessions;
 pub mod snapshot;
 pub mod upstream;
 
 pub use config::{Config, ConfigError, ServerConfig, ServerId, Settings};
-pub use hub::{Hub, HubError, HubHandle};
+pub use hub::{Hub, HubError, HubHandle, HubOptions};
+pub use reload::{ReloadError, ReloadResult};
 pub use snapshot::HubSnapshot;
 pub use upstream::{ServerState, UpstreamError};

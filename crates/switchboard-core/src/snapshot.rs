@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::capabilities::RefreshTrigger;
 use crate::config::ConfigError;
+use crate::reload::ReloadResult;
 use crate::sessions::SessionSnapshot;
 use crate::upstream::ServerState;
 
@@ -22,6 +23,8 @@ pub struct HubSnapshot {
     pub config_path: Option<String>,
     /// Set while the config file on disk is invalid (the last good one keeps running).
     pub config_error: Option<ConfigError>,
+    /// What the last config reload did.
+    pub last_reload: Option<ReloadResult>,
     pub started_at: Option<String>,
     pub generated_at: Option<String>,
     pub servers: Vec<ServerSnapshot>,

@@ -188,6 +188,18 @@ impl StderrLog {
     }
 }
 
+/// How many of the hub's own log lines are kept per server.
+const LOG_LINES: usize = 200;
+
+/// One line of the hub's own log about a server (not the server's stderr).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct LogLine {
+    pub at: String,
+    pub level: &'static str,
+    pub message: String,
+}
+
 /// What an upstream tells the hub.
 #[derive(Debug, Clone)]
 pub enum UpstreamEvent {
@@ -304,8 +316,13 @@ pub struct UpstreamView {
 /// One configured server and whatever runs for it.
 pub struct Upstream {
     pub id: ServerId,
-    config: Arc<ServerConfig>,
+    /// Swapped only for changes that keep the fingerprint (e.g. `disabledTools`).
+    config: std::sync::RwLock<Arc<ServerConfig>>,
     fingerprint: Fingerprint,
+    /// Requests in flight, so a retired upstream can drain before closing.
+    in_flight: AtomicU64,
+    /// The hub's own log lines about this server, last ones kept.
+    events_log: Mutex<VecDeque<LogLine>>,
     settings: Arc<Settings>,
     /// Child of the hub's root token; cancelled when this upstream is retired.
     cancel: CancellationToken,
@@ -337,7 +354,9 @@ impl Upstream {
         Self {
             id: config.id.clone(),
             fingerprint: Fingerprint::of(&config),
-            config: Arc::new(config),
+            config: std::sync::RwLock::new(Arc::new(config)),
+            in_flight: AtomicU64::new(0),
+            events_log: Mutex::new(VecDeque::new()),
             settings,
             cancel,
             http,
@@ -361,8 +380,21 @@ impl Upstream {
         }
     }
 
-    pub fn config(&self) -> &Arc<ServerConfig> {
-        &self.config
+    pub fn config(&self) -> Arc<ServerConfig> {
+        self.config
+            .read()
+            .map(|c| c.clone())
+            .unwrap_or_else(|e| e.into_inner().clone())
+    }
+
+    /// Replaces the config with one of the same fingerprint (only what clients
+    /// see changes, such as `disabledTools` or timeouts).
+    pub(crate) fn set_config(&self, config: ServerConfig) {
+        debug_assert_eq!(Fingerprint::of(&config), self.fingerprint);
+        match self.config.write() {
+            Ok(mut current) => *current = Arc::new(config),
+            Err(poisoned) => *poisoned.into_inner() = Arc::new(config),
+        }
     }
 
     pub fn fingerprint(&self) -> Fingerprint {
@@ -370,18 +402,18 @@ impl Upstream {
     }
 
     pub fn is_enabled(&self) -> bool {
-        self.config.enabled
+        self.config().enabled
     }
 
     fn startup_timeout(&self) -> Duration {
-        self.config
+        self.config()
             .timeouts
             .startup
             .unwrap_or(self.settings.startup_timeout)
     }
 
     fn call_timeout(&self) -> Duration {
-        self.config
+        self.config()
             .timeouts
             .call
             .unwrap_or(self.settings.call_timeout)
@@ -410,6 +442,41 @@ impl Upstream {
 
     pub fn stderr_tail(&self, n: usize) -> Vec<String> {
         self.stderr.tail(n)
+    }
+    /// The hub's log lines about this server, oldest first.
+    pub fn log_lines(&self) -> Vec<LogLine> {
+        self.events_log
+            .lock()
+            .map(|l| l.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    fn note(&self, level: &'static str, message: String) {
+        if let Ok(mut lines) = self.events_log.lock() {
+            if lines.len() == LOG_LINES {
+                lines.pop_front();
+            }
+            lines.push_back(LogLine {
+                at: crate::snapshot::timestamp(SystemTime::now()),
+                level,
+                message,
+            });
+        }
+    }
+
+    /// Requests currently in flight.
+    pub fn in_flight(&self) -> u64 {
+        self.in_flight.load(Ordering::SeqCst)
+    }
+
+    /// Waits for in-flight requests to finish (at most `deadline`), then
+    /// closes the connection and stops everything of this upstream.
+    pub async fn drain_and_retire(&self, deadline: Duration) {
+        let start = Instant::now();
+        while self.in_flight() > 0 && start.elapsed() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        self.retire().await;
     }
 
     fn lock_status(&self) -> std::sync::MutexGuard<'_, Status> {
@@ -453,7 +520,7 @@ impl Upstream {
 
     /// The live connection, started now if there is none.
     async fn connection(self: &Arc<Self>) -> Result<Arc<Connection>, UpstreamError> {
-        if !self.config.enabled {
+        if !self.is_enabled() {
             return Err(UpstreamError::Disabled {
                 server: self.id.clone(),
             });
@@ -495,6 +562,13 @@ impl Upstream {
                     "upstream connected"
                 );
                 let conn = Arc::new(conn);
+                self.note(
+                    "info",
+                    match conn.pid {
+                        Some(pid) => format!("started (pid {pid})"),
+                        None => "connected".to_string(),
+                    },
+                );
                 *slot = Some(conn.clone());
                 let pid = conn.pid;
                 self.update(|s| {
@@ -506,6 +580,7 @@ impl Upstream {
             }
             Err(err) => {
                 tracing::warn!(server = %self.id, error = %err, "upstream failed to start");
+                self.note("error", format!("start failed: {err}"));
                 let state = if matches!(err, UpstreamError::AuthRequired { .. }) {
                     ServerState::AuthRequired
                 } else {
@@ -526,7 +601,8 @@ impl Upstream {
     }
 
     async fn connect(self: &Arc<Self>) -> Result<Connection, UpstreamError> {
-        match &self.config.transport {
+        let config = self.config();
+        match &config.transport {
             TransportConfig::Stdio {
                 command,
                 args,
@@ -708,7 +784,7 @@ impl Upstream {
             return;
         }
         drop(slot);
-        let err = match &self.config.transport {
+        let err = match &self.config().transport {
             TransportConfig::Stdio { .. } => UpstreamError::ProcessExited {
                 server: self.id.clone(),
                 stderr_tail: self.stderr.tail(STDERR_TAIL_IN_ERRORS).join(" | "),
@@ -718,6 +794,7 @@ impl Upstream {
             },
         };
         tracing::warn!(server = %self.id, error = %err, "upstream connection lost");
+        self.note("error", format!("connection lost: {err}"));
         self.record_failure(&err, Some(ServerState::Failed));
         self.update(|s| s.pid = None);
     }
@@ -748,6 +825,7 @@ impl Upstream {
             }
             Err(err) => {
                 tracing::warn!(server = %self.id, error = %err, ?trigger, "listing failed");
+                self.note("warn", format!("listing ({trigger:?}) failed: {err}"));
                 self.update(|s| s.stale = s.listing.is_some());
             }
         }
@@ -812,7 +890,7 @@ impl Upstream {
                 // Wait briefly for the monitor to record why (exit status, stderr).
                 let mut closed = conn.closed.clone();
                 let _ = tokio::time::timeout(Duration::from_millis(500), closed.changed()).await;
-                match &self.config.transport {
+                match &self.config().transport {
                     TransportConfig::Stdio { .. } => UpstreamError::ProcessExited {
                         server: self.id.clone(),
                         stderr_tail: self.stderr.tail(STDERR_TAIL_IN_ERRORS).join(" | "),
@@ -843,6 +921,8 @@ impl Upstream {
         progress_to: Option<ProgressRoute>,
         cancel: &CancellationToken,
     ) -> Result<ServerResult, UpstreamError> {
+        self.in_flight.fetch_add(1, Ordering::SeqCst);
+        let _in_flight = InFlight(&self.in_flight);
         let conn = self.connection().await?;
         let options =
             PeerRequestOptions::with_timeout(self.call_timeout()).reset_timeout_on_progress();
@@ -963,11 +1043,12 @@ impl Upstream {
             })
             .await;
             tracing::info!(server = %self.id, "upstream closed");
+            self.note("info", "stopped".to_string());
         }
         self.update(|s| {
             s.pid = None;
             if matches!(s.state, ServerState::Ready | ServerState::Starting) {
-                s.state = if self.config.enabled {
+                s.state = if self.is_enabled() {
                     ServerState::Idle
                 } else {
                     ServerState::Disabled
@@ -985,6 +1066,15 @@ impl Upstream {
 
 fn route(downstream: Option<(Peer<RoleServer>, ProgressToken)>) -> Option<ProgressRoute> {
     downstream.map(|(peer, token)| ProgressRoute { peer, token })
+}
+
+/// Counts one request in flight until dropped.
+struct InFlight<'a>(&'a AtomicU64);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Keeps a progress route registered for as long as its request runs.

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use switchboard_core::{Config, Hub};
+use switchboard_core::{Config, Hub, HubOptions};
 
 #[derive(Parser)]
 #[command(
@@ -77,15 +77,17 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .unwrap_or_else(switchboard_core::config::default_config_path);
     let mut config = Config::load(&path).with_context(|| "the config file was refused")?;
     config.settings.apply_env(|name| std::env::var(name).ok())?;
-    if let Some(listen) = args.listen {
-        config.settings.listen = listen;
-    }
     tracing::info!(
         config = %path.display(),
         servers = config.servers.len(),
         "starting"
     );
-    let hub = Hub::bind(config, Some(path)).await?;
+    let options = HubOptions {
+        config_path: Some(path),
+        listen: args.listen,
+        watch_config: true,
+    };
+    let hub = Hub::bind(config, options).await?;
     let endpoint = hub.endpoint().to_string();
     {
         let mut out = std::io::stdout().lock();
