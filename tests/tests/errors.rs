@@ -1,6 +1,9 @@
 //! Bad input and bad upstreams give clear JSON-RPC errors naming the server
 //! and the cause; the hub and the healthy servers keep working.
 
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use serde_json::json;
 use switchboard_e2e::{Hub, bin, pid_alive, rpc_error, spec_file, stdio_fixture};
 

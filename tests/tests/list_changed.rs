@@ -1,6 +1,9 @@
 //! An upstream's `tools/list_changed` reaches every connected client once,
 //! and the merged list shows the new tools.
 
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use serde_json::json;
 use switchboard_e2e::{Hub, eventually, stdio_fixture, write_control};
 

@@ -1,6 +1,9 @@
 //! Two upstreams, one stdio and one HTTP, merged behind `/mcp`; a clean
 //! SIGTERM leaves no process behind.
 
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use switchboard_e2e::{HttpFixture, Hub, pid_alive, stdio_fixture};

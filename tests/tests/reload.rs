@@ -1,6 +1,9 @@
 //! Config hot reload with real file edits: unchanged servers keep running,
 //! changed ones are rebuilt, removed ones shut down, bad files are refused.
 
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use serde_json::{Value, json};
 use switchboard_e2e::{Hub, eventually, pid_alive, spec_file, stdio_fixture};
 
