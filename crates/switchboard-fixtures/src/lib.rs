@@ -12,10 +12,15 @@
 //! - [`control`], [`counter`], [`lifecycle`]: the test hooks (control file,
 //!   request counter file, start-up delay, crashes, grandchild process).
 //!
+//! The `switchboard-conformance-fixture` binary is a thin `main` over
+//! [`conformance`]: a fixed server for the official MCP conformance suite,
+//! reusing [`serve`] and [`uri_template`].
+//!
 //! Nothing here writes to stdout except the one `listening on ...` line of the
 //! HTTP transport: in stdio mode stdout belongs to the protocol.
 
 pub mod cli;
+pub mod conformance;
 pub mod control;
 pub mod counter;
 pub mod files;

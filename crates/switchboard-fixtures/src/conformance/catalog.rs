@@ -166,7 +166,11 @@ impl ToolName {
 
     /// The `tools/list` entry.
     pub fn to_tool(self) -> Tool {
-        Tool::new(self.as_str(), self.description(), object(self.input_schema()))
+        Tool::new(
+            self.as_str(),
+            self.description(),
+            object(self.input_schema()),
+        )
     }
 }
 
@@ -254,15 +258,33 @@ impl PromptName {
 
 /// The `prompts/list` result.
 pub fn prompts() -> Vec<Prompt> {
-    PromptName::ALL.into_iter().map(PromptName::to_prompt).collect()
+    PromptName::ALL
+        .into_iter()
+        .map(PromptName::to_prompt)
+        .collect()
 }
 
 /// The `resources/list` result (direct resources, not templates).
 pub fn resources() -> Vec<Resource> {
     [
-        (STATIC_TEXT_URI, "Static text", "A static text resource", "text/plain"),
-        (STATIC_BINARY_URI, "Static binary", "A static PNG blob", "image/png"),
-        (WATCHED_URI, "Watched resource", "A resource clients may subscribe to", "text/plain"),
+        (
+            STATIC_TEXT_URI,
+            "Static text",
+            "A static text resource",
+            "text/plain",
+        ),
+        (
+            STATIC_BINARY_URI,
+            "Static binary",
+            "A static PNG blob",
+            "image/png",
+        ),
+        (
+            WATCHED_URI,
+            "Watched resource",
+            "A resource clients may subscribe to",
+            "text/plain",
+        ),
     ]
     .into_iter()
     .map(|(uri, name, description, mime_type)| {
@@ -299,7 +321,8 @@ pub fn read_resource(uri: &str) -> Option<ResourceContents> {
         _ => {
             let bindings = crate::uri_template::match_template(TEMPLATE_URI, uri)?;
             let id = bindings.into_iter().find(|(name, _)| name == "id")?.1;
-            let data = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+            let data =
+                json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
             Some(ResourceContents::text(data.to_string(), uri).with_mime_type("application/json"))
         }
     }

@@ -43,7 +43,10 @@ fn candidates(reference: &Reference, argument: &str) -> Result<&'static [&'stati
             format!("unknown resource template: {}", template.uri),
             None,
         )),
-        _ => Err(ErrorData::invalid_params("unsupported reference type", None)),
+        _ => Err(ErrorData::invalid_params(
+            "unsupported reference type",
+            None,
+        )),
     }
 }
 

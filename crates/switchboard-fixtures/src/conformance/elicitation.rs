@@ -181,7 +181,10 @@ mod tests {
         assert!(untitled.get("oneOf").is_none() && untitled.get("enumNames").is_none());
 
         let titled = &properties["titledSingle"];
-        assert_eq!(titled["oneOf"][0], json!({"const": "value1", "title": "First Option"}));
+        assert_eq!(
+            titled["oneOf"][0],
+            json!({"const": "value1", "title": "First Option"})
+        );
         assert!(titled.get("enum").is_none());
 
         let legacy = &properties["legacyEnum"];

@@ -111,10 +111,7 @@ impl ReconnectingSessionManager {
         let (resumed_tx, resumed_rx) = oneshot::channel();
         let waiter_key = (session.clone(), http_request_id);
         lock(&self.waiters).insert(waiter_key.clone(), resumed_tx);
-        if let Err(error) = handle
-            .close_sse_stream(http_request_id, Some(retry))
-            .await
-        {
+        if let Err(error) = handle.close_sse_stream(http_request_id, Some(retry)).await {
             lock(&self.waiters).remove(&waiter_key);
             return Err(error.into());
         }
@@ -160,7 +157,11 @@ impl SessionManager for ReconnectingSessionManager {
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         let Some(request_id) = reconnection_call_id(&message) else {
-            return self.inner.create_stream(id, message).await.map(Either::Left);
+            return self
+                .inner
+                .create_stream(id, message)
+                .await
+                .map(Either::Left);
         };
         // What `LocalSessionManager::create_stream` does, keeping the HTTP request id.
         let handle = self.handle(id).await?;
