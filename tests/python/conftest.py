@@ -289,7 +289,10 @@ def hub_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[.
         workdir = tmp_path_factory.mktemp("hub")
         config_path = _write_config(workdir, config, "config")
         argv = [str(exe), "serve", "--config", str(config_path), "--listen", "127.0.0.1:0", *args]
-        proc, log_path, stdout_path = _spawn(argv, workdir, "switchboard", env)
+        # Each hub keeps its warm catalog in its own folder, so tests never see
+        # another test's (or the developer's) catalog.
+        hub_env = {"SWITCHBOARD_CACHE_DIR": str(workdir / "cache"), **(env or {})}
+        proc, log_path, stdout_path = _spawn(argv, workdir, "switchboard", hub_env)
         hub = Hub(proc, _StdoutPump(proc, stdout_path), workdir, config_path, log_path, stdout_path)
         hubs.append(hub)
         if not wait_ready:

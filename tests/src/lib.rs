@@ -109,6 +109,8 @@ impl Hub {
         cmd.args(["serve", "--listen", "127.0.0.1:0", "--config"])
             .arg(&config_path)
             .env("RUST_LOG", "info,switchboard_core=debug")
+            // Each hub keeps its warm catalog in its own folder.
+            .env("SWITCHBOARD_CACHE_DIR", dir.path().join("cache"))
             .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

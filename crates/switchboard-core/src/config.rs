@@ -144,6 +144,8 @@ pub struct Settings {
     pub call_timeout: Duration,
     /// How long a merged list waits for servers that have never been listed.
     pub cold_list_timeout: Duration,
+    /// Stop a stdio server after this long without use; zero means never.
+    pub idle_shutdown: Duration,
 }
 
 impl Default for Settings {
@@ -156,6 +158,7 @@ impl Default for Settings {
             startup_timeout: Duration::from_secs(30),
             call_timeout: Duration::from_secs(60),
             cold_list_timeout: Duration::from_secs(5),
+            idle_shutdown: Duration::from_secs(600),
         }
     }
 }
@@ -247,6 +250,7 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ("SWITCHBOARD_STARTUP_TIMEOUT_SECS", "startupTimeoutSecs"),
     ("SWITCHBOARD_CALL_TIMEOUT_SECS", "callTimeoutSecs"),
     ("SWITCHBOARD_COLD_LIST_TIMEOUT_MS", "coldListTimeoutMs"),
+    ("SWITCHBOARD_IDLE_SHUTDOWN_SECS", "idleShutdownSecs"),
 ];
 
 impl Settings {
@@ -289,6 +293,9 @@ impl Settings {
                 "SWITCHBOARD_COLD_LIST_TIMEOUT_MS" => {
                     self.cold_list_timeout = Duration::from_millis(number()?);
                 }
+                "SWITCHBOARD_IDLE_SHUTDOWN_SECS" => {
+                    self.idle_shutdown = Duration::from_secs(number()?);
+                }
                 _ => {}
             }
         }
@@ -319,6 +326,7 @@ struct RawSettings {
     startup_timeout_secs: Option<u64>,
     call_timeout_secs: Option<u64>,
     cold_list_timeout_ms: Option<u64>,
+    idle_shutdown_secs: Option<u64>,
 }
 
 impl RawSettings {
@@ -343,6 +351,9 @@ impl RawSettings {
         }
         if let Some(v) = self.cold_list_timeout_ms {
             s.cold_list_timeout = Duration::from_millis(v);
+        }
+        if let Some(v) = self.idle_shutdown_secs {
+            s.idle_shutdown = Duration::from_secs(v);
         }
     }
 }

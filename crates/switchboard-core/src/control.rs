@@ -49,6 +49,7 @@ pub fn router(hub: HubHandle) -> Router {
     Router::new()
         .nest_service("/mcp", mcp)
         .nest("/api/v1", api)
+        .merge(crate::ui_assets::router())
         .layer(middleware::from_fn(local_only))
 }
 

@@ -29,6 +29,10 @@ struct Identity<'a> {
 }
 
 impl Fingerprint {
+    pub fn as_u64(self) -> u64 {
+        self.0
+    }
+
     pub fn of(server: &ServerConfig) -> Self {
         let identity = Identity {
             id: &server.id,

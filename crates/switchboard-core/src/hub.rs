@@ -29,7 +29,7 @@ use crate::config::{Config, ConfigError, ServerId, Settings};
 use crate::registry::Registry;
 use crate::reload::ReloadResult;
 use crate::sessions::Sessions;
-use crate::snapshot::{HubSnapshot, ServerSnapshot, Totals, timestamp};
+use crate::snapshot::{BreakerSnapshot, HubSnapshot, ServerSnapshot, Totals, timestamp};
 use crate::upstream::{Upstream, UpstreamError, UpstreamEvent};
 
 /// How long shutdown waits for upstreams and connections before giving up.
@@ -72,6 +72,12 @@ pub(crate) struct HubInner {
     endpoint: String,
     started_at: SystemTime,
     watch_config: bool,
+    /// Wakes the poller when an upstream's state changes.
+    poller_wake: Arc<tokio::sync::Notify>,
+    /// Wakes the warm-catalog writer when the catalog changes.
+    catalog_changed: Arc<tokio::sync::Notify>,
+    /// Where the warm catalog is kept (`None` disables it).
+    warm_catalog: Option<PathBuf>,
 }
 
 /// A cheap handle on a running hub.
@@ -89,6 +95,9 @@ pub struct HubOptions {
     pub listen: Option<SocketAddr>,
     /// Watch the config file for changes (on by default in the CLI and app).
     pub watch_config: bool,
+    /// Keep the last known catalog across restarts in this file
+    /// (normally [`crate::persist::state_dir`]`/catalog.json`).
+    pub warm_catalog: Option<PathBuf>,
 }
 
 /// A hub whose listener is open but which is not serving yet.
@@ -133,6 +142,9 @@ impl Hub {
             config_error: Mutex::new(None),
             last_reload: Mutex::new(None),
             watch_config: options.watch_config,
+            poller_wake: Arc::new(tokio::sync::Notify::new()),
+            catalog_changed: Arc::new(tokio::sync::Notify::new()),
+            warm_catalog: options.warm_catalog,
             registry: Registry::default(),
             catalog: RwLock::new(Arc::new(Catalog::default())),
             catalog_write: Mutex::new(()),
@@ -152,6 +164,7 @@ impl Hub {
             .map(|server| Arc::new(handle.new_upstream(server)))
             .collect();
         handle.inner.registry.replace(upstreams);
+        handle.load_warm_catalog();
         handle.publish_snapshot();
         Ok(Self {
             handle,
@@ -194,6 +207,18 @@ impl Hub {
             && let Some(path) = inner.config_path.clone()
         {
             inner.tasks.spawn(crate::reload::watch_config(
+                handle.clone(),
+                path,
+                inner.cancel.child_token(),
+            ));
+        }
+        inner.tasks.spawn(crate::freshness::run_poller(
+            handle.clone(),
+            inner.poller_wake.clone(),
+            inner.cancel.child_token(),
+        ));
+        if let Some(path) = inner.warm_catalog.clone() {
+            inner.tasks.spawn(save_warm_catalog(
                 handle.clone(),
                 path,
                 inner.cancel.child_token(),
@@ -242,6 +267,42 @@ impl Hub {
     }
 }
 
+/// Writes the warm catalog after changes (debounced) and once more at shutdown.
+async fn save_warm_catalog(hub: HubHandle, path: PathBuf, cancel: CancellationToken) {
+    loop {
+        let stop = tokio::select! {
+            () = hub.inner.catalog_changed.notified() => false,
+            () = cancel.cancelled() => true,
+        };
+        if !stop {
+            tokio::select! {
+                () = tokio::time::sleep(crate::persist::SAVE_DEBOUNCE) => {}
+                () = cancel.cancelled() => {}
+            }
+        }
+        let upstreams = hub.inner.registry.all();
+        let listings: Vec<_> = upstreams
+            .iter()
+            .filter_map(|u| {
+                Some((
+                    u.id.to_string(),
+                    u.fingerprint().to_string(),
+                    u.capabilities()?,
+                ))
+            })
+            .collect();
+        let entries = listings
+            .iter()
+            .map(|(id, fp, caps)| (id.clone(), fp.clone(), caps.as_ref()));
+        if let Err(err) = crate::persist::save(&path, entries) {
+            tracing::warn!(path = %path.display(), %err, "cannot save the warm catalog");
+        }
+        if stop {
+            break;
+        }
+    }
+}
+
 /// Applies upstream events: snapshot republishing (coalesced) and refreshes
 /// announced by upstreams.
 async fn event_loop(
@@ -260,6 +321,14 @@ async fn event_loop(
         while let Some(event) = next {
             match event {
                 UpstreamEvent::StateChanged => dirty = true,
+                UpstreamEvent::Verify(server) => {
+                    let hub = hub.clone();
+                    hub.inner.clone().tasks.spawn(async move {
+                        if let Err(err) = hub.refresh(&server, RefreshTrigger::FirstUse).await {
+                            tracing::warn!(%server, error = %err, "verifying the warm catalog failed");
+                        }
+                    });
+                }
                 UpstreamEvent::ListChanged(server) => {
                     let hub = hub.clone();
                     hub.inner.clone().tasks.spawn(async move {
@@ -273,6 +342,7 @@ async fn event_loop(
         }
         if dirty {
             hub.publish_snapshot();
+            hub.inner.poller_wake.notify_one();
         }
     }
 }
@@ -364,7 +434,9 @@ impl HubHandle {
     /// the server has never been listed; a stale listing is refreshed in the
     /// background while callers keep using it.
     async fn ensure_fresh(&self, upstream: &Arc<Upstream>) -> Option<tokio::task::JoinHandle<()>> {
-        if self.inner.fresh.is_fresh(&upstream.id).await {
+        // A warm listing from the last run is served as it is; the server is
+        // verified when something first uses it.
+        if upstream.is_unverified() || self.inner.fresh.is_fresh(&upstream.id).await {
             return None;
         }
         let has_listing = upstream.capabilities().is_some();
@@ -498,6 +570,7 @@ impl HubHandle {
             self.inner
                 .sessions
                 .announce(diff, next.versions, &self.inner.tasks);
+            self.inner.catalog_changed.notify_one();
             self.publish_snapshot();
         }
     }
@@ -566,6 +639,15 @@ impl HubHandle {
                         .map(|c| c.protocol_version.clone())
                         .filter(|s| !s.is_empty()),
                     stderr_tail: view.stderr_tail,
+                    health: view.health,
+                    breaker: BreakerSnapshot {
+                        state: view.breaker,
+                        retry_at: view.retry_at.map(timestamp),
+                    },
+                    latency_ms: view.latency_ms,
+                    last_change: view.last_change,
+                    unverified: view.unverified,
+                    next_poll_at: view.next_poll_at.map(timestamp),
                 }
             })
             .collect();
@@ -590,6 +672,28 @@ impl HubHandle {
             },
             servers,
             sessions: self.inner.sessions.snapshot(),
+        }
+    }
+
+    /// Serves the listings a previous run saved for servers whose config is
+    /// unchanged, marked unverified.
+    fn load_warm_catalog(&self) {
+        let Some(path) = &self.inner.warm_catalog else {
+            return;
+        };
+        let mut saved = crate::persist::load(path);
+        let mut loaded = 0;
+        for upstream in self.inner.registry.enabled() {
+            if let Some((fingerprint, caps)) = saved.remove(upstream.id.as_str())
+                && fingerprint == upstream.fingerprint().to_string()
+            {
+                upstream.set_warm_listing(caps);
+                loaded += 1;
+            }
+        }
+        if loaded > 0 {
+            tracing::info!(servers = loaded, path = %path.display(), "warm catalog loaded");
+            self.rebuild_catalog();
         }
     }
 

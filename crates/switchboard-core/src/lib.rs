@@ -10,12 +10,16 @@ pub mod catalog;
 pub mod config;
 pub mod control;
 pub mod fingerprint;
+pub mod freshness;
 pub mod gateway;
 pub mod hub;
+pub mod persist;
 pub mod registry;
 pub mod reload;
+pub mod resilience;
 pub mod sessions;
 pub mod snapshot;
+pub mod ui_assets;
 pub mod upstream;
 
 pub use config::{Config, ConfigError, ServerConfig, ServerId, Settings};

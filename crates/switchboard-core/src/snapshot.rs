@@ -10,8 +10,9 @@ use serde::Serialize;
 use crate::capabilities::RefreshTrigger;
 use crate::config::ConfigError;
 use crate::reload::ReloadResult;
+use crate::resilience::BreakerState;
 use crate::sessions::SessionSnapshot;
-use crate::upstream::ServerState;
+use crate::upstream::{Health, ListChange, ServerState};
 
 /// The whole hub, as of `generatedAt`.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
@@ -73,6 +74,26 @@ pub struct ServerSnapshot {
     pub server_version: Option<String>,
     pub protocol_version: Option<String>,
     pub stderr_tail: Vec<String>,
+    /// `healthy | degraded | down | unknown`, from the last listings, calls and polls.
+    pub health: Health,
+    pub breaker: BreakerSnapshot,
+    /// Smoothed latency of successful requests (ms).
+    pub latency_ms: Option<f64>,
+    /// The last change of the lists: what was added, removed or modified.
+    pub last_change: Option<ListChange>,
+    /// The lists come from the previous run and the server has not been started yet.
+    pub unverified: bool,
+    /// When the poller re-lists this server next (only while it runs).
+    pub next_poll_at: Option<String>,
+}
+
+/// The circuit breaker of one server.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct BreakerSnapshot {
+    pub state: BreakerState,
+    /// While open: when the next attempt is let through.
+    pub retry_at: Option<String>,
 }
 
 /// RFC 3339 with milliseconds, UTC.

@@ -43,6 +43,7 @@ use tokio_util::sync::CancellationToken;
 use crate::capabilities::{Capabilities, RefreshTrigger};
 use crate::config::{ServerConfig, ServerId, Settings, TransportConfig};
 use crate::fingerprint::Fingerprint;
+use crate::resilience::{Admission, Breaker, BreakerState, DISCOVERY_ATTEMPTS, backoff};
 
 /// How many stderr lines are kept per server.
 const STDERR_LINES: usize = 200;
@@ -104,6 +105,17 @@ pub enum UpstreamError {
     Protocol { server: ServerId, message: String },
     #[error("server '{server}' is shutting down")]
     ShuttingDown { server: ServerId },
+    #[error(
+        "server '{server}' is failing ({reason}); calls are paused and it will be retried in {}",
+        humanize(*.retry_in)
+    )]
+    CircuitOpen {
+        server: ServerId,
+        reason: String,
+        retry_in: Duration,
+    },
+    #[error("server '{server}': the client cancelled the request")]
+    Cancelled { server: ServerId },
 }
 
 fn tail_suffix(tail: &str) -> String {
@@ -136,7 +148,9 @@ impl UpstreamError {
             | Self::Closed { server }
             | Self::Rpc { server, .. }
             | Self::Protocol { server, .. }
-            | Self::ShuttingDown { server } => server,
+            | Self::ShuttingDown { server }
+            | Self::CircuitOpen { server, .. }
+            | Self::Cancelled { server } => server,
         }
     }
 
@@ -153,27 +167,54 @@ impl UpstreamError {
             Self::Rpc { .. } => "upstreamError",
             Self::Protocol { .. } => "protocol",
             Self::ShuttingDown { .. } => "shuttingDown",
+            Self::CircuitOpen { .. } => "circuitOpen",
+            Self::Cancelled { .. } => "cancelled",
         }
+    }
+
+    /// Whether the failure says the server cannot be reached or used (what
+    /// the circuit breaker counts), as opposed to an answer it gave.
+    fn is_transport_failure(&self) -> bool {
+        matches!(
+            self,
+            Self::Spawn { .. }
+                | Self::ProcessExited { .. }
+                | Self::Timeout { .. }
+                | Self::Connect { .. }
+                | Self::Closed { .. }
+        )
+    }
+
+    /// Whether trying again soon could help (for discovery retries).
+    fn is_retryable(&self) -> bool {
+        self.is_transport_failure()
     }
 }
 
-/// The stderr of a stdio server, last lines kept.
+/// The stderr of a stdio server, last lines kept, each tagged with the run
+/// (process start) that wrote it.
 #[derive(Debug, Default)]
 pub struct StderrLog {
-    lines: Mutex<VecDeque<String>>,
+    lines: Mutex<VecDeque<(u64, String)>>,
+    run: AtomicU64,
 }
 
 impl StderrLog {
-    fn push(&self, line: String) {
+    /// Starts a new run; returns its number for the reader of that process.
+    fn start_run(&self) -> u64 {
+        self.run.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    fn push(&self, run: u64, line: String) {
         if let Ok(mut lines) = self.lines.lock() {
             if lines.len() == STDERR_LINES {
                 lines.pop_front();
             }
-            lines.push_back(line);
+            lines.push_back((run, line));
         }
     }
 
-    /// The last `n` lines.
+    /// The last `n` lines, of every run.
     pub fn tail(&self, n: usize) -> Vec<String> {
         self.lines
             .lock()
@@ -181,8 +222,24 @@ impl StderrLog {
                 lines
                     .iter()
                     .skip(lines.len().saturating_sub(n))
-                    .cloned()
+                    .map(|(_, l)| l.clone())
                     .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The last `n` lines of the latest run, joined for an error message.
+    fn run_tail(&self, n: usize) -> String {
+        let run = self.run.load(Ordering::SeqCst);
+        self.lines
+            .lock()
+            .map(|lines| {
+                let of_run: Vec<&str> = lines
+                    .iter()
+                    .filter(|(r, _)| *r == run)
+                    .map(|(_, l)| l.as_str())
+                    .collect();
+                of_run[of_run.len().saturating_sub(n)..].join(" | ")
             })
             .unwrap_or_default()
     }
@@ -207,6 +264,8 @@ pub enum UpstreamEvent {
     StateChanged,
     /// The server announced that a list changed: refresh it.
     ListChanged(ServerId),
+    /// A server with a warm (unverified) listing was started: list it for real.
+    Verify(ServerId),
 }
 
 /// A downstream request waiting on progress from an upstream request.
@@ -296,7 +355,44 @@ struct Status {
     stale: bool,
     last_ok_at: Option<SystemTime>,
     last_failure_at: Option<SystemTime>,
-    consecutive_failures: u32,
+    breaker: Breaker,
+    /// Smoothed latency of successful requests, in milliseconds.
+    latency_ms: Option<f64>,
+    /// Recent changes of the lists, newest last.
+    changes: VecDeque<ListChange>,
+    /// The listing came from the warm cache of a previous run and has not been
+    /// confirmed by the server yet.
+    unverified: bool,
+    /// When the poller re-lists this server next (only while it runs).
+    next_poll_at: Option<tokio::time::Instant>,
+    /// The last request or listing a client caused (polls do not count).
+    last_used: tokio::time::Instant,
+}
+
+/// How many list changes are kept per server.
+const CHANGE_HISTORY: usize = 10;
+
+/// What changed between two listings of a server. Tools are named as they are
+/// upstream; prompts, resources and templates carry a `prompt:`, `resource:`
+/// or `template:` prefix.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ListChange {
+    pub at: String,
+    pub trigger: RefreshTrigger,
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    pub modified: Vec<String>,
+}
+
+/// A derived, coarse health for people.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Health {
+    Healthy,
+    Degraded,
+    Down,
+    Unknown,
 }
 
 /// A point-in-time view of one upstream, for the snapshot.
@@ -311,6 +407,13 @@ pub struct UpstreamView {
     pub last_failure_at: Option<SystemTime>,
     pub consecutive_failures: u32,
     pub stderr_tail: Vec<String>,
+    pub health: Health,
+    pub breaker: BreakerState,
+    pub retry_at: Option<SystemTime>,
+    pub latency_ms: Option<f64>,
+    pub last_change: Option<ListChange>,
+    pub unverified: bool,
+    pub next_poll_at: Option<SystemTime>,
 }
 
 /// One configured server and whatever runs for it.
@@ -370,7 +473,12 @@ impl Upstream {
                 stale: false,
                 last_ok_at: None,
                 last_failure_at: None,
-                consecutive_failures: 0,
+                breaker: Breaker::default(),
+                latency_ms: None,
+                changes: VecDeque::new(),
+                unverified: false,
+                next_poll_at: None,
+                last_used: tokio::time::Instant::now(),
             }),
             stderr: Arc::new(StderrLog::default()),
             progress: Arc::new(Mutex::new(HashMap::new())),
@@ -422,6 +530,7 @@ impl Upstream {
     /// A view for the snapshot.
     pub fn view(&self) -> UpstreamView {
         let status = self.lock_status().clone();
+        let health = health_of(&status, self.is_enabled());
         UpstreamView {
             state: status.state,
             last_error: status.last_error,
@@ -430,9 +539,21 @@ impl Upstream {
             stale: status.stale,
             last_ok_at: status.last_ok_at,
             last_failure_at: status.last_failure_at,
-            consecutive_failures: status.consecutive_failures,
+            consecutive_failures: status.breaker.consecutive_failures(),
             stderr_tail: self.stderr.tail(20),
+            health,
+            breaker: status.breaker.state(),
+            retry_at: status.breaker.retry_at().map(to_system_time),
+            latency_ms: status.latency_ms.map(|ms| (ms * 100.0).round() / 100.0),
+            last_change: status.changes.back().cloned(),
+            unverified: status.unverified,
+            next_poll_at: status.next_poll_at.map(to_system_time),
         }
+    }
+
+    /// The recent list changes, oldest first.
+    pub fn changes(&self) -> Vec<ListChange> {
+        self.lock_status().changes.iter().cloned().collect()
     }
 
     /// The last known capabilities, fresh or not.
@@ -491,31 +612,176 @@ impl Upstream {
     }
 
     fn record_failure(&self, err: &UpstreamError, state: Option<ServerState>) {
+        let transport = err.is_transport_failure();
+        let mut opened = false;
         self.update(|s| {
             if let Some(state) = state {
                 s.state = state;
             }
             s.last_error = Some(Arc::from(err.to_string()));
             s.last_failure_at = Some(SystemTime::now());
-            s.consecutive_failures = s.consecutive_failures.saturating_add(1);
+            if transport {
+                opened = s.breaker.on_failure(tokio::time::Instant::now());
+            }
         });
+        if opened {
+            let retry = self
+                .lock_status()
+                .breaker
+                .retry_at()
+                .map(|at| at.saturating_duration_since(tokio::time::Instant::now()))
+                .unwrap_or_default();
+            tracing::warn!(server = %self.id, retry_in = ?retry, "circuit breaker opened");
+            self.note(
+                "error",
+                format!(
+                    "circuit breaker opened; next attempt in {}",
+                    humanize(retry)
+                ),
+            );
+        }
     }
 
-    fn record_success(&self) {
+    /// A request got an answer (even an error answer): the server is reachable.
+    fn record_success(&self, latency: Option<Duration>) {
         let needs_update = {
             let s = self.lock_status();
-            s.consecutive_failures != 0 || s.last_error.is_some() || s.state != ServerState::Ready
+            s.breaker.consecutive_failures() != 0
+                || s.breaker.state() != BreakerState::Closed
+                || s.last_error.is_some()
+                || s.state != ServerState::Ready
+        };
+        let apply = |s: &mut Status| {
+            s.last_ok_at = Some(SystemTime::now());
+            if let Some(latency) = latency {
+                let ms = latency.as_secs_f64() * 1000.0;
+                s.latency_ms = Some(s.latency_ms.map_or(ms, |old| old * 0.8 + ms * 0.2));
+            }
         };
         if needs_update {
             self.update(|s| {
                 s.state = ServerState::Ready;
                 s.last_error = None;
-                s.consecutive_failures = 0;
-                s.last_ok_at = Some(SystemTime::now());
+                s.breaker.on_success();
+                apply(s);
             });
         } else {
-            self.lock_status().last_ok_at = Some(SystemTime::now());
+            apply(&mut self.lock_status());
         }
+    }
+
+    /// Asks the circuit breaker whether an attempt may be made now.
+    fn admit(&self) -> Result<(), UpstreamError> {
+        let mut status = self.lock_status();
+        match status.breaker.admit(tokio::time::Instant::now()) {
+            Admission::Allowed | Admission::Probe => Ok(()),
+            Admission::Refused { retry_in } => Err(UpstreamError::CircuitOpen {
+                server: self.id.clone(),
+                reason: status
+                    .last_error
+                    .as_deref()
+                    .map(|e| {
+                        e.strip_prefix(&format!("server '{}' ", self.id))
+                            .unwrap_or(e)
+                            .to_string()
+                    })
+                    .unwrap_or_else(|| "repeated failures".into()),
+                retry_in,
+            }),
+        }
+    }
+
+    /// When the first poll after a start is due: spread over the second half
+    /// of the interval by server, so servers started together are not all
+    /// re-listed at once. `None` when polling is off.
+    fn first_poll_delay(&self) -> Option<Duration> {
+        let interval = self.settings.poll_interval;
+        if interval.is_zero() {
+            return None;
+        }
+        let spread = (self.fingerprint.as_u64() % 1000) as f64 / 1000.0;
+        Some(interval.mul_f64(0.5 + spread / 2.0))
+    }
+
+    /// If a poll is due at `now`, books the next one and returns true.
+    pub(crate) fn take_due_poll(&self, now: tokio::time::Instant) -> bool {
+        let interval = self.settings.poll_interval;
+        let mut s = self.lock_status();
+        let running =
+            matches!(s.state, ServerState::Ready | ServerState::Failed) && s.listing.is_some();
+        match s.next_poll_at {
+            Some(at) if running && at <= now && !interval.is_zero() => {
+                s.next_poll_at = Some(now + interval);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// When this server wants the poller's attention next: its next poll, or
+    /// the moment it has been idle long enough to be put to sleep.
+    pub(crate) fn next_wake(&self, idle_shutdown: Duration) -> Option<tokio::time::Instant> {
+        let s = self.lock_status();
+        let poll = s.next_poll_at.filter(|_| {
+            matches!(s.state, ServerState::Ready | ServerState::Failed) && s.listing.is_some()
+        });
+        let sleep =
+            (self.can_sleep(&s) && !idle_shutdown.is_zero()).then(|| s.last_used + idle_shutdown);
+        match (poll, sleep) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn can_sleep(&self, s: &Status) -> bool {
+        s.state == ServerState::Ready
+            && matches!(self.config().transport, TransportConfig::Stdio { .. })
+    }
+
+    /// Whether this stdio server has been unused for `idle_shutdown`.
+    pub(crate) fn idle_due(&self, idle_shutdown: Duration) -> bool {
+        let s = self.lock_status();
+        !idle_shutdown.is_zero()
+            && self.can_sleep(&s)
+            && self.in_flight() == 0
+            && s.last_used.elapsed() >= idle_shutdown
+    }
+
+    /// Stops a stdio server nobody has used for `idle_shutdown` (keeping its
+    /// lists); returns true if it did. A call wakes it again.
+    pub(crate) async fn sleep_if_idle(&self, idle_shutdown: Duration) -> bool {
+        if !self.idle_due(idle_shutdown) {
+            return false;
+        }
+        tracing::info!(server = %self.id, "idle; stopping until next use");
+        self.note(
+            "info",
+            format!("idle for {}; sleeping", humanize(idle_shutdown)),
+        );
+        self.close().await;
+        self.update(|s| {
+            if s.state == ServerState::Idle {
+                s.state = ServerState::Sleeping;
+            }
+        });
+        true
+    }
+
+    /// Marks a listing from a previous run as known but unconfirmed.
+    pub(crate) fn set_warm_listing(&self, caps: Capabilities) {
+        self.update(|s| {
+            s.listing = Some(Arc::new(caps));
+            s.unverified = true;
+        });
+    }
+
+    pub fn is_unverified(&self) -> bool {
+        self.lock_status().unverified
+    }
+
+    /// Notes that a client used this server (polls do not count).
+    fn touch(&self) {
+        self.lock_status().last_used = tokio::time::Instant::now();
     }
 
     /// The live connection, started now if there is none.
@@ -530,6 +796,7 @@ impl Upstream {
                 server: self.id.clone(),
             });
         }
+        self.admit()?;
         let mut slot = self.conn.lock().await;
         if let Some(conn) = slot.as_ref() {
             if !conn.peer.is_transport_closed() && !conn.stop.is_cancelled() {
@@ -571,10 +838,15 @@ impl Upstream {
                 );
                 *slot = Some(conn.clone());
                 let pid = conn.pid;
+                let poll = self.first_poll_delay();
+                if self.lock_status().unverified {
+                    let _ = self.events.send(UpstreamEvent::Verify(self.id.clone()));
+                }
                 self.update(|s| {
                     s.state = ServerState::Ready;
                     s.pid = pid;
                     s.last_error = None;
+                    s.next_poll_at = poll.map(|d| tokio::time::Instant::now() + d);
                 });
                 Ok(conn)
             }
@@ -639,6 +911,7 @@ impl Upstream {
                 message: err.to_string(),
             })?;
         let pid = transport.id();
+        let run = self.stderr.start_run();
         let stderr_done = stderr.map(|stderr| {
             let log = self.stderr.clone();
             let server = self.id.clone();
@@ -646,7 +919,7 @@ impl Upstream {
                 let mut lines = tokio::io::BufReader::new(stderr).lines();
                 while let Ok(Some(line)) = lines.next_line().await {
                     tracing::debug!(target: "switchboard::upstream::stderr", server = %server, "{line}");
-                    log.push(line);
+                    log.push(run, line);
                 }
             })
         });
@@ -660,7 +933,7 @@ impl Upstream {
                 if let Some(pid) = pid {
                     kill_process_group(pid);
                 }
-                let tail = self.stderr.tail(STDERR_TAIL_IN_ERRORS).join(" | ");
+                let tail = self.stderr.run_tail(STDERR_TAIL_IN_ERRORS);
                 tracing::debug!(server = %self.id, error = %err, "stdio initialize failed");
                 Err(UpstreamError::ProcessExited {
                     server: self.id.clone(),
@@ -787,7 +1060,7 @@ impl Upstream {
         let err = match &self.config().transport {
             TransportConfig::Stdio { .. } => UpstreamError::ProcessExited {
                 server: self.id.clone(),
-                stderr_tail: self.stderr.tail(STDERR_TAIL_IN_ERRORS).join(" | "),
+                stderr_tail: self.stderr.run_tail(STDERR_TAIL_IN_ERRORS),
             },
             TransportConfig::Http { .. } => UpstreamError::Closed {
                 server: self.id.clone(),
@@ -814,13 +1087,51 @@ impl Upstream {
             return outcome.clone();
         }
         let seq = self.list_seq.fetch_add(1, Ordering::SeqCst) + 1;
-        let outcome = self.list_now(trigger).await;
+        if !matches!(trigger, RefreshTrigger::Poll) {
+            self.touch();
+        }
+        let mut attempt = 0;
+        let outcome = loop {
+            let outcome = self.list_now(trigger).await;
+            attempt += 1;
+            match &outcome {
+                Err(err) if err.is_retryable() && attempt < DISCOVERY_ATTEMPTS => {
+                    let wait = backoff(attempt, seq ^ self.fingerprint.as_u64());
+                    tracing::debug!(server = %self.id, error = %err, ?wait, "listing failed; retrying");
+                    tokio::select! {
+                        () = tokio::time::sleep(wait) => {}
+                        () = self.cancel.cancelled() => break outcome,
+                    }
+                }
+                _ => break outcome,
+            }
+        };
         match &outcome {
             Ok(caps) => {
                 let caps = caps.clone();
+                let interval = self.settings.poll_interval;
                 self.update(|s| {
+                    if let Some(change) =
+                        s.listing.as_deref().and_then(|old| diff_lists(old, &caps))
+                    {
+                        tracing::info!(
+                            server = %self.id,
+                            added = ?change.added,
+                            removed = ?change.removed,
+                            modified = ?change.modified,
+                            "lists changed"
+                        );
+                        if s.changes.len() == CHANGE_HISTORY {
+                            s.changes.pop_front();
+                        }
+                        s.changes.push_back(change);
+                    }
                     s.listing = Some(caps);
                     s.stale = false;
+                    s.unverified = false;
+                    if !interval.is_zero() && s.state == ServerState::Ready {
+                        s.next_poll_at = Some(tokio::time::Instant::now() + interval);
+                    }
                 });
             }
             Err(err) => {
@@ -839,6 +1150,7 @@ impl Upstream {
     ) -> Result<Arc<Capabilities>, UpstreamError> {
         let conn = self.connection().await?;
         let timeout = self.call_timeout();
+        let started = Instant::now();
         let result = tokio::select! {
             r = tokio::time::timeout(timeout, Capabilities::list(&conn.peer, trigger)) => r,
             _ = self.cancel.cancelled() => {
@@ -847,7 +1159,7 @@ impl Upstream {
         };
         match result {
             Ok(Ok(caps)) => {
-                self.record_success();
+                self.record_success(Some(started.elapsed()));
                 tracing::debug!(
                     server = %self.id,
                     tools = caps.tools.len(),
@@ -876,6 +1188,7 @@ impl Upstream {
     async fn service_failure(&self, conn: &Arc<Connection>, err: ServiceError) -> UpstreamError {
         let mapped = match err {
             ServiceError::McpError(error) => {
+                self.record_success(None);
                 return UpstreamError::Rpc {
                     server: self.id.clone(),
                     error,
@@ -893,7 +1206,7 @@ impl Upstream {
                 match &self.config().transport {
                     TransportConfig::Stdio { .. } => UpstreamError::ProcessExited {
                         server: self.id.clone(),
-                        stderr_tail: self.stderr.tail(STDERR_TAIL_IN_ERRORS).join(" | "),
+                        stderr_tail: self.stderr.run_tail(STDERR_TAIL_IN_ERRORS),
                     },
                     TransportConfig::Http { .. } => UpstreamError::Closed {
                         server: self.id.clone(),
@@ -923,7 +1236,9 @@ impl Upstream {
     ) -> Result<ServerResult, UpstreamError> {
         self.in_flight.fetch_add(1, Ordering::SeqCst);
         let _in_flight = InFlight(&self.in_flight);
+        self.touch();
         let conn = self.connection().await?;
+        let started = Instant::now();
         let options =
             PeerRequestOptions::with_timeout(self.call_timeout()).reset_timeout_on_progress();
         let handle = conn
@@ -953,10 +1268,7 @@ impl Upstream {
                     Some(request_id),
                     Some("cancelled by the client".into()),
                 )).await;
-                return Err(UpstreamError::Protocol {
-                    server: self.id.clone(),
-                    message: "request cancelled by the client".into(),
-                });
+                return Err(UpstreamError::Cancelled { server: self.id.clone() });
             }
             _ = self.cancel.cancelled() => {
                 return Err(UpstreamError::ShuttingDown { server: self.id.clone() });
@@ -964,7 +1276,7 @@ impl Upstream {
         };
         match result {
             Ok(result) => {
-                self.record_success();
+                self.record_success(Some(started.elapsed()));
                 Ok(result)
             }
             Err(err) => Err(self.service_failure(&conn, err).await),
@@ -1047,6 +1359,7 @@ impl Upstream {
         }
         self.update(|s| {
             s.pid = None;
+            s.next_poll_at = None;
             if matches!(s.state, ServerState::Ready | ServerState::Starting) {
                 s.state = if self.is_enabled() {
                     ServerState::Idle
@@ -1062,6 +1375,97 @@ impl Upstream {
         self.close().await;
         self.cancel.cancel();
     }
+}
+
+/// Health from the status: down while the breaker is open or the server has
+/// failed repeatedly, degraded after a failure or with a stale listing,
+/// healthy once it answered and nothing failed since, unknown before that.
+fn health_of(status: &Status, enabled: bool) -> Health {
+    let failures = status.breaker.consecutive_failures();
+    if !enabled {
+        Health::Unknown
+    } else if status.breaker.state() != BreakerState::Closed
+        || failures >= crate::resilience::FAILURE_THRESHOLD
+    {
+        Health::Down
+    } else if failures > 0 || status.stale || status.state == ServerState::Failed {
+        Health::Degraded
+    } else if status.last_ok_at.is_some() {
+        Health::Healthy
+    } else {
+        Health::Unknown
+    }
+}
+
+/// A tokio instant as wall-clock time (for the snapshot).
+fn to_system_time(at: tokio::time::Instant) -> SystemTime {
+    let now = tokio::time::Instant::now();
+    if at >= now {
+        SystemTime::now() + (at - now)
+    } else {
+        SystemTime::now() - (now - at)
+    }
+}
+
+/// Names added, removed and modified between two listings; `None` if equal.
+fn diff_lists(old: &Capabilities, new: &Capabilities) -> Option<ListChange> {
+    if old.hashes == new.hashes {
+        return None;
+    }
+    let mut change = ListChange {
+        at: crate::snapshot::timestamp(SystemTime::now()),
+        trigger: new.trigger,
+        added: Vec::new(),
+        removed: Vec::new(),
+        modified: Vec::new(),
+    };
+    fn compare<T: Serialize>(
+        change: &mut ListChange,
+        prefix: &str,
+        old: &[T],
+        new: &[T],
+        key: impl Fn(&T) -> String,
+    ) {
+        use std::collections::BTreeMap;
+        let index = |items: &[T]| -> BTreeMap<String, u64> {
+            items
+                .iter()
+                .map(|i| (key(i), crate::capabilities::canonical_hash(i)))
+                .collect()
+        };
+        let (before, after) = (index(old), index(new));
+        for (name, hash) in &after {
+            match before.get(name) {
+                None => change.added.push(format!("{prefix}{name}")),
+                Some(h) if h != hash => change.modified.push(format!("{prefix}{name}")),
+                Some(_) => {}
+            }
+        }
+        for name in before.keys().filter(|n| !after.contains_key(*n)) {
+            change.removed.push(format!("{prefix}{name}"));
+        }
+    }
+    compare(&mut change, "", &old.tools, &new.tools, |t| {
+        t.name.to_string()
+    });
+    compare(&mut change, "prompt:", &old.prompts, &new.prompts, |p| {
+        p.name.clone()
+    });
+    compare(
+        &mut change,
+        "resource:",
+        &old.resources,
+        &new.resources,
+        |r| r.uri.clone(),
+    );
+    compare(
+        &mut change,
+        "template:",
+        &old.resource_templates,
+        &new.resource_templates,
+        |t| t.uri_template.clone(),
+    );
+    Some(change)
 }
 
 fn route(downstream: Option<(Peer<RoleServer>, ProgressToken)>) -> Option<ProgressRoute> {
@@ -1158,8 +1562,9 @@ mod tests {
     #[test]
     fn stderr_log_keeps_the_last_lines() {
         let log = StderrLog::default();
+        let run = log.start_run();
         for i in 0..(STDERR_LINES + 5) {
-            log.push(format!("line {i}"));
+            log.push(run, format!("line {i}"));
         }
         assert_eq!(
             log.tail(2),
@@ -1169,6 +1574,16 @@ mod tests {
             ]
         );
         assert_eq!(log.tail(10_000).len(), STDERR_LINES);
+        let next = log.start_run();
+        log.push(next, "second run".into());
+        assert_eq!(log.run_tail(5), "second run");
+        assert_eq!(
+            log.tail(2),
+            vec![
+                format!("line {}", STDERR_LINES + 4),
+                "second run".to_string()
+            ]
+        );
     }
 
     #[test]

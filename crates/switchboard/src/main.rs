@@ -86,6 +86,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         config_path: Some(path),
         listen: args.listen,
         watch_config: true,
+        warm_catalog: Some(switchboard_core::persist::state_dir().join("catalog.json")),
     };
     let hub = Hub::bind(config, options).await?;
     let endpoint = hub.endpoint().to_string();
