@@ -43,8 +43,8 @@ pub use connect::{
     connect, snippet,
 };
 pub use import::{
-    AddedServer, ApplyOutcome, FileStatus, ImportPlan, ImportRequest, ImportSource,
-    InvalidServer, Origin, SkipReason, SkippedServer, SourceFile, apply_import, import,
+    AddedServer, ApplyOutcome, FileStatus, ImportPlan, ImportRequest, ImportSource, InvalidServer,
+    Origin, SkipReason, SkippedServer, SourceFile, apply_import, import,
 };
 
 /// Why reading or writing a client's or Switchboard's config failed.

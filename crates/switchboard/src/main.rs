@@ -1,21 +1,26 @@
 //! `switchboard`: run the hub headless and control it from a terminal.
 //!
 //! stdout carries only what a command is for (the one "listening" line of
-//! `serve`, the output of status commands); logs go to stderr via `tracing`
-//! (`RUST_LOG`, default `info`).
+//! `serve`, tables and JSON of status commands, protocol for `stdio`); logs
+//! go to stderr via `tracing` (`RUST_LOG`, default `info`, `warn` for the
+//! client commands).
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use switchboard::clients::{self, Bases, Client, ConnectRequest, ImportRequest, ImportSource};
+use switchboard::remote::{self, Remote};
 use switchboard_core::{Config, Hub, HubOptions};
 
 #[derive(Parser)]
 #[command(
     name = "switchboard",
     version,
-    about = "One local MCP endpoint for all your MCP servers"
+    about = "One local MCP endpoint for all your MCP servers",
+    long_about = "Switchboard merges the MCP servers you use (local stdio servers and remote \
+                  Streamable HTTP servers) behind one MCP endpoint on localhost."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -26,6 +31,50 @@ struct Cli {
 enum Command {
     /// Run the hub headless: merge the configured servers behind one MCP endpoint.
     Serve(ServeArgs),
+    /// Speak MCP on stdin/stdout and forward it to a running hub (for stdio-only clients).
+    Stdio(HubAddress),
+    /// Show every server's state, health and staleness.
+    Status {
+        #[command(flatten)]
+        hub: HubAddress,
+        /// Print the raw status snapshot as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-list one server (or all) now.
+    Refresh {
+        /// The server id; all servers when left out.
+        id: Option<String>,
+        #[command(flatten)]
+        hub: HubAddress,
+    },
+    /// Enable a server (written to the config file).
+    Enable {
+        id: String,
+        #[command(flatten)]
+        hub: HubAddress,
+    },
+    /// Disable a server (written to the config file); it is shut down.
+    Disable {
+        id: String,
+        #[command(flatten)]
+        hub: HubAddress,
+    },
+    /// Show a server's stderr and the hub's log lines about it.
+    Logs {
+        id: String,
+        /// Keep printing new lines.
+        #[arg(long, short)]
+        follow: bool,
+        #[command(flatten)]
+        hub: HubAddress,
+    },
+    /// Re-read the config file now.
+    Reload(HubAddress),
+    /// Take over the MCP servers configured in your AI clients.
+    Import(ImportArgs),
+    /// Point an AI client at Switchboard (writes one `switchboard` entry into its config).
+    Connect(ConnectArgs),
 }
 
 #[derive(clap::Args)]
@@ -40,10 +89,80 @@ struct ServeArgs {
     listen: Option<std::net::SocketAddr>,
 }
 
+/// Where the running hub is: `--url`, else the config's listen address.
+#[derive(clap::Args, Clone)]
+struct HubAddress {
+    /// The hub's URL, e.g. http://127.0.0.1:8420 (default: from the config's
+    /// `settings.listen` / SWITCHBOARD_LISTEN).
+    #[arg(long, env = "SWITCHBOARD_URL")]
+    url: Option<String>,
+    /// The config file to take the listen address from.
+    #[arg(long, env = "SWITCHBOARD_CONFIG")]
+    config: Option<PathBuf>,
+}
+
+impl HubAddress {
+    fn base_url(&self) -> anyhow::Result<String> {
+        if let Some(url) = &self.url {
+            return Ok(url
+                .trim_end_matches('/')
+                .trim_end_matches("/mcp")
+                .to_string());
+        }
+        let path = self
+            .config
+            .clone()
+            .unwrap_or_else(switchboard_core::config::default_config_path);
+        let mut config = Config::load(&path).with_context(|| "the config file was refused")?;
+        config.settings.apply_env(|name| std::env::var(name).ok())?;
+        Ok(format!("http://{}", config.settings.listen))
+    }
+
+    fn remote(&self) -> anyhow::Result<Remote> {
+        Remote::new(&self.base_url()?)
+    }
+}
+
+#[derive(clap::Args)]
+struct ImportArgs {
+    /// Only this client: claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini.
+    #[arg(long)]
+    from: Option<Client>,
+    /// Read this file instead (format detected, or given with --from).
+    #[arg(long)]
+    path: Option<PathBuf>,
+    /// Show what would be imported without changing anything.
+    #[arg(long)]
+    dry_run: bool,
+    /// Print the plan as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Switchboard's config file to import into.
+    #[arg(long, env = "SWITCHBOARD_CONFIG")]
+    config: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct ConnectArgs {
+    /// claude-desktop, claude-code, cursor, vscode, windsurf, codex or gemini.
+    client: Client,
+    /// Show what would change without writing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Print the config snippet instead of editing the client's file.
+    #[arg(long)]
+    print: bool,
+    /// Also disable (or move out) the client's servers that Switchboard now serves.
+    #[arg(long)]
+    disable_imported: bool,
+    #[command(flatten)]
+    hub: HubAddress,
+}
+
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     match run(cli) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(err) => {
             // `{:#}` prints the whole cause chain on one line, without a backtrace.
             let _ = writeln!(std::io::stderr(), "switchboard: {err:#}");
@@ -52,11 +171,15 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-fn run(cli: Cli) -> anyhow::Result<()> {
+fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
+    let default_level = match cli.command {
+        Command::Serve(_) => "info",
+        _ => "warn",
+    };
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level)),
         )
         .with_writer(std::io::stderr)
         .init();
@@ -66,15 +189,219 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    match cli.command {
-        Command::Serve(args) => runtime.block_on(serve(args)),
+    runtime.block_on(dispatch(cli.command))
+}
+
+async fn dispatch(command: Command) -> anyhow::Result<std::process::ExitCode> {
+    use std::process::ExitCode;
+    match command {
+        Command::Serve(args) => serve(args).await.map(|()| ExitCode::SUCCESS),
+        Command::Stdio(hub) => {
+            let url = format!("{}/mcp", hub.base_url()?);
+            switchboard::bridge::run(&url).await?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Status { hub, json } => {
+            let snapshot = hub.remote()?.get("/status").await?;
+            if json {
+                print(&serde_json::to_string_pretty(&snapshot)?)?;
+            } else {
+                print(remote::render_status(&snapshot).trim_end())?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Refresh { id, hub } => {
+            let remote = hub.remote()?;
+            let answer = match &id {
+                Some(id) => remote.post(&format!("/servers/{id}/refresh")).await?,
+                None => remote.post("/refresh").await?,
+            };
+            let results = match answer["servers"].as_array() {
+                Some(all) => all.clone(),
+                None => vec![answer],
+            };
+            let mut failed = false;
+            for r in &results {
+                let id = r["id"].as_str().unwrap_or("?");
+                if r["ok"].as_bool() == Some(true) {
+                    print(&format!("{id}: refreshed"))?;
+                } else {
+                    failed = true;
+                    print(&format!(
+                        "{id}: {}",
+                        r["error"].as_str().unwrap_or("failed")
+                    ))?;
+                }
+            }
+            Ok(if failed {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Enable { id, hub } => toggle(&hub, &id, true).await,
+        Command::Disable { id, hub } => toggle(&hub, &id, false).await,
+        Command::Logs { id, follow, hub } => logs(&hub, &id, follow).await,
+        Command::Reload(hub) => {
+            let answer = hub.remote()?.post("/reload").await?;
+            print(&describe_reload(&answer["reload"]))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Import(args) => import(args),
+        Command::Connect(args) => connect(args),
     }
 }
 
+fn print(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}")?;
+    Ok(())
+}
+
+async fn toggle(
+    hub: &HubAddress,
+    id: &str,
+    enable: bool,
+) -> anyhow::Result<std::process::ExitCode> {
+    let verb = if enable { "enable" } else { "disable" };
+    let answer = hub.remote()?.post(&format!("/servers/{id}/{verb}")).await?;
+    print(&format!("{id}: {verb}d"))?;
+    let reload = describe_reload(&answer["reload"]);
+    if !reload.is_empty() {
+        print(&reload)?;
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+fn describe_reload(reload: &serde_json::Value) -> String {
+    let mut parts = Vec::new();
+    for key in ["added", "changed", "updated", "removed"] {
+        let ids: Vec<&str> = reload[key]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        if !ids.is_empty() {
+            parts.push(format!("{key}: {}", ids.join(", ")));
+        }
+    }
+    if parts.is_empty() {
+        parts.push("nothing changed".into());
+    }
+    for err in reload["errors"].as_array().into_iter().flatten() {
+        parts.push(format!("note: {}", err.as_str().unwrap_or_default()));
+    }
+    parts.join("\n")
+}
+
+async fn logs(hub: &HubAddress, id: &str, follow: bool) -> anyhow::Result<std::process::ExitCode> {
+    let remote = hub.remote()?;
+    let path = format!("/servers/{id}/logs");
+    let lines = |answer: &serde_json::Value| -> Vec<String> {
+        let mut lines: Vec<String> = answer["events"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|e| {
+                format!(
+                    "[{} {}] {}",
+                    e["at"].as_str().unwrap_or(""),
+                    e["level"].as_str().unwrap_or(""),
+                    e["message"].as_str().unwrap_or("")
+                )
+            })
+            .collect();
+        lines.extend(
+            answer["stderr"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|l| format!("stderr: {}", l.as_str().unwrap_or(""))),
+        );
+        lines
+    };
+    let mut seen = lines(&remote.get(&path).await?);
+    for line in &seen {
+        print(line)?;
+    }
+    if !follow {
+        return Ok(std::process::ExitCode::SUCCESS);
+    }
+    loop {
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        let next = lines(&remote.get(&path).await?);
+        for line in remote::new_lines(&seen, &next) {
+            print(line)?;
+        }
+        seen = next;
+    }
+}
+
+fn switchboard_config(config: Option<PathBuf>) -> PathBuf {
+    config.unwrap_or_else(switchboard_core::config::default_config_path)
+}
+
+fn import(args: ImportArgs) -> anyhow::Result<std::process::ExitCode> {
+    let bases = Bases::from_env()?;
+    let config_path = switchboard_config(args.config);
+    let source = match (args.path, args.from) {
+        (Some(path), client) => ImportSource::File { path, client },
+        (None, Some(client)) => ImportSource::Client(client),
+        (None, None) => ImportSource::AllClients,
+    };
+    let endpoint = HubAddress {
+        url: None,
+        config: Some(config_path.clone()),
+    }
+    .base_url()
+    .ok()
+    .map(|base| format!("{base}/mcp"));
+    let plan = clients::import(&ImportRequest {
+        source,
+        bases,
+        config_path: config_path.clone(),
+        endpoint,
+    })?;
+    if args.json {
+        print(&serde_json::to_string_pretty(&plan)?)?;
+    } else {
+        print(plan.to_string().trim_end())?;
+    }
+    if !args.dry_run {
+        let outcome = clients::apply_import(&config_path, &plan)?;
+        if !args.json {
+            print(outcome.to_string().trim_end())?;
+        }
+    }
+    Ok(if plan.has_problems() {
+        std::process::ExitCode::from(2)
+    } else {
+        std::process::ExitCode::SUCCESS
+    })
+}
+
+fn connect(args: ConnectArgs) -> anyhow::Result<std::process::ExitCode> {
+    let endpoint = format!("{}/mcp", args.hub.base_url()?);
+    let exe = std::env::current_exe().context("locating the switchboard binary")?;
+    if args.print {
+        print(clients::snippet(args.client, &endpoint, &exe).trim_end())?;
+        return Ok(std::process::ExitCode::SUCCESS);
+    }
+    let report = clients::connect(&ConnectRequest {
+        client: args.client,
+        bases: Bases::from_env()?,
+        endpoint,
+        exe,
+        dry_run: args.dry_run,
+        disable_imported: args.disable_imported,
+        config_path: switchboard_config(args.hub.config),
+    })?;
+    print(report.to_string().trim_end())?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    let path = args
-        .config
-        .unwrap_or_else(switchboard_core::config::default_config_path);
+    let path = switchboard_config(args.config);
+    let first_run = !path.exists();
     let mut config = Config::load(&path).with_context(|| "the config file was refused")?;
     config.settings.apply_env(|name| std::env::var(name).ok())?;
     tracing::info!(
@@ -82,6 +409,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         servers = config.servers.len(),
         "starting"
     );
+    if first_run {
+        offer_import(&path);
+    }
     let options = HubOptions {
         config_path: Some(path),
         listen: args.listen,
@@ -98,6 +428,29 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     hub.run(shutdown_signal()).await?;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// On first run (no config file yet), say which servers `switchboard import`
+/// would take over from the AI clients on this machine.
+fn offer_import(config_path: &std::path::Path) {
+    let Ok(bases) = Bases::from_env() else { return };
+    let plan = clients::import(&ImportRequest {
+        source: ImportSource::AllClients,
+        bases,
+        config_path: config_path.to_path_buf(),
+        endpoint: None,
+    });
+    if let Ok(plan) = plan
+        && !plan.added.is_empty()
+    {
+        let names: Vec<&str> = plan.added.iter().map(|a| a.id.as_str()).collect();
+        tracing::info!(
+            "no config yet; your AI clients have {} MCP servers ({}). \
+             Run `switchboard import` to serve them all from here.",
+            names.len(),
+            names.join(", ")
+        );
+    }
 }
 
 /// Resolves on SIGINT (ctrl-c) or SIGTERM.

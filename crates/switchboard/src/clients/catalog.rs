@@ -320,7 +320,13 @@ mod tests {
                 serde_json::json!(client.id())
             );
         }
-        assert!("emacs".parse::<Client>().unwrap_err().to_string().contains("cursor"));
+        assert!(
+            "emacs"
+                .parse::<Client>()
+                .unwrap_err()
+                .to_string()
+                .contains("cursor")
+        );
     }
 
     #[test]
@@ -334,8 +340,14 @@ mod tests {
             Client::VsCode.config_path(&bases),
             Path::new("/h/.config/Code/User/mcp.json")
         );
-        assert_eq!(Client::Codex.config_path(&bases), Path::new("/h/.codex/config.toml"));
+        assert_eq!(
+            Client::Codex.config_path(&bases),
+            Path::new("/h/.codex/config.toml")
+        );
         bases.codex_home = Some("/c".into());
-        assert_eq!(Client::Codex.config_path(&bases), Path::new("/c/config.toml"));
+        assert_eq!(
+            Client::Codex.config_path(&bases),
+            Path::new("/c/config.toml")
+        );
     }
 }

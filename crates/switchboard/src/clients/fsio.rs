@@ -85,7 +85,8 @@ pub(crate) fn write_atomic(path: &Path, contents: &str) -> Result<(), ClientErro
         file.sync_all().map_err(io("write", &tmp))?;
         drop(file);
         if let Ok(meta) = fs::metadata(path) {
-            fs::set_permissions(&tmp, meta.permissions()).map_err(io("set permissions of", &tmp))?;
+            fs::set_permissions(&tmp, meta.permissions())
+                .map_err(io("set permissions of", &tmp))?;
         }
         fs::rename(&tmp, path).map_err(io("replace", path))
     })();

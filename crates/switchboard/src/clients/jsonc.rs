@@ -110,10 +110,6 @@ impl Doc {
         &self.text
     }
 
-    pub fn root(&self) -> Option<&Node> {
-        self.root.as_ref()
-    }
-
     /// The whole document as a value (`None` for an empty file).
     pub fn value(&self) -> Option<Value> {
         self.root.as_ref().map(|n| self.node_value(n))
@@ -142,8 +138,9 @@ impl Doc {
             Kind::String => decode_string(&self.clean[node.start..node.end])
                 .map(Value::String)
                 .unwrap_or(Value::Null),
-            Kind::Scalar => serde_json::from_slice(&self.clean[node.start..node.end])
-                .unwrap_or(Value::Null),
+            Kind::Scalar => {
+                serde_json::from_slice(&self.clean[node.start..node.end]).unwrap_or(Value::Null)
+            }
         }
     }
 
@@ -249,7 +246,10 @@ impl Doc {
             return vec![Edit {
                 start: obj.start,
                 end: obj.end,
-                text: format!("{{\n{inner}{key}: {}\n{outer}}}", render(value, &inner, unit)),
+                text: format!(
+                    "{{\n{inner}{key}: {}\n{outer}}}",
+                    render(value, &inner, unit)
+                ),
             }];
         };
         let after_value = last.value.end;
@@ -465,8 +465,14 @@ impl Parser<'_> {
     fn error(&self, message: &str) -> SyntaxError {
         let before = &self.s[..self.pos.min(self.s.len())];
         let line = before.iter().filter(|b| **b == b'\n').count() + 1;
-        let line_start = before.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-        let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+        let line_start = before
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count()
+            + 1;
         SyntaxError {
             line,
             column,
@@ -635,7 +641,10 @@ impl Parser<'_> {
 
     fn number(&mut self) -> Result<Node, SyntaxError> {
         let start = self.pos;
-        while matches!(self.peek(), Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')) {
+        while matches!(
+            self.peek(),
+            Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+        ) {
             self.pos += 1;
         }
         if serde_json::from_slice::<serde_json::Number>(&self.s[start..self.pos]).is_err() {
@@ -682,7 +691,10 @@ mod tests {
             out,
             "{\n    \"x\": 1, // keep me\n    \"servers\": {\n        \"s\": {\n            \"url\": \"http://h/\"\n        }\n    }\n}\n"
         );
-        let out = Doc::parse(out).unwrap().with_set(&["y"], &json!(true)).unwrap();
+        let out = Doc::parse(out)
+            .unwrap()
+            .with_set(&["y"], &json!(true))
+            .unwrap();
         assert!(out.ends_with("    },\n    \"y\": true\n}\n"), "{out}");
     }
 
@@ -708,7 +720,9 @@ mod tests {
     #[test]
     fn empty_file_becomes_an_object() {
         let doc = Doc::parse("  ").unwrap();
-        let out = doc.with_set(&["mcpServers", "a"], &json!({"url": "u"})).unwrap();
+        let out = doc
+            .with_set(&["mcpServers", "a"], &json!({"url": "u"}))
+            .unwrap();
         assert_eq!(
             out,
             "{\n  \"mcpServers\": {\n    \"a\": {\n      \"url\": \"u\"\n    }\n  }\n}\n"

@@ -1,0 +1,61 @@
+//! `switchboard stdio`: speaks MCP on stdin/stdout and forwards every message,
+//! both ways, to a running hub's Streamable HTTP endpoint.
+//!
+//! It is a message pump between two rmcp transports, not an MCP client and
+//! server: requests, responses, notifications and server-to-client requests
+//! (sampling, elicitation, roots) pass through unchanged, so the bridge never
+//! needs to know a method. Stdout carries only protocol; diagnostics go to
+//! stderr. When no hub answers at the URL, the bridge says so on stderr and
+//! exits non-zero: it does not start a hub of its own, so that every client
+//! shares the one hub the tray app or `switchboard serve` runs.
+
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use rmcp::RoleServer;
+use rmcp::transport::{IntoTransport, StreamableHttpClientTransport, Transport};
+
+/// Forwards stdin/stdout to the hub at `url` until either side closes.
+pub async fn run(url: &str) -> anyhow::Result<()> {
+    check_hub(url).await?;
+    let mut down = IntoTransport::<RoleServer, _, _>::into_transport(rmcp::transport::stdio());
+    let mut up = StreamableHttpClientTransport::from_uri(url.to_string());
+    loop {
+        tokio::select! {
+            from_client = down.receive() => match from_client {
+                Some(message) => up.send(message).await.context("forwarding to the hub")?,
+                None => break,
+            },
+            from_hub = up.receive() => match from_hub {
+                Some(message) => down.send(message).await.context("writing to stdout")?,
+                None => {
+                    tracing::warn!("the hub closed the session");
+                    break;
+                }
+            },
+        }
+    }
+    let _ = up.close().await;
+    let _ = down.close().await;
+    Ok(())
+}
+
+/// Fails with a clear message when nothing answers at the hub's address.
+async fn check_hub(url: &str) -> anyhow::Result<()> {
+    let base = url.strip_suffix("/mcp").unwrap_or(url);
+    let status = format!("{base}/api/v1/status");
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(3))
+        .build()?;
+    match client.get(&status).send().await {
+        Ok(response) if response.status().is_success() => Ok(()),
+        Ok(response) => bail!(
+            "{base} answered {} instead of Switchboard's status; is another program using that port?",
+            response.status()
+        ),
+        Err(_) => bail!(
+            "Switchboard is not running at {base}. Start it with `switchboard serve` \
+             (or the Switchboard app), or pass --url."
+        ),
+    }
+}

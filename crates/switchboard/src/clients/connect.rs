@@ -1,0 +1,542 @@
+//! `switchboard connect`: pointing a client at Switchboard with one entry
+//! named `switchboard`, and optionally switching off the client's own copies
+//! of servers Switchboard already serves.
+//!
+//! HTTP-capable clients get Switchboard's URL in their own dialect; Claude
+//! Desktop, which starts stdio servers only, gets the `switchboard stdio`
+//! bridge. Everything else in the file is kept byte for byte (see the module
+//! root for the write rules). How `--disable-imported` switches a server off
+//! depends on what the client's file supports:
+//! - Codex: `enabled = false` on the server's table;
+//! - Gemini CLI: the name is added to the top-level `mcp.excluded` list;
+//! - Claude Desktop, Claude Code, Cursor, VS Code, Windsurf: their files have
+//!   no reliable off switch, so the entries are removed and saved, in the
+//!   file's own shape, to `<file>.switchboard-removed-<unix-seconds>` so they
+//!   can be pasted back. Claude Code's project `.mcp.json` files are shared
+//!   with a team and are never touched.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use toml_edit::{DocumentMut, Item, Table};
+
+use super::convert::{TransportKey, convert};
+use super::import::{existing_servers, points_at_switchboard};
+use super::jsonc::{Doc, render};
+use super::read::{container_key, entries, item_to_json};
+use super::{Bases, Client, ClientError, FileFormat, fsio};
+
+/// The name of the entry `connect` writes into a client's config.
+pub const SWITCHBOARD_ENTRY: &str = "switchboard";
+
+/// The inputs of [`connect`].
+#[derive(Debug, Clone)]
+pub struct ConnectRequest {
+    pub client: Client,
+    pub bases: Bases,
+    /// Switchboard's MCP endpoint, e.g. `http://127.0.0.1:8420/mcp`.
+    pub endpoint: String,
+    /// The `switchboard` executable, for clients that need the stdio bridge.
+    pub exe: PathBuf,
+    /// Compute and report the changes without writing anything.
+    pub dry_run: bool,
+    /// Switch off the client's entries for servers Switchboard already has.
+    pub disable_imported: bool,
+    /// Switchboard's config file, read for `disable_imported`.
+    pub config_path: PathBuf,
+}
+
+/// What happened to the `switchboard` entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum EntryChange {
+    Added,
+    /// It existed with another URL or command (e.g. a new port); fixed.
+    Updated,
+    Unchanged,
+}
+
+/// How servers were switched off in the client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DisableMethod {
+    /// Codex: `enabled = false`.
+    EnabledFalse,
+    /// Gemini CLI: listed in `mcp.excluded`.
+    ExcludedList,
+    /// No off switch: removed, and saved in [`ConnectReport::moved_to`].
+    MovedOut,
+}
+
+/// A client entry switched off because Switchboard serves the same server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DisabledServer {
+    pub name: String,
+    pub scope: Option<String>,
+    /// The Switchboard server with the same transport fields.
+    pub same_as: String,
+}
+
+/// What [`connect`] did (or, with `dry_run`, would do).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectReport {
+    pub client: Client,
+    pub file: PathBuf,
+    pub dry_run: bool,
+    pub entry: EntryChange,
+    /// The client's `switchboard` entry, as a paste-able snippet.
+    pub snippet: String,
+    pub disabled: Vec<DisabledServer>,
+    pub disable_method: Option<DisableMethod>,
+    /// Where removed entries were saved (not set for a dry run).
+    pub moved_to: Option<PathBuf>,
+    /// The copy of the previous file (not set for a dry run or a new file).
+    pub backup: Option<PathBuf>,
+    /// Whether the file changes (or would change, for a dry run).
+    pub changed: bool,
+    pub notes: Vec<String>,
+}
+
+/// The `switchboard` entry in `client`'s dialect (JSON clients only; Codex's
+/// is the TOML table in [`snippet`]).
+fn json_entry(client: Client, endpoint: &str, exe: &Path) -> Value {
+    match client {
+        Client::ClaudeDesktop => json!({
+            "command": exe.to_string_lossy(),
+            "args": ["stdio"],
+        }),
+        Client::ClaudeCode | Client::VsCode => json!({"type": "http", "url": endpoint}),
+        Client::Cursor | Client::Codex => json!({"url": endpoint}),
+        Client::Windsurf => json!({"serverUrl": endpoint}),
+        Client::Gemini => json!({"httpUrl": endpoint}),
+    }
+}
+
+/// The ready-to-paste config that points `client` at Switchboard: a whole
+/// JSON document (`mcpServers`, or `servers` for VS Code) or Codex's TOML
+/// table. Used by `connect --print` and the UI's "Connect a client" panel.
+pub fn snippet(client: Client, endpoint: &str, exe: &Path) -> String {
+    if client == Client::Codex {
+        let mut doc = DocumentMut::new();
+        let mut servers = Table::new();
+        servers.set_implicit(true);
+        let mut entry = Table::new();
+        entry.insert("url", toml_edit::value(endpoint));
+        servers.insert(SWITCHBOARD_ENTRY, Item::Table(entry));
+        doc.insert("mcp_servers", Item::Table(servers));
+        return doc.to_string();
+    }
+    let mut servers = Map::new();
+    servers.insert(SWITCHBOARD_ENTRY.into(), json_entry(client, endpoint, exe));
+    let mut root = Map::new();
+    root.insert(
+        container_key(client.format()).into(),
+        Value::Object(servers),
+    );
+    format!("{}\n", render(&Value::Object(root), "", "  "))
+}
+
+/// Writes the `switchboard` entry into `req.client`'s user config (creating
+/// the file if needed) and, with `disable_imported`, switches off the
+/// client's entries for servers Switchboard's config already has.
+///
+/// Idempotent: when the file already says all that, nothing is written and no
+/// backup is made. With `dry_run` nothing is written either way.
+pub fn connect(req: &ConnectRequest) -> Result<ConnectReport, ClientError> {
+    let client = req.client;
+    let path = client.config_path(&req.bases);
+    let original = fsio::read_optional(&path)?;
+    let known: Vec<(TransportKey, String)> = if req.disable_imported {
+        existing_servers(&req.config_path)?
+            .into_iter()
+            .filter_map(|(id, key)| key.map(|k| (k, id)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let text = original.clone().unwrap_or_default();
+    let edit = if client == Client::Codex {
+        edit_toml(
+            &path,
+            &text,
+            &req.endpoint,
+            req.disable_imported.then_some(&known[..]),
+        )?
+    } else {
+        edit_json(
+            client,
+            &path,
+            &text,
+            json_entry(client, &req.endpoint, &req.exe),
+            req.disable_imported.then_some(&known[..]),
+        )?
+    };
+    let changed = original.as_deref() != Some(edit.text.as_str());
+    let mut notes = edit.notes;
+    if original.is_none() {
+        notes.insert(
+            0,
+            format!("{} did not exist and is created", path.display()),
+        );
+    }
+    let disable_method = (!edit.disabled.is_empty()).then_some(match client {
+        Client::Codex => DisableMethod::EnabledFalse,
+        Client::Gemini => DisableMethod::ExcludedList,
+        _ => DisableMethod::MovedOut,
+    });
+    let mut report = ConnectReport {
+        client,
+        file: path.clone(),
+        dry_run: req.dry_run,
+        entry: edit.entry,
+        snippet: snippet(client, &req.endpoint, &req.exe),
+        disabled: edit.disabled,
+        disable_method,
+        moved_to: None,
+        backup: None,
+        changed,
+        notes,
+    };
+    if req.dry_run || !changed {
+        return Ok(report);
+    }
+    let now = fsio::unix_now();
+    if original.is_some() {
+        report.backup = Some(fsio::backup(&path, now)?);
+    }
+    if let Some(moved) = edit.moved_out {
+        let target = fsio::free_sibling(&path, &format!(".switchboard-removed-{now}"));
+        fsio::write_atomic(&target, &format!("{}\n", render(&moved, "", "  ")))?;
+        report.moved_to = Some(target);
+    }
+    fsio::write_atomic(&path, &edit.text)?;
+    Ok(report)
+}
+
+/// The outcome of editing a client file in memory.
+struct Edited {
+    text: String,
+    entry: EntryChange,
+    disabled: Vec<DisabledServer>,
+    /// Removed entries in the file's own shape, to save beside it.
+    moved_out: Option<Value>,
+    notes: Vec<String>,
+}
+
+/// Keys that describe how a JSON entry reaches its server.
+const URL_KEYS: [&str; 4] = ["url", "serverUrl", "httpUrl", "type"];
+const STDIO_KEYS: [&str; 5] = ["command", "args", "env", "cwd", "envFile"];
+
+fn edit_json(
+    client: Client,
+    path: &Path,
+    text: &str,
+    desired: Value,
+    known: Option<&[(TransportKey, String)]>,
+) -> Result<Edited, ClientError> {
+    let format = client.format();
+    let syntax = |err: super::jsonc::SyntaxError| ClientError::Syntax {
+        path: path.to_path_buf(),
+        line: err.line,
+        column: err.column,
+        message: err.message,
+    };
+    let shape = |message: String| ClientError::Shape {
+        path: path.to_path_buf(),
+        message,
+    };
+    let mut doc = Doc::parse(text).map_err(syntax)?;
+    let container = container_key(format);
+    let entry_path = [container, SWITCHBOARD_ENTRY];
+    let mut notes = Vec::new();
+
+    // 1. The `switchboard` entry: add it, or fix its transport keys and keep the rest.
+    let current = doc.get(&entry_path).map(|n| doc.node_value(n));
+    let (entry, value) = match current {
+        None => (EntryChange::Added, Some(desired)),
+        Some(Value::Object(existing)) => {
+            let mut merged = existing.clone();
+            let stale: &[&str] = if client.speaks_http() {
+                &STDIO_KEYS
+            } else {
+                &["url", "serverUrl", "httpUrl", "type", "headers"]
+            };
+            for key in stale.iter().chain(URL_KEYS.iter()) {
+                merged.remove(*key);
+            }
+            if let Value::Object(want) = desired {
+                merged.extend(want);
+            }
+            for key in ["disabled", "enabled"] {
+                if let Some(flag) = merged.get(key).and_then(Value::as_bool)
+                    && flag == (key == "disabled")
+                {
+                    merged.remove(key);
+                    notes.push("the `switchboard` entry was switched off; it is on now".into());
+                }
+            }
+            if merged == existing {
+                (EntryChange::Unchanged, None)
+            } else {
+                (EntryChange::Updated, Some(Value::Object(merged)))
+            }
+        }
+        Some(_) => {
+            notes.push("replaced a `switchboard` entry that was not an object".into());
+            (EntryChange::Updated, Some(desired))
+        }
+    };
+    if let Some(value) = value {
+        let next = doc.with_set(&entry_path, &value).map_err(shape)?;
+        doc = Doc::parse(next).map_err(syntax)?;
+    }
+
+    // 2. Gemini's allow-list, when there is one, must let Switchboard in.
+    if client == Client::Gemini
+        && let Some(allowed) = doc.get(&["mcp", "allowed"]).map(|n| doc.node_value(n))
+        && let Some(list) = allowed.as_array()
+        && !list.iter().any(|v| v.as_str() == Some(SWITCHBOARD_ENTRY))
+    {
+        let mut list = list.clone();
+        list.push(json!(SWITCHBOARD_ENTRY));
+        let next = doc
+            .with_set(&["mcp", "allowed"], &Value::Array(list))
+            .map_err(shape)?;
+        doc = Doc::parse(next).map_err(syntax)?;
+        notes.push(
+            "added `switchboard` to `mcp.allowed`, which lists the only servers Gemini CLI starts"
+                .into(),
+        );
+    }
+
+    // 3. Switch off what Switchboard already serves.
+    let mut disabled = Vec::new();
+    let mut moved_out = None;
+    if let Some(known) = known {
+        let root = doc.value().unwrap_or_else(|| json!({}));
+        let mut excluded: Vec<Value> = Vec::new();
+        let mut moved = Value::Object(Map::new());
+        for raw in entries(path, format, &root)? {
+            if raw.name == SWITCHBOARD_ENTRY || points_at_switchboard(&raw.value, None) {
+                continue;
+            }
+            let Ok(converted) = convert(format, &raw.value, false) else {
+                continue;
+            };
+            let Some((_, id)) = known.iter().find(|(k, _)| *k == converted.key) else {
+                continue;
+            };
+            if client == Client::Gemini {
+                if raw.disabled {
+                    continue;
+                }
+                excluded.push(json!(raw.name));
+            } else {
+                let mut at: Vec<&str> = raw.container.iter().map(String::as_str).collect();
+                insert_at(&mut moved, &at, &raw.name, raw.value.clone());
+                at.push(&raw.name);
+                let next = doc.with_removed(&at);
+                doc = Doc::parse(next).map_err(syntax)?;
+            }
+            disabled.push(DisabledServer {
+                name: raw.name,
+                scope: raw.scope,
+                same_as: id.clone(),
+            });
+        }
+        if !excluded.is_empty() {
+            let mut list = doc
+                .get(&["mcp", "excluded"])
+                .map(|n| doc.node_value(n))
+                .and_then(|v| v.as_array().cloned())
+                .unwrap_or_default();
+            list.extend(excluded);
+            let next = doc
+                .with_set(&["mcp", "excluded"], &Value::Array(list))
+                .map_err(shape)?;
+            doc = Doc::parse(next).map_err(syntax)?;
+        }
+        if !disabled.is_empty() && client != Client::Gemini {
+            notes.push(format!(
+                "{client}'s config has no off switch for a server, so these were removed from \
+                 it and saved beside it to paste back if needed"
+            ));
+            moved_out = Some(moved);
+        }
+        if client == Client::ClaudeCode {
+            notes.push(
+                "project `.mcp.json` files are shared with a team and were not changed".into(),
+            );
+        }
+    }
+    Ok(Edited {
+        text: doc.text().to_string(),
+        entry,
+        disabled,
+        moved_out,
+        notes,
+    })
+}
+
+/// Stores `value` under `path` + `name` in `root`, creating objects on the way.
+fn insert_at(root: &mut Value, path: &[&str], name: &str, value: Value) {
+    let mut node = root;
+    for key in path {
+        let Value::Object(map) = node else { return };
+        node = map
+            .entry(key.to_string())
+            .or_insert_with(|| Value::Object(Map::new()));
+    }
+    if let Value::Object(map) = node {
+        map.insert(name.to_string(), value);
+    }
+}
+
+fn edit_toml(
+    path: &Path,
+    text: &str,
+    endpoint: &str,
+    known: Option<&[(TransportKey, String)]>,
+) -> Result<Edited, ClientError> {
+    let shape = |message: &str| ClientError::Shape {
+        path: path.to_path_buf(),
+        message: message.to_string(),
+    };
+    // Parsing through `read::parse` first gives syntax errors a line and column.
+    super::read::parse(path, text, FileFormat::Codex)?;
+    let mut doc: DocumentMut = text.parse().map_err(|_| shape("not valid TOML"))?;
+    if !doc.contains_key("mcp_servers") {
+        let mut servers = Table::new();
+        servers.set_implicit(true);
+        doc.insert("mcp_servers", Item::Table(servers));
+    }
+    let servers = doc
+        .get_mut("mcp_servers")
+        .and_then(Item::as_table_like_mut)
+        .ok_or_else(|| shape("`mcp_servers` is not a table"))?;
+    let mut notes = Vec::new();
+
+    let entry = match servers.get_mut(SWITCHBOARD_ENTRY) {
+        None => {
+            let mut table = Table::new();
+            table.insert("url", toml_edit::value(endpoint));
+            servers.insert(SWITCHBOARD_ENTRY, Item::Table(table));
+            EntryChange::Added
+        }
+        Some(item) => {
+            let table = item
+                .as_table_like_mut()
+                .ok_or_else(|| shape("`mcp_servers.switchboard` is not a table"))?;
+            let mut change = EntryChange::Unchanged;
+            if table.get("url").and_then(Item::as_str) != Some(endpoint) {
+                table.insert("url", toml_edit::value(endpoint));
+                change = EntryChange::Updated;
+            }
+            for key in ["command", "args", "env", "env_vars", "cwd"] {
+                if table.remove(key).is_some() {
+                    change = EntryChange::Updated;
+                }
+            }
+            if table.get("enabled").and_then(Item::as_bool) == Some(false) {
+                table.remove("enabled");
+                notes.push("the `switchboard` entry was switched off; it is on now".into());
+                change = EntryChange::Updated;
+            }
+            change
+        }
+    };
+
+    let mut disabled = Vec::new();
+    if let Some(known) = known {
+        for (name, item) in servers.iter_mut() {
+            if name.get() == SWITCHBOARD_ENTRY {
+                continue;
+            }
+            let raw = item_to_json(item);
+            if points_at_switchboard(&raw, None) {
+                continue;
+            }
+            let Ok(converted) = convert(FileFormat::Codex, &raw, false) else {
+                continue;
+            };
+            let Some((_, id)) = known.iter().find(|(k, _)| *k == converted.key) else {
+                continue;
+            };
+            let Some(table) = item.as_table_like_mut() else {
+                continue;
+            };
+            if table.get("enabled").and_then(Item::as_bool) == Some(false) {
+                continue;
+            }
+            table.insert("enabled", toml_edit::value(false));
+            disabled.push(DisabledServer {
+                name: name.get().to_string(),
+                scope: None,
+                same_as: id.clone(),
+            });
+        }
+    }
+    Ok(Edited {
+        text: doc.to_string(),
+        entry,
+        disabled,
+        moved_out: None,
+        notes,
+    })
+}
+
+impl fmt::Display for ConnectReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let would = if self.dry_run { "would be " } else { "" };
+        let what = match self.entry {
+            EntryChange::Added => format!("the `switchboard` entry {would}added to"),
+            EntryChange::Updated => format!("the `switchboard` entry {would}updated in"),
+            EntryChange::Unchanged => "the `switchboard` entry is already in".to_string(),
+        };
+        writeln!(f, "{}: {what} {}", self.client, self.file.display())?;
+        if !self.disabled.is_empty() {
+            let how = match self.disable_method {
+                Some(DisableMethod::EnabledFalse) => "set `enabled = false`",
+                Some(DisableMethod::ExcludedList) => "listed in `mcp.excluded`",
+                _ => "removed",
+            };
+            writeln!(
+                f,
+                "Servers Switchboard already serves, {would}switched off ({how}):"
+            )?;
+            for d in &self.disabled {
+                let scope = d
+                    .scope
+                    .as_deref()
+                    .map(|s| format!(" ({s})"))
+                    .unwrap_or_default();
+                writeln!(
+                    f,
+                    "  - {}{scope}: same as Switchboard's {:?}",
+                    d.name, d.same_as
+                )?;
+            }
+        }
+        if let Some(moved) = &self.moved_to {
+            writeln!(f, "Removed entries saved in {}", moved.display())?;
+        }
+        if let Some(backup) = &self.backup {
+            writeln!(f, "Previous version saved as {}", backup.display())?;
+        }
+        for note in &self.notes {
+            writeln!(f, "Note: {note}")?;
+        }
+        if !self.changed {
+            writeln!(f, "Nothing to change.")?;
+        } else if self.dry_run {
+            writeln!(f, "Dry run: nothing was written.")?;
+        } else {
+            writeln!(f, "Restart {} to pick up the change.", self.client)?;
+        }
+        Ok(())
+    }
+}

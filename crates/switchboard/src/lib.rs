@@ -1,0 +1,10 @@
+//! The `switchboard` command line's library: everything the binary does
+//! besides parsing arguments, so integration tests can call it directly.
+//!
+//! - [`clients`]: AI clients' MCP config files (`import`, `connect`);
+//! - [`bridge`]: the stdio bridge (`switchboard stdio`);
+//! - [`remote`]: talking to a running hub's control API (`status`, `refresh`, ...).
+
+pub mod bridge;
+pub mod clients;
+pub mod remote;

@@ -1,0 +1,113 @@
+//! The terminal commands against a running hub, as a person would type them.
+
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::{Value, json};
+use switchboard_e2e::{Hub, bin, stdio_fixture};
+
+struct Output {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+async fn cli(args: &[&str]) -> Output {
+    let output = tokio::process::Command::new(bin("switchboard"))
+        .args(args)
+        .output()
+        .await
+        .unwrap();
+    Output {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+#[tokio::test]
+async fn status_refresh_toggle_logs_and_reload() {
+    let mut hub = Hub::start(json!({"mcpServers": {
+        "alpha": stdio_fixture(&["--tools", "x,y"]),
+        "beta": stdio_fixture(&["--tools", "z"]),
+    }}))
+    .await
+    .unwrap();
+    let url = hub.base.clone();
+
+    let out = cli(&["status", "--url", &url]).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines[0], format!("Switchboard 0.1.0 at {}", hub.url));
+    assert!(lines[1].starts_with("SERVER"), "{}", out.stdout);
+    assert!(
+        lines[2].starts_with("alpha") && lines[2].contains("idle"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        lines[3].starts_with("beta") && lines[3].contains("never"),
+        "{}",
+        out.stdout
+    );
+
+    let out = cli(&["refresh", "alpha", "--url", &url]).await;
+    assert_eq!(
+        (out.code, out.stdout.trim()),
+        (0, "alpha: refreshed"),
+        "{}",
+        out.stderr
+    );
+    let out = cli(&["status", "--json", "--url", &url]).await;
+    let status: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(status["servers"][0]["toolCount"], 2);
+    assert_eq!(status["servers"][0]["refreshTrigger"], "manual");
+
+    let out = cli(&["disable", "beta", "--url", &url]).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "beta: disabled\nchanged: beta\n");
+    let file: Value = serde_json::from_slice(&std::fs::read(&hub.config_path).unwrap()).unwrap();
+    assert_eq!(file["mcpServers"]["beta"]["enabled"], false);
+    assert_eq!(hub.server("beta").await["state"], "disabled");
+    let out = cli(&["enable", "beta", "--url", &url]).await;
+    assert_eq!(out.stdout, "beta: enabled\nchanged: beta\n");
+
+    let out = cli(&["logs", "alpha", "--url", &url]).await;
+    assert_eq!(out.code, 0);
+    assert!(out.stdout.contains("info] started (pid "), "{}", out.stdout);
+
+    let out = cli(&["reload", "--url", &url]).await;
+    assert_eq!((out.code, out.stdout.as_str()), (0, "nothing changed\n"));
+
+    let out = cli(&["refresh", "nope", "--url", &url]).await;
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stderr.trim(),
+        "switchboard: no server with id 'nope' (HTTP 404)"
+    );
+    assert_eq!(hub.terminate().await, Some(0));
+}
+
+#[tokio::test]
+async fn commands_say_clearly_when_no_hub_runs() {
+    // A port nothing listens on: bind one, then free it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    for args in [vec!["status"], vec!["refresh"], vec!["stdio"]] {
+        let mut full = args.clone();
+        full.extend(["--url", &url]);
+        let out = cli(&full).await;
+        assert_eq!(out.code, 1, "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?} printed {}", out.stdout);
+        assert!(
+            out.stderr
+                .contains(&format!("Switchboard is not running at {url}")),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+}
