@@ -12,7 +12,7 @@ use axum::extract::{Path, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 use axum::{Json, Router};
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
@@ -21,7 +21,7 @@ use serde_json::json;
 
 use crate::capabilities::RefreshTrigger;
 use crate::config::ServerId;
-use crate::gateway::Gateway;
+use crate::gateway::{Gateway, Scope};
 use crate::hub::HubHandle;
 use crate::reload::{ReloadError, ReloadResult};
 
@@ -32,7 +32,7 @@ pub fn router(hub: HubHandle) -> Router {
         .with_cancellation_token(hub.inner.cancel.child_token())
         .with_sse_keep_alive(Some(std::time::Duration::from_secs(15)));
     let mcp = StreamableHttpService::new(
-        move || Ok(Gateway::new(for_sessions.clone())),
+        move || Ok(Gateway::new(for_sessions.clone(), Scope::Merged)),
         Arc::new(LocalSessionManager::default()),
         mcp_config,
     );
@@ -45,12 +45,49 @@ pub fn router(hub: HubHandle) -> Router {
         .route("/servers/{id}/enable", post(enable_server))
         .route("/servers/{id}/disable", post(disable_server))
         .route("/servers/{id}/logs", get(server_logs))
-        .with_state(hub);
+        .with_state(hub.clone());
+    let pass_through = Router::new()
+        .route("/servers/{id}/mcp", any(pass_through))
+        .with_state(hub.clone());
     Router::new()
         .nest_service("/mcp", mcp)
+        .merge(pass_through)
         .nest("/api/v1", api)
         .merge(crate::ui_assets::router())
         .layer(middleware::from_fn(local_only))
+}
+
+/// `/servers/<id>/mcp`: one upstream, original names (see `gateway::Scope`).
+/// Each server gets its own MCP service and session manager, made on first use.
+async fn pass_through(
+    State(hub): State<HubHandle>,
+    Path(id): Path<String>,
+    request: Request,
+) -> Response {
+    use tower_service::Service;
+    let Some(upstream) = hub.upstream(&id) else {
+        return not_found(&id);
+    };
+    let mut service = hub.pass_through_service(&upstream.id, |server| {
+        let for_sessions = hub.clone();
+        let config = StreamableHttpServerConfig::default()
+            .with_cancellation_token(hub.inner.cancel.child_token())
+            .with_sse_keep_alive(Some(std::time::Duration::from_secs(15)));
+        StreamableHttpService::new(
+            move || {
+                Ok(Gateway::new(
+                    for_sessions.clone(),
+                    Scope::Server(server.clone()),
+                ))
+            },
+            Arc::new(LocalSessionManager::default()),
+            config,
+        )
+    });
+    match service.call(request).await {
+        Ok(response) => response.map(axum::body::Body::new),
+        Err(never) => match never {},
+    }
 }
 
 /// Refuses requests a web page on another site could make (see module docs).

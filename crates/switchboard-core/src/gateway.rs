@@ -1,29 +1,60 @@
-//! The downstream MCP server: what AI clients talk to at `/mcp`.
+//! The downstream MCP server: what AI clients talk to.
 //!
-//! Lists are answered from the merged [`Catalog`](crate::catalog::Catalog),
-//! never by a live fan-out; calls are routed by name (tools, prompts) or URI
-//! (resources) to the owning upstream, with the call timeout, progress and
-//! cancellation forwarded. Every failure is a JSON-RPC error whose message
-//! names the server and the cause and whose `data` carries
+//! One [`Gateway`] per downstream session, in one of two scopes:
+//! - [`Scope::Merged`] at `/mcp`: every enabled server, tool and prompt names
+//!   `<server>__<name>`, lists from the merged [`Catalog`](crate::catalog::Catalog);
+//! - [`Scope::Server`] at `/servers/<id>/mcp`: exactly one upstream with its
+//!   original names, capabilities, server info and instructions (for clients
+//!   that want one server, and for the conformance suite). Both scopes share
+//!   the same upstream connection, cache and health.
+//!
+//! Lists never fan out live; calls route to the owning upstream with the call
+//! timeout, progress and cancellation forwarded; `logging/setLevel`,
+//! `resources/subscribe`/`unsubscribe` and `completion/complete` are forwarded
+//! to the upstream(s) concerned. Every failure is a JSON-RPC error whose
+//! message names the server and the cause and whose `data` carries
 //! `{"server": id, "kind": ...}` for programs.
+
+// Logging is deprecated for protocol 2026-07-28 (SEP-2577), but clients on
+// 2025-11-25 and earlier use it, and a proxy must forward it.
+#![allow(deprecated)]
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorCode, ErrorData, GetPromptRequestParams,
-    GetPromptResponse, Implementation, InitializeRequestParams, InitializeResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorCode,
+    ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation, InitializeRequestParams,
+    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, Reference, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::json;
 
+use crate::capabilities::{Capabilities, canonical_hash};
+use crate::config::ServerId;
 use crate::hub::HubHandle;
 use crate::sessions::{ListKind, Session};
-use crate::upstream::UpstreamError;
+use crate::upstream::{Downstream, Upstream, UpstreamError};
+
+/// Which servers a session sees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    Merged,
+    Server(ServerId),
+}
+
+impl Scope {
+    pub fn covers(&self, server: &ServerId) -> bool {
+        match self {
+            Self::Merged => true,
+            Self::Server(id) => id == server,
+        }
+    }
+}
 
 /// One downstream session's handler (the HTTP service makes one per session).
 #[derive(Clone)]
@@ -33,12 +64,36 @@ pub struct Gateway {
 }
 
 impl Gateway {
-    pub fn new(hub: HubHandle) -> Self {
+    pub fn new(hub: HubHandle, scope: Scope) -> Self {
         Self {
             hub,
-            session: Arc::new(Session::default()),
+            session: Arc::new(Session::new(scope)),
         }
     }
+
+    fn scope(&self) -> &Scope {
+        self.session.scope()
+    }
+
+    /// The upstream of a pass-through session.
+    fn single(&self) -> Result<Option<Arc<Upstream>>, ErrorData> {
+        match self.scope() {
+            Scope::Merged => Ok(None),
+            Scope::Server(id) => self
+                .hub
+                .upstream(id.as_str())
+                .map(Some)
+                .ok_or_else(|| removed(id)),
+        }
+    }
+}
+
+fn removed(id: &ServerId) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!("server '{id}' is no longer configured"),
+        Some(json!({"server": id.as_str(), "kind": "removed"})),
+    )
 }
 
 /// A JSON-RPC error for an upstream failure, naming the server and cause.
@@ -55,26 +110,37 @@ pub fn upstream_error(err: UpstreamError) -> ErrorData {
     }
 }
 
+fn downstream(context: &RequestContext<RoleServer>) -> Option<Downstream> {
+    Some(Downstream {
+        peer: context.peer.clone(),
+        request_id: context.id.clone(),
+        progress_token: context.meta.get_progress_token(),
+    })
+}
+
+/// What the merged endpoint offers.
+fn merged_capabilities() -> ServerCapabilities {
+    serde_json::from_value(json!({
+        "tools": {"listChanged": true},
+        "prompts": {"listChanged": true},
+        "resources": {"listChanged": true, "subscribe": true},
+        "logging": {},
+        "completions": {},
+    }))
+    .unwrap_or_default()
+}
+
 impl ServerHandler for Gateway {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .enable_prompts()
-                .enable_prompts_list_changed()
-                .enable_resources()
-                .enable_resources_list_changed()
-                .build(),
-        )
-        .with_server_info(Implementation::new(
-            "switchboard",
-            env!("CARGO_PKG_VERSION"),
-        ))
-        .with_instructions(
-            "Switchboard merges several MCP servers. Tool and prompt names are \
-             `<server>__<name>`; resources keep their URIs.",
-        )
+        ServerConfig::new(merged_capabilities())
+            .with_server_info(Implementation::new(
+                "switchboard",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(
+                "Switchboard merges several MCP servers. Tool and prompt names are \
+                 `<server>__<name>`; resources keep their URIs.",
+            )
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -95,7 +161,28 @@ impl ServerHandler for Gateway {
             .inner
             .sessions
             .add(self.session.clone(), context.peer.clone(), client);
-        self.negotiate_initialize(&request)
+        let mut result = self.negotiate_initialize(&request)?;
+        if let Some(upstream) = self.single()? {
+            // A pass-through session looks like the server itself.
+            let info = upstream.server_info().await.map_err(upstream_error)?;
+            let mut capabilities = info.capabilities.clone();
+            // Switchboard announces list changes itself (after its own re-list).
+            if let Some(tools) = capabilities.tools.as_mut() {
+                tools.list_changed = Some(true);
+            }
+            if let Some(prompts) = capabilities.prompts.as_mut() {
+                prompts.list_changed = Some(true);
+            }
+            if let Some(resources) = capabilities.resources.as_mut() {
+                resources.list_changed = Some(true);
+            }
+            result.capabilities = capabilities;
+            if let Some(server_info) = &info.server_info {
+                result.server_info = server_info.clone();
+            }
+            result.instructions = info.instructions.clone();
+        }
+        Ok(result)
     }
 
     async fn list_tools(
@@ -103,6 +190,16 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        if let Some(upstream) = self.single()? {
+            let caps = self
+                .hub
+                .server_lists(&upstream)
+                .await
+                .map_err(upstream_error)?;
+            let tools = visible_tools(&upstream, &caps);
+            self.session.listed(ListKind::Tools, canonical_hash(&tools));
+            return Ok(ListToolsResult::with_all_items(tools));
+        }
         let catalog = self.hub.merged_catalog().await;
         self.session.listed(ListKind::Tools, catalog.versions.tools);
         Ok(ListToolsResult::with_all_items(
@@ -115,22 +212,29 @@ impl ServerHandler for Gateway {
         mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some(route) = self.hub.route_tool(&request.name).await else {
-            return Err(ErrorData::invalid_params(
-                format!("unknown tool '{}'", request.name),
-                Some(json!({"tool": request.name})),
-            ));
+        let upstream = match self.single()? {
+            Some(upstream) => {
+                if upstream
+                    .config()
+                    .disabled_tools
+                    .contains(request.name.as_ref())
+                {
+                    return Err(unknown("tool", &request.name));
+                }
+                upstream
+            }
+            None => {
+                let Some(route) = self.hub.route_tool(&request.name).await else {
+                    return Err(unknown("tool", &request.name));
+                };
+                request.name = Cow::Owned(route.name.to_string());
+                self.hub
+                    .upstream(route.server.as_str())
+                    .ok_or_else(|| removed(&route.server))?
+            }
         };
-        let upstream = self.hub.upstream(route.server.as_str()).ok_or_else(|| {
-            ErrorData::internal_error(format!("server '{}' was removed", route.server), None)
-        })?;
-        request.name = Cow::Owned(route.name.to_string());
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| (context.peer.clone(), token));
         upstream
-            .call_tool(request, progress, &context.ct)
+            .call_tool(request, downstream(&context), &context.ct)
             .await
             .map_err(upstream_error)
     }
@@ -140,6 +244,16 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        if let Some(upstream) = self.single()? {
+            let caps = self
+                .hub
+                .server_lists(&upstream)
+                .await
+                .map_err(upstream_error)?;
+            self.session
+                .listed(ListKind::Prompts, canonical_hash(&caps.prompts));
+            return Ok(ListPromptsResult::with_all_items(caps.prompts.clone()));
+        }
         let catalog = self.hub.merged_catalog().await;
         self.session
             .listed(ListKind::Prompts, catalog.versions.prompts);
@@ -153,22 +267,20 @@ impl ServerHandler for Gateway {
         mut request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let Some(route) = self.hub.route_prompt(&request.name).await else {
-            return Err(ErrorData::invalid_params(
-                format!("unknown prompt '{}'", request.name),
-                Some(json!({"prompt": request.name})),
-            ));
+        let upstream = match self.single()? {
+            Some(upstream) => upstream,
+            None => {
+                let Some(route) = self.hub.route_prompt(&request.name).await else {
+                    return Err(unknown("prompt", &request.name));
+                };
+                request.name = route.name.to_string();
+                self.hub
+                    .upstream(route.server.as_str())
+                    .ok_or_else(|| removed(&route.server))?
+            }
         };
-        let upstream = self.hub.upstream(route.server.as_str()).ok_or_else(|| {
-            ErrorData::internal_error(format!("server '{}' was removed", route.server), None)
-        })?;
-        request.name = route.name.to_string();
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| (context.peer.clone(), token));
         upstream
-            .get_prompt(request, progress, &context.ct)
+            .get_prompt(request, downstream(&context), &context.ct)
             .await
             .map_err(upstream_error)
     }
@@ -178,6 +290,18 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        if let Some(upstream) = self.single()? {
+            let caps = self
+                .hub
+                .server_lists(&upstream)
+                .await
+                .map_err(upstream_error)?;
+            self.session.listed(
+                ListKind::Resources,
+                canonical_hash(&(&caps.resources, &caps.resource_templates)),
+            );
+            return Ok(ListResourcesResult::with_all_items(caps.resources.clone()));
+        }
         let catalog = self.hub.merged_catalog().await;
         self.session
             .listed(ListKind::Resources, catalog.versions.resources);
@@ -191,6 +315,20 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        if let Some(upstream) = self.single()? {
+            let caps = self
+                .hub
+                .server_lists(&upstream)
+                .await
+                .map_err(upstream_error)?;
+            self.session.listed(
+                ListKind::Resources,
+                canonical_hash(&(&caps.resources, &caps.resource_templates)),
+            );
+            return Ok(ListResourceTemplatesResult::with_all_items(
+                caps.resource_templates.clone(),
+            ));
+        }
         let catalog = self.hub.merged_catalog().await;
         self.session
             .listed(ListKind::Resources, catalog.versions.resources);
@@ -204,22 +342,141 @@ impl ServerHandler for Gateway {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let Some(server) = self.hub.resource_owner(&request.uri).await else {
-            return Err(ErrorData::resource_not_found(
-                format!("no server offers resource '{}'", request.uri),
-                Some(json!({"uri": request.uri})),
-            ));
-        };
-        let upstream = self.hub.upstream(server.as_str()).ok_or_else(|| {
-            ErrorData::internal_error(format!("server '{server}' was removed"), None)
-        })?;
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| (context.peer.clone(), token));
+        let upstream = self.resource_upstream(&request.uri).await?;
         upstream
-            .read_resource(request, progress, &context.ct)
+            .read_resource(request, downstream(&context), &context.ct)
             .await
             .map_err(upstream_error)
     }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let upstream = self.resource_upstream(&request.uri).await?;
+        upstream
+            .subscribe(&request.uri)
+            .await
+            .map_err(upstream_error)?;
+        self.session.subscribe(&request.uri, upstream.id.clone());
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let Some(server) = self.session.unsubscribe(&request.uri)
+            && let Some(upstream) = self.hub.upstream(server.as_str())
+        {
+            upstream
+                .unsubscribe(&request.uri)
+                .await
+                .map_err(upstream_error)?;
+        }
+        Ok(())
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.session.set_log_level(request.level);
+        let upstreams = match self.single()? {
+            Some(upstream) => vec![upstream],
+            None => self.hub.running_upstreams(),
+        };
+        // Forwarded to every running server in scope that supports logging;
+        // the connection is shared, so the most recent request wins upstream,
+        // and each session still only receives what its own level allows.
+        for upstream in upstreams {
+            if let Err(err) = upstream.set_level(request.level).await {
+                tracing::debug!(server = %upstream.id, error = %err, "setLevel not forwarded");
+            }
+        }
+        Ok(())
+    }
+
+    async fn complete(
+        &self,
+        mut request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let upstream = match (self.single()?, &request.r#ref) {
+            (Some(upstream), _) => upstream,
+            (None, Reference::Prompt(prompt)) => {
+                let Some(route) = self.hub.route_prompt(&prompt.name).await else {
+                    return Err(unknown("prompt", &prompt.name));
+                };
+                request.r#ref = Reference::for_prompt(route.name.to_string());
+                self.hub
+                    .upstream(route.server.as_str())
+                    .ok_or_else(|| removed(&route.server))?
+            }
+            (None, Reference::Resource(resource)) => {
+                let uri = resource.uri.clone();
+                self.resource_upstream(&uri).await?
+            }
+            (None, other) => {
+                return Err(ErrorData::invalid_params(
+                    format!(
+                        "unsupported completion reference {}",
+                        other.reference_type()
+                    ),
+                    None,
+                ));
+            }
+        };
+        upstream
+            .complete(request, downstream(&context), &context.ct)
+            .await
+            .map_err(upstream_error)
+    }
+}
+
+impl Gateway {
+    /// The upstream that serves `uri` (a resource or template URI).
+    async fn resource_upstream(&self, uri: &str) -> Result<Arc<Upstream>, ErrorData> {
+        if let Some(upstream) = self.single()? {
+            return Ok(upstream);
+        }
+        let Some(server) = self.hub.resource_owner(uri).await else {
+            return Err(ErrorData::resource_not_found(
+                format!("no server offers resource '{uri}'"),
+                Some(json!({"uri": uri})),
+            ));
+        };
+        self.hub
+            .upstream(server.as_str())
+            .ok_or_else(|| removed(&server))
+    }
+}
+
+/// A server's tools as its pass-through sessions see them (`disabledTools` hidden).
+pub(crate) fn visible_tools(upstream: &Upstream, caps: &Capabilities) -> Vec<Tool> {
+    let config = upstream.config();
+    caps.tools
+        .iter()
+        .filter(|t| !config.disabled_tools.contains(t.name.as_ref()))
+        .cloned()
+        .collect()
+}
+
+/// The list versions a pass-through session compares (see `Session::listed`).
+pub(crate) fn pass_through_versions(upstream: &Upstream, caps: &Capabilities) -> [u64; 3] {
+    [
+        canonical_hash(&visible_tools(upstream, caps)),
+        canonical_hash(&caps.prompts),
+        canonical_hash(&(&caps.resources, &caps.resource_templates)),
+    ]
+}
+
+fn unknown(what: &str, name: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!("unknown {what} '{name}'"),
+        Some(json!({what: name})),
+    )
 }

@@ -78,7 +78,14 @@ pub(crate) struct HubInner {
     catalog_changed: Arc<tokio::sync::Notify>,
     /// Where the warm catalog is kept (`None` disables it).
     warm_catalog: Option<PathBuf>,
+    /// The MCP services of the pass-through routes, one per server id.
+    pass_through: Mutex<std::collections::HashMap<ServerId, PassThroughService>>,
 }
+
+pub(crate) type PassThroughService = rmcp::transport::StreamableHttpService<
+    crate::gateway::Gateway,
+    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+>;
 
 /// A cheap handle on a running hub.
 #[derive(Clone)]
@@ -145,6 +152,7 @@ impl Hub {
             poller_wake: Arc::new(tokio::sync::Notify::new()),
             catalog_changed: Arc::new(tokio::sync::Notify::new()),
             warm_catalog: options.warm_catalog,
+            pass_through: Mutex::new(std::collections::HashMap::new()),
             registry: Registry::default(),
             catalog: RwLock::new(Arc::new(Catalog::default())),
             catalog_write: Mutex::new(()),
@@ -321,6 +329,10 @@ async fn event_loop(
         while let Some(event) = next {
             match event {
                 UpstreamEvent::StateChanged => dirty = true,
+                UpstreamEvent::Log(server, params) => hub.inner.sessions.log(&server, &params),
+                UpstreamEvent::ResourceUpdated(server, params) => {
+                    hub.inner.sessions.resource_updated(&server, &params);
+                }
                 UpstreamEvent::Verify(server) => {
                     let hub = hub.clone();
                     hub.inner.clone().tasks.spawn(async move {
@@ -468,10 +480,59 @@ impl HubHandle {
                 server: id.clone(),
                 message: "no such server".into(),
             })?;
+        let before = upstream.capabilities();
         let caps = upstream.refresh(trigger).await?;
         self.inner.fresh.mark_fresh(id, caps.listed_at).await;
+        if before.is_some_and(|b| b.hashes != caps.hashes) {
+            let versions = crate::gateway::pass_through_versions(&upstream, &caps);
+            self.inner
+                .sessions
+                .announce_server(id, versions, &self.inner.tasks);
+        }
         self.rebuild_catalog();
         Ok(())
+    }
+
+    /// One server's lists for its pass-through route: cached, fresh or being
+    /// revalidated, listed now if never listed.
+    pub async fn server_lists(
+        &self,
+        upstream: &Arc<Upstream>,
+    ) -> Result<Arc<crate::capabilities::Capabilities>, UpstreamError> {
+        if let Some(wait) = self.ensure_fresh(upstream).await {
+            let _ = wait.await;
+        }
+        match upstream.capabilities() {
+            Some(caps) => Ok(caps),
+            None => upstream.refresh(RefreshTrigger::FirstUse).await,
+        }
+    }
+
+    /// The pass-through MCP service of `server`, made by `make` on first use.
+    pub(crate) fn pass_through_service(
+        &self,
+        server: &ServerId,
+        make: impl FnOnce(ServerId) -> PassThroughService,
+    ) -> PassThroughService {
+        let mut services = self
+            .inner
+            .pass_through
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        services
+            .entry(server.clone())
+            .or_insert_with(|| make(server.clone()))
+            .clone()
+    }
+
+    /// Enabled servers with a live connection.
+    pub fn running_upstreams(&self) -> Vec<Arc<Upstream>> {
+        self.inner
+            .registry
+            .enabled()
+            .into_iter()
+            .filter(|u| u.view().state == crate::upstream::ServerState::Ready)
+            .collect()
     }
 
     /// Re-lists every enabled server concurrently.

@@ -11,13 +11,24 @@
 //! ones are dropped whenever the set is walked. Notifications are sent from
 //! spawned tasks so a slow client never holds up the hub.
 
+// Logging is deprecated for protocol 2026-07-28 (SEP-2577); sessions on
+// 2025-11-25 and earlier use it.
+#![allow(deprecated)]
+
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
 use rmcp::service::{Peer, RoleServer};
 use serde::Serialize;
 
+use rmcp::model::{
+    LoggingLevel, LoggingMessageNotificationParam, ResourceUpdatedNotificationParam,
+};
+
 use crate::catalog::{CatalogDiff, CatalogVersions};
+use crate::config::ServerId;
+use crate::gateway::Scope;
 use crate::snapshot::timestamp;
 
 /// Which merged list a session listed or is told about.
@@ -29,14 +40,18 @@ pub enum ListKind {
 }
 
 /// One downstream session.
-#[derive(Default)]
 pub struct Session {
+    scope: Scope,
     peer: OnceLock<Peer<RoleServer>>,
     state: Mutex<SessionState>,
 }
 
 #[derive(Default, Clone)]
 struct SessionState {
+    /// The level set with `logging/setLevel`; messages below it are not sent.
+    log_level: Option<LoggingLevel>,
+    /// Subscribed resource URIs and the server each belongs to.
+    subscriptions: HashMap<String, ServerId>,
     client: Option<String>,
     /// The version of each list this session was last served.
     seen: [Option<u64>; 3],
@@ -44,6 +59,20 @@ struct SessionState {
     behind: [bool; 3],
     last_listed_at: Option<SystemTime>,
     notified_at: Option<SystemTime>,
+}
+
+/// RFC 5424 severity, low to high.
+fn severity(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
+    }
 }
 
 fn index(kind: ListKind) -> usize {
@@ -55,6 +84,31 @@ fn index(kind: ListKind) -> usize {
 }
 
 impl Session {
+    pub fn new(scope: Scope) -> Self {
+        Self {
+            scope,
+            peer: OnceLock::new(),
+            state: Mutex::new(SessionState::default()),
+        }
+    }
+
+    pub fn scope(&self) -> &Scope {
+        &self.scope
+    }
+
+    pub fn set_log_level(&self, level: LoggingLevel) {
+        self.lock().log_level = Some(level);
+    }
+
+    pub fn subscribe(&self, uri: &str, server: ServerId) {
+        self.lock().subscriptions.insert(uri.to_string(), server);
+    }
+
+    /// Forgets a subscription, returning the server it was with.
+    pub fn unsubscribe(&self, uri: &str) -> Option<ServerId> {
+        self.lock().subscriptions.remove(uri)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, SessionState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -124,8 +178,109 @@ impl Sessions {
             .collect()
     }
 
-    /// Tells each session about the lists in `diff` that differ from what it
-    /// last saw (see the module docs).
+    /// Sends a server's log message to the sessions that see that server and
+    /// whose level admits it. On the merged endpoint the logger names the server.
+    pub fn log(&self, server: &ServerId, params: &LoggingMessageNotificationParam) {
+        for session in self.live() {
+            if !session.scope.covers(server) {
+                continue;
+            }
+            let level = session.lock().log_level;
+            if level.is_some_and(|min| severity(params.level) < severity(min)) {
+                continue;
+            }
+            let Some(peer) = session.peer.get().cloned() else {
+                continue;
+            };
+            let mut message = params.clone();
+            if session.scope == Scope::Merged {
+                message.logger = Some(match &params.logger {
+                    Some(logger) => format!("{server}/{logger}"),
+                    None => server.to_string(),
+                });
+            }
+            tokio::spawn(async move {
+                let _ = peer.notify_logging_message(message).await;
+            });
+        }
+    }
+
+    /// Sends `resources/updated` to the sessions subscribed to the URI.
+    pub fn resource_updated(&self, server: &ServerId, params: &ResourceUpdatedNotificationParam) {
+        for session in self.live() {
+            let subscribed = session
+                .lock()
+                .subscriptions
+                .get(&params.uri)
+                .is_some_and(|s| s == server);
+            if let (true, Some(peer)) = (subscribed, session.peer.get().cloned()) {
+                let update = params.clone();
+                tokio::spawn(async move {
+                    let _ = peer.notify_resource_updated(update).await;
+                });
+            }
+        }
+    }
+
+    /// Notifies `session` of each list that `changed` and whose new version
+    /// differs from the one it last listed.
+    fn notify(
+        &self,
+        session: &Arc<Session>,
+        versions: [u64; 3],
+        changed: [bool; 3],
+        tasks: &tokio_util::task::TaskTracker,
+    ) {
+        let Some(peer) = session.peer.get().cloned() else {
+            return;
+        };
+        let mut notify = [false; 3];
+        {
+            let mut state = session.lock();
+            for i in 0..3 {
+                if changed[i] && state.seen[i].is_some_and(|seen| seen != versions[i]) {
+                    notify[i] = true;
+                    state.behind[i] = true;
+                }
+            }
+            if notify.iter().any(|n| *n) {
+                state.notified_at = Some(SystemTime::now());
+            }
+        }
+        if !notify.iter().any(|n| *n) {
+            return;
+        }
+        tasks.spawn(async move {
+            if notify[0] {
+                let _ = peer.notify_tool_list_changed().await;
+            }
+            if notify[1] {
+                let _ = peer.notify_prompt_list_changed().await;
+            }
+            if notify[2] {
+                let _ = peer.notify_resource_list_changed().await;
+            }
+        });
+    }
+
+    /// Tells pass-through sessions of `server` that its lists changed, where
+    /// they differ from what each session last listed.
+    pub fn announce_server(
+        &self,
+        server: &ServerId,
+        versions: [u64; 3],
+        tasks: &tokio_util::task::TaskTracker,
+    ) {
+        for session in self.live() {
+            if session.scope != Scope::Server(server.clone()) {
+                continue;
+            }
+            self.notify(&session, versions, [true; 3], tasks);
+        }
+    }
+
+    /// Tells each merged session about the lists in `diff` that differ from
+    /// what it last saw (see the module docs).
     pub fn announce(
         &self,
         diff: CatalogDiff,
@@ -136,41 +291,15 @@ impl Sessions {
             return;
         }
         for session in self.live() {
-            let Some(peer) = session.peer.get().cloned() else {
-                continue;
-            };
-            let mut notify = [false; 3];
-            {
-                let mut state = session.lock();
-                for (kind, changed, version) in [
-                    (ListKind::Tools, diff.tools, versions.tools),
-                    (ListKind::Prompts, diff.prompts, versions.prompts),
-                    (ListKind::Resources, diff.resources, versions.resources),
-                ] {
-                    let i = index(kind);
-                    if changed && state.seen[i].is_some_and(|seen| seen != version) {
-                        notify[i] = true;
-                        state.behind[i] = true;
-                    }
-                }
-                if notify.iter().any(|n| *n) {
-                    state.notified_at = Some(SystemTime::now());
-                }
-            }
-            if !notify.iter().any(|n| *n) {
+            if session.scope != Scope::Merged {
                 continue;
             }
-            tasks.spawn(async move {
-                if notify[0] {
-                    let _ = peer.notify_tool_list_changed().await;
-                }
-                if notify[1] {
-                    let _ = peer.notify_prompt_list_changed().await;
-                }
-                if notify[2] {
-                    let _ = peer.notify_resource_list_changed().await;
-                }
-            });
+            self.notify(
+                &session,
+                [versions.tools, versions.prompts, versions.resources],
+                [diff.tools, diff.prompts, diff.resources],
+                tasks,
+            );
         }
     }
 }

@@ -23,19 +23,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+use rmcp::ServiceExt;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ClientRequest,
-    ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, Request, ServerResult,
+    CallToolRequestParams, CallToolResponse, ClientRequest, ErrorData, GetPromptRequestParams,
+    GetPromptResponse, ReadResourceRequestParams, ReadResourceResponse, Request, ServerResult,
 };
-use rmcp::service::{
-    NotificationContext, Peer, PeerRequestOptions, RoleClient, RoleServer, RunningService,
-    ServiceError,
-};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ClientHandler, ServiceExt};
 use serde::Serialize;
 use tokio::io::AsyncBufReadExt;
 use tokio_util::sync::CancellationToken;
@@ -43,6 +38,11 @@ use tokio_util::sync::CancellationToken;
 use crate::capabilities::{Capabilities, RefreshTrigger};
 use crate::config::{ServerConfig, ServerId, Settings, TransportConfig};
 use crate::fingerprint::Fingerprint;
+mod client;
+
+pub use client::Downstream;
+use client::{Calls, UpstreamClient};
+
 use crate::resilience::{Admission, Breaker, BreakerState, DISCOVERY_ATTEMPTS, backoff};
 
 /// How many stderr lines are kept per server.
@@ -266,69 +266,11 @@ pub enum UpstreamEvent {
     ListChanged(ServerId),
     /// A server with a warm (unverified) listing was started: list it for real.
     Verify(ServerId),
-}
-
-/// A downstream request waiting on progress from an upstream request.
-#[derive(Clone)]
-struct ProgressRoute {
-    peer: Peer<RoleServer>,
-    token: ProgressToken,
-}
-
-type ProgressRoutes = Arc<Mutex<HashMap<ProgressToken, ProgressRoute>>>;
-
-/// The rmcp client handler of one upstream connection.
-struct UpstreamClient {
-    server: ServerId,
-    events: tokio::sync::mpsc::UnboundedSender<UpstreamEvent>,
-    progress: ProgressRoutes,
-}
-
-impl ClientHandler for UpstreamClient {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("switchboard", env!("CARGO_PKG_VERSION")),
-        )
-        .with_protocol_version(ProtocolVersion::V_2025_06_18)
-    }
-
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        let _ = self
-            .events
-            .send(UpstreamEvent::ListChanged(self.server.clone()));
-    }
-
-    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        let _ = self
-            .events
-            .send(UpstreamEvent::ListChanged(self.server.clone()));
-    }
-
-    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        let _ = self
-            .events
-            .send(UpstreamEvent::ListChanged(self.server.clone()));
-    }
-
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let route = self
-            .progress
-            .lock()
-            .ok()
-            .and_then(|routes| routes.get(&params.progress_token).cloned());
-        if let Some(route) = route {
-            let mut forwarded = params;
-            forwarded.progress_token = route.token;
-            if let Err(err) = route.peer.notify_progress(forwarded).await {
-                tracing::debug!(server = %self.server, %err, "could not forward progress");
-            }
-        }
-    }
+    /// A log message from the server.
+    #[allow(deprecated)] // logging is deprecated only for protocol 2026-07-28
+    Log(ServerId, rmcp::model::LoggingMessageNotificationParam),
+    /// A subscribed resource changed.
+    ResourceUpdated(ServerId, rmcp::model::ResourceUpdatedNotificationParam),
 }
 
 /// A live connection to the server.
@@ -434,7 +376,9 @@ pub struct Upstream {
     conn: tokio::sync::Mutex<Option<Arc<Connection>>>,
     status: Mutex<Status>,
     stderr: Arc<StderrLog>,
-    progress: ProgressRoutes,
+    calls: Calls,
+    /// Resource URIs subscribed upstream, with how many sessions want each.
+    subscriptions: Mutex<HashMap<String, usize>>,
     /// The last listing attempt, numbered by the order listings started in.
     refresh_lock: tokio::sync::Mutex<Option<(u64, ListOutcome)>>,
     list_seq: AtomicU64,
@@ -481,7 +425,8 @@ impl Upstream {
                 last_used: tokio::time::Instant::now(),
             }),
             stderr: Arc::new(StderrLog::default()),
-            progress: Arc::new(Mutex::new(HashMap::new())),
+            calls: Calls::default(),
+            subscriptions: Mutex::new(HashMap::new()),
             refresh_lock: tokio::sync::Mutex::new(None),
             list_seq: AtomicU64::new(0),
             generation: AtomicU64::new(0),
@@ -868,7 +813,7 @@ impl Upstream {
         UpstreamClient {
             server: self.id.clone(),
             events: self.events.clone(),
-            progress: self.progress.clone(),
+            calls: self.calls.clone(),
         }
     }
 
@@ -1231,7 +1176,7 @@ impl Upstream {
     async fn request(
         self: &Arc<Self>,
         request: ClientRequest,
-        progress_to: Option<ProgressRoute>,
+        downstream: Option<Downstream>,
         cancel: &CancellationToken,
     ) -> Result<ServerResult, UpstreamError> {
         self.in_flight.fetch_add(1, Ordering::SeqCst);
@@ -1259,8 +1204,7 @@ impl Upstream {
         };
         let upstream_token = handle.progress_token.clone();
         let request_id = handle.id.clone();
-        let _route =
-            progress_to.map(|route| ProgressGuard::new(&self.progress, upstream_token, route));
+        let _call = downstream.map(|d| self.calls.register(request_id.clone(), upstream_token, d));
         let result = tokio::select! {
             r = handle.await_response() => r,
             _ = cancel.cancelled() => {
@@ -1286,11 +1230,11 @@ impl Upstream {
     pub async fn call_tool(
         self: &Arc<Self>,
         params: CallToolRequestParams,
-        downstream: Option<(Peer<RoleServer>, ProgressToken)>,
+        downstream: Option<Downstream>,
         cancel: &CancellationToken,
     ) -> Result<CallToolResponse, UpstreamError> {
         let request = ClientRequest::CallToolRequest(Request::new(params));
-        match self.request(request, route(downstream), cancel).await? {
+        match self.request(request, downstream, cancel).await? {
             ServerResult::CallToolResult(r) => Ok(CallToolResponse::Complete(r)),
             ServerResult::InputRequiredResult(r) => Ok(CallToolResponse::InputRequired(r)),
             ServerResult::CreateTaskResult(r) => Ok(CallToolResponse::Task(r)),
@@ -1304,11 +1248,11 @@ impl Upstream {
     pub async fn get_prompt(
         self: &Arc<Self>,
         params: GetPromptRequestParams,
-        downstream: Option<(Peer<RoleServer>, ProgressToken)>,
+        downstream: Option<Downstream>,
         cancel: &CancellationToken,
     ) -> Result<GetPromptResponse, UpstreamError> {
         let request = ClientRequest::GetPromptRequest(Request::new(params));
-        match self.request(request, route(downstream), cancel).await? {
+        match self.request(request, downstream, cancel).await? {
             ServerResult::GetPromptResult(r) => Ok(GetPromptResponse::Complete(r)),
             ServerResult::InputRequiredResult(r) => Ok(GetPromptResponse::InputRequired(r)),
             other => Err(self.unexpected(&other)),
@@ -1318,15 +1262,120 @@ impl Upstream {
     pub async fn read_resource(
         self: &Arc<Self>,
         params: ReadResourceRequestParams,
-        downstream: Option<(Peer<RoleServer>, ProgressToken)>,
+        downstream: Option<Downstream>,
         cancel: &CancellationToken,
     ) -> Result<ReadResourceResponse, UpstreamError> {
         let request = ClientRequest::ReadResourceRequest(Request::new(params));
-        match self.request(request, route(downstream), cancel).await? {
+        match self.request(request, downstream, cancel).await? {
             ServerResult::ReadResourceResult(r) => Ok(ReadResourceResponse::Complete(r)),
             ServerResult::InputRequiredResult(r) => Ok(ReadResourceResponse::InputRequired(r)),
             other => Err(self.unexpected(&other)),
         }
+    }
+
+    pub async fn complete(
+        self: &Arc<Self>,
+        params: rmcp::model::CompleteRequestParams,
+        downstream: Option<Downstream>,
+        cancel: &CancellationToken,
+    ) -> Result<rmcp::model::CompleteResult, UpstreamError> {
+        let request = ClientRequest::CompleteRequest(Request::new(params));
+        match self.request(request, downstream, cancel).await? {
+            ServerResult::CompleteResult(r) => Ok(r),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
+    /// What the server said about itself at `initialize` (starting it if needed).
+    pub async fn server_info(
+        self: &Arc<Self>,
+    ) -> Result<Arc<rmcp::model::ServerPeerInfo>, UpstreamError> {
+        let conn = self.connection().await?;
+        conn.peer
+            .peer_info()
+            .ok_or_else(|| UpstreamError::Protocol {
+                server: self.id.clone(),
+                message: "no initialize result".into(),
+            })
+    }
+
+    /// Whether the running server advertised a capability.
+    async fn advertises(
+        self: &Arc<Self>,
+        has: impl Fn(&rmcp::model::ServerCapabilities) -> bool,
+    ) -> bool {
+        self.server_info()
+            .await
+            .is_ok_and(|info| has(&info.capabilities))
+    }
+
+    /// Forwards `logging/setLevel` if the server supports logging.
+    #[allow(deprecated)] // logging is deprecated only for protocol 2026-07-28
+    pub async fn set_level(
+        self: &Arc<Self>,
+        level: rmcp::model::LoggingLevel,
+    ) -> Result<(), UpstreamError> {
+        if !self.advertises(|c| c.logging.is_some()).await {
+            return Ok(());
+        }
+        let request = ClientRequest::SetLevelRequest(Request::new(
+            rmcp::model::SetLevelRequestParams::new(level),
+        ));
+        self.request(request, None, &CancellationToken::new())
+            .await
+            .map(|_| ())
+    }
+
+    /// Subscribes to a resource upstream, once however many sessions want it.
+    #[allow(deprecated)] // resources/subscribe is legacy-only for protocol 2026-07-28
+    pub async fn subscribe(self: &Arc<Self>, uri: &str) -> Result<(), UpstreamError> {
+        let first = {
+            let mut subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+            let count = subs.entry(uri.to_string()).or_default();
+            *count += 1;
+            *count == 1
+        };
+        if !first {
+            return Ok(());
+        }
+        let request = ClientRequest::SubscribeRequest(Request::new(
+            rmcp::model::SubscribeRequestParams::new(uri),
+        ));
+        let result = self.request(request, None, &CancellationToken::new()).await;
+        if result.is_err()
+            && let Ok(mut subs) = self.subscriptions.lock()
+        {
+            subs.remove(uri);
+        }
+        result.map(|_| ())
+    }
+
+    /// Drops one session's interest; unsubscribes upstream when none is left.
+    #[allow(deprecated)] // resources/unsubscribe is legacy-only for protocol 2026-07-28
+    pub async fn unsubscribe(self: &Arc<Self>, uri: &str) -> Result<(), UpstreamError> {
+        let last = {
+            let mut subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+            match subs.get_mut(uri) {
+                Some(count) if *count > 1 => {
+                    *count -= 1;
+                    false
+                }
+                Some(_) => {
+                    subs.remove(uri);
+                    true
+                }
+                None => false,
+            }
+        };
+        if !last {
+            return Ok(());
+        }
+        let request = ClientRequest::UnsubscribeRequest(Request::new(
+            rmcp::model::UnsubscribeRequestParams::new(uri),
+        ));
+        self.request(request, None, &CancellationToken::new())
+            .await
+            .map(|_| ())
     }
 
     fn unexpected(&self, result: &ServerResult) -> UpstreamError {
@@ -1468,42 +1517,12 @@ fn diff_lists(old: &Capabilities, new: &Capabilities) -> Option<ListChange> {
     Some(change)
 }
 
-fn route(downstream: Option<(Peer<RoleServer>, ProgressToken)>) -> Option<ProgressRoute> {
-    downstream.map(|(peer, token)| ProgressRoute { peer, token })
-}
-
 /// Counts one request in flight until dropped.
 struct InFlight<'a>(&'a AtomicU64);
 
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// Keeps a progress route registered for as long as its request runs.
-struct ProgressGuard {
-    routes: ProgressRoutes,
-    token: ProgressToken,
-}
-
-impl ProgressGuard {
-    fn new(routes: &ProgressRoutes, token: ProgressToken, route: ProgressRoute) -> Self {
-        if let Ok(mut map) = routes.lock() {
-            map.insert(token.clone(), route);
-        }
-        Self {
-            routes: routes.clone(),
-            token,
-        }
-    }
-}
-
-impl Drop for ProgressGuard {
-    fn drop(&mut self) {
-        if let Ok(mut map) = self.routes.lock() {
-            map.remove(&self.token);
-        }
     }
 }
 

@@ -1,0 +1,362 @@
+//! The rmcp client handler of one upstream connection: what the upstream
+//! server sends to Switchboard, and where it goes.
+//!
+//! Every request forwarded upstream is registered in the [`Calls`] table with
+//! the downstream session and request that caused it, keyed by the upstream
+//! request id and progress token, for as long as it runs ([`CallGuard`]).
+//! That table routes, back to the right client:
+//! - progress notifications, re-keyed to the client's own progress token
+//!   (rmcp's client replaces the token it forwards with its own);
+//! - server→client requests (sampling, elicitation, roots): to the session
+//!   whose call is waiting on them, known exactly over Streamable HTTP (the
+//!   request arrives on that call's response stream) and otherwise taken as
+//!   the most recent call in flight. A client that did not declare the
+//!   capability gets no request; the upstream gets an error saying why.
+//!
+//! List-change notifications, log messages and resource updates are handed to
+//! the hub as [`UpstreamEvent`]s; it knows which sessions want them.
+
+// Sampling, roots and logging are deprecated for protocol 2026-07-28
+// (SEP-2577), but clients and servers on 2025-11-25 and earlier use them, and
+// a proxy must forward what they exchange.
+#![allow(deprecated)]
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use rmcp::ClientHandler;
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ClientResult, CreateMessageRequest,
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequest, ElicitRequestParams,
+    ElicitResult, ErrorCode, ErrorData, Implementation, ListRootsRequest, ListRootsResult,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    RequestId, ResourceUpdatedNotificationParam, ServerRequest,
+};
+use rmcp::service::{
+    InboundStreamOrigin, NotificationContext, OriginatingRequestId, Peer, RequestContext,
+    RoleClient, RoleServer,
+};
+
+use super::UpstreamEvent;
+use crate::config::ServerId;
+
+/// The downstream side of a forwarded request.
+#[derive(Clone)]
+pub struct Downstream {
+    pub peer: Peer<RoleServer>,
+    /// The client's own request id, so server→client requests can be sent on
+    /// that request's response stream.
+    pub request_id: RequestId,
+    /// The client's progress token, if it asked for progress.
+    pub progress_token: Option<ProgressToken>,
+}
+
+#[derive(Default)]
+struct CallTable {
+    by_request: HashMap<RequestId, (u64, Downstream)>,
+    by_token: HashMap<ProgressToken, Downstream>,
+    next: u64,
+}
+
+/// Forwarded requests in flight on one upstream.
+#[derive(Clone, Default)]
+pub(crate) struct Calls(Arc<Mutex<CallTable>>);
+
+impl Calls {
+    fn lock(&self) -> std::sync::MutexGuard<'_, CallTable> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Registers a forwarded request until the guard is dropped.
+    pub(crate) fn register(
+        &self,
+        upstream_request: RequestId,
+        upstream_token: ProgressToken,
+        downstream: Downstream,
+    ) -> CallGuard {
+        let mut table = self.lock();
+        table.next += 1;
+        let order = table.next;
+        table
+            .by_token
+            .insert(upstream_token.clone(), downstream.clone());
+        table
+            .by_request
+            .insert(upstream_request.clone(), (order, downstream));
+        CallGuard {
+            calls: self.clone(),
+            request: upstream_request,
+            token: upstream_token,
+        }
+    }
+
+    fn by_token(&self, token: &ProgressToken) -> Option<Downstream> {
+        self.lock().by_token.get(token).cloned()
+    }
+
+    /// The call a server→client request belongs to: the one whose response
+    /// stream it arrived on, else the most recent one in flight.
+    fn waiting(&self, origin: Option<&InboundStreamOrigin>) -> Option<Downstream> {
+        let table = self.lock();
+        if let Some(InboundStreamOrigin::OutboundRequest(id)) = origin
+            && let Some((_, downstream)) = table.by_request.get(id)
+        {
+            return Some(downstream.clone());
+        }
+        table
+            .by_request
+            .values()
+            .max_by_key(|(order, _)| *order)
+            .map(|(_, d)| d.clone())
+    }
+}
+
+/// Keeps a forwarded request registered for as long as it runs.
+pub(crate) struct CallGuard {
+    calls: Calls,
+    request: RequestId,
+    token: ProgressToken,
+}
+
+impl Drop for CallGuard {
+    fn drop(&mut self) {
+        let mut table = self.calls.lock();
+        table.by_request.remove(&self.request);
+        table.by_token.remove(&self.token);
+    }
+}
+
+/// The handler rmcp calls for what the upstream sends.
+pub(crate) struct UpstreamClient {
+    pub(crate) server: ServerId,
+    pub(crate) events: tokio::sync::mpsc::UnboundedSender<UpstreamEvent>,
+    pub(crate) calls: Calls,
+}
+
+impl UpstreamClient {
+    fn no_client(&self, what: &str) -> ErrorData {
+        ErrorData::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!(
+                "Switchboard has no client request waiting for this {what} (server '{}')",
+                self.server
+            ),
+            None,
+        )
+    }
+
+    fn unsupported(&self, what: &str) -> ErrorData {
+        ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!(
+                "the client connected to Switchboard does not support {what} (server '{}')",
+                self.server
+            ),
+            None,
+        )
+    }
+
+    /// Sends `request` to the downstream client on its call's stream and
+    /// waits for the answer, giving up when the upstream cancels.
+    async fn ask(
+        &self,
+        downstream: &Downstream,
+        request: ServerRequest,
+        context: &RequestContext<RoleClient>,
+    ) -> Result<ClientResult, ErrorData> {
+        let sent = downstream.peer.send_request(request);
+        tokio::select! {
+            result = sent => result.map_err(|err| match err {
+                rmcp::ServiceError::McpError(error) => error,
+                other => ErrorData::internal_error(
+                    format!("forwarding to the client failed: {other}"),
+                    None,
+                ),
+            }),
+            () = context.ct.cancelled() => Err(ErrorData::internal_error(
+                "cancelled by the server".to_string(),
+                None,
+            )),
+        }
+    }
+}
+
+fn on_stream_of(downstream: &Downstream) -> rmcp::model::Extensions {
+    let mut extensions = rmcp::model::Extensions::default();
+    extensions.insert(OriginatingRequestId(downstream.request_id.clone()));
+    extensions
+}
+
+impl ClientHandler for UpstreamClient {
+    fn get_info(&self) -> ClientConfig {
+        // Declared so upstream tools that need them work; each request is
+        // forwarded to a client that supports it, or refused with a reason.
+        let capabilities: ClientCapabilities = serde_json::from_value(serde_json::json!({
+            "sampling": {},
+            "elicitation": {"form": {}, "url": {}},
+            "roots": {"listChanged": true},
+        }))
+        .unwrap_or_default();
+        ClientConfig::new(
+            capabilities,
+            Implementation::new("switchboard", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(ProtocolVersion::V_2025_06_18)
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let downstream = self
+            .calls
+            .waiting(context.extensions.get::<InboundStreamOrigin>())
+            .ok_or_else(|| self.no_client("sampling request"))?;
+        let supported = downstream
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.sampling.is_some());
+        if !supported {
+            return Err(self.unsupported("sampling"));
+        }
+        let mut request = CreateMessageRequest::new(params);
+        request.extensions = on_stream_of(&downstream);
+        match self
+            .ask(
+                &downstream,
+                ServerRequest::CreateMessageRequest(request),
+                &context,
+            )
+            .await?
+        {
+            ClientResult::CreateMessageResult(result) => Ok(*result),
+            _ => Err(ErrorData::internal_error(
+                "unexpected answer to sampling",
+                None,
+            )),
+        }
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let downstream = self
+            .calls
+            .waiting(context.extensions.get::<InboundStreamOrigin>())
+            .ok_or_else(|| self.no_client("elicitation request"))?;
+        let supported = downstream
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.elicitation.is_some());
+        if !supported {
+            return Err(self.unsupported("elicitation"));
+        }
+        let mut request = ElicitRequest::new(params);
+        request.extensions = on_stream_of(&downstream);
+        match self
+            .ask(&downstream, ServerRequest::ElicitRequest(request), &context)
+            .await?
+        {
+            ClientResult::ElicitResult(result) => Ok(result),
+            _ => Err(ErrorData::internal_error(
+                "unexpected answer to elicitation",
+                None,
+            )),
+        }
+    }
+
+    async fn list_roots(
+        &self,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        let Some(downstream) = self
+            .calls
+            .waiting(context.extensions.get::<InboundStreamOrigin>())
+        else {
+            // Outside a call there is no one client to ask; no roots is the honest answer.
+            return Ok(ListRootsResult::default());
+        };
+        let supported = downstream
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some());
+        if !supported {
+            return Ok(ListRootsResult::default());
+        }
+        let mut request = ListRootsRequest::default();
+        request.extensions = on_stream_of(&downstream);
+        match self
+            .ask(
+                &downstream,
+                ServerRequest::ListRootsRequest(request),
+                &context,
+            )
+            .await?
+        {
+            ClientResult::ListRootsResult(result) => Ok(result),
+            _ => Err(ErrorData::internal_error(
+                "unexpected answer to roots/list",
+                None,
+            )),
+        }
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self
+            .events
+            .send(UpstreamEvent::ListChanged(self.server.clone()));
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self
+            .events
+            .send(UpstreamEvent::ListChanged(self.server.clone()));
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self
+            .events
+            .send(UpstreamEvent::ListChanged(self.server.clone()));
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _ = self
+            .events
+            .send(UpstreamEvent::Log(self.server.clone(), params));
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _ = self
+            .events
+            .send(UpstreamEvent::ResourceUpdated(self.server.clone(), params));
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let Some(downstream) = self.calls.by_token(&params.progress_token) else {
+            return;
+        };
+        let Some(token) = downstream.progress_token else {
+            return;
+        };
+        let mut forwarded = params;
+        forwarded.progress_token = token;
+        if let Err(err) = downstream.peer.notify_progress(forwarded).await {
+            tracing::debug!(server = %self.server, %err, "could not forward progress");
+        }
+    }
+}
