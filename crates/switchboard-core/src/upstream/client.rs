@@ -286,8 +286,10 @@ impl ClientHandler for UpstreamClient {
         if !supported {
             return Ok(ListRootsResult::default());
         }
-        let mut request = ListRootsRequest::default();
-        request.extensions = on_stream_of(&downstream);
+        let request = ListRootsRequest {
+            extensions: on_stream_of(&downstream),
+            ..Default::default()
+        };
         match self
             .ask(
                 &downstream,
