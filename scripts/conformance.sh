@@ -6,6 +6,12 @@
 #                                                 build and start switchboard-conformance-fixture
 #                                                 on a free loopback port, run the suite against
 #                                                 it, stop it (EXPECTED_COUNT defaults to 32)
+#   scripts/conformance.sh --through [EXPECTED_COUNT]
+#                                                 start `switchboard serve` with the fixture as its
+#                                                 only (stdio) upstream, `"namespace": ""`, and run
+#                                                 the suite through the pass-through route
+#                                                 /servers/conf/mcp and through the merged /mcp
+#                                                 (needs SWITCHBOARD_BIN_DIR or a cargo build)
 #   scripts/conformance.sh --install              only install the suite (idempotent)
 #
 # Exits non-zero unless every scenario passed (and, when given, exactly EXPECTED_COUNT ran).
@@ -246,6 +252,70 @@ conformance_direct() {
     return $rc
 }
 
+# The folder with the built binaries: $SWITCHBOARD_BIN_DIR, else cargo's debug dir.
+conformance_bin_dir() {
+    if [[ -n "${SWITCHBOARD_BIN_DIR:-}" ]]; then
+        echo "$SWITCHBOARD_BIN_DIR"
+        return 0
+    fi
+    if ! command -v cargo >/dev/null 2>&1 && [[ -x "$HOME/.cargo/bin/cargo" ]]; then
+        PATH="$HOME/.cargo/bin:$PATH"
+    fi
+    (cd "$CONFORMANCE_ROOT" && cargo build --quiet -p switchboard -p switchboard-fixtures) >&2 ||
+        conformance_die "cargo build failed" || return 1
+    local target
+    target="$(cd "$CONFORMANCE_ROOT" && cargo metadata --format-version 1 --no-deps |
+        conformance_node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')" ||
+        conformance_die "cannot find cargo's target directory" || return 1
+    echo "$target/debug"
+}
+
+# Runs the suite through Switchboard: the fixture is the hub's only upstream
+# (stdio, namespace ""), reached once through /servers/conf/mcp and once
+# through the merged /mcp.
+conformance_through() {
+    local expected="${1:-$CONFORMANCE_DIRECT_EXPECTED}"
+    conformance_install || return 1
+    local bins
+    bins="$(conformance_bin_dir)" || return 1
+    [[ -x "$bins/switchboard" && -x "$bins/switchboard-conformance-fixture" ]] ||
+        conformance_die "switchboard or switchboard-conformance-fixture missing in $bins" || return 1
+    local hub_dir
+    hub_dir="$(mktemp -d "${TMPDIR:-/tmp}/conformance-hub.XXXXXX")"
+    printf '{"mcpServers": {"conf": {"command": "%s", "namespace": ""}}}\n' \
+        "$bins/switchboard-conformance-fixture" >"$hub_dir/config.json"
+    local out="$hub_dir/stdout" err="$hub_dir/stderr"
+    SWITCHBOARD_CACHE_DIR="$hub_dir/cache" "$bins/switchboard" serve \
+        --config "$hub_dir/config.json" --listen 127.0.0.1:0 >"$out" 2>"$err" &
+    CONFORMANCE_FIXTURE_PID=$!
+    trap 'conformance_stop_fixture; rm -rf "'"$hub_dir"'"' EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    local url="" waited=0
+    while [[ -z "$url" ]]; do
+        url="$(sed -n 's/^Switchboard listening on \(http:.*\)$/\1/p' "$out" 2>/dev/null | head -n 1)"
+        [[ -n "$url" ]] && break
+        if ! kill -0 "$CONFORMANCE_FIXTURE_PID" 2>/dev/null; then
+            cat "$err" >&2
+            conformance_die "switchboard exited before listening" || return 1
+        fi
+        if [[ $waited -ge 300 ]]; then
+            conformance_die "switchboard did not listen within 30s" || return 1
+        fi
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+    local base="${url%/mcp}" rc=0
+    conformance_log "switchboard pid $CONFORMANCE_FIXTURE_PID listening on $url"
+    conformance_run "$base/servers/conf/mcp" "$expected" || rc=$?
+    conformance_run "$url" "$expected" || rc=$?
+    if [[ $rc -ne 0 ]]; then
+        conformance_log "switchboard stderr (last 60 lines):"
+        tail -n 60 "$err" >&2
+    fi
+    return $rc
+}
+
 conformance_stop_fixture() {
     local pid="${CONFORMANCE_FIXTURE_PID:-}"
     [[ -n "$pid" ]] || return 0
@@ -264,7 +334,7 @@ conformance_stop_fixture() {
 }
 
 conformance_usage() {
-    sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 conformance_main() {
@@ -278,6 +348,10 @@ conformance_main() {
         --direct)
             [[ $# -le 2 ]] || { conformance_usage >&2; return 2; }
             conformance_direct "${2:-}"
+            ;;
+        --through)
+            [[ $# -le 2 ]] || { conformance_usage >&2; return 2; }
+            conformance_through "${2:-}"
             ;;
         -*) conformance_log "unknown option: $1"; conformance_usage >&2; return 2 ;;
         *)
