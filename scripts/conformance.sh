@@ -13,6 +13,11 @@
 #                                                 /servers/conf/mcp and through the merged /mcp
 #                                                 (needs SWITCHBOARD_BIN_DIR or a cargo build)
 #   scripts/conformance.sh --install              only install the suite (idempotent)
+#   scripts/conformance.sh --client [SCENARIO...] run the suite's client scenarios (default: initialize,
+#                                                 tools_call, elicitation-sep1034-client-defaults,
+#                                                 sse-retry) with switchboard-conformance-client, an
+#                                                 in-process hub whose only upstream is the scenario's
+#                                                 test server (see the "Client scenarios" section)
 #
 # Exits non-zero unless every scenario passed (and, when given, exactly EXPECTED_COUNT ran).
 # Installs Node 22 and the pinned suite into .tools/node22 when missing (the suite needs
@@ -334,7 +339,7 @@ conformance_stop_fixture() {
 }
 
 conformance_usage() {
-    sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 conformance_main() {
@@ -353,12 +358,119 @@ conformance_main() {
             [[ $# -le 2 ]] || { conformance_usage >&2; return 2; }
             conformance_through "${2:-}"
             ;;
+        --client)
+            shift
+            conformance_client "$@"
+            ;;
         -*) conformance_log "unknown option: $1"; conformance_usage >&2; return 2 ;;
         *)
             [[ $# -le 2 ]] || { conformance_usage >&2; return 2; }
             conformance_run "$1" "${2:-}"
             ;;
     esac
+}
+
+# --- Client scenarios (--client) --------------------------------------------------------------
+# The suite's client scenarios run a client command against a test MCP server the suite starts
+# per scenario (`conformance client --command CMD --scenario NAME`; it appends the server URL to
+# CMD and sets MCP_CONFORMANCE_SCENARIO). CMD is switchboard-conformance-client: an in-process
+# Switchboard hub whose only upstream is that server, so the suite observes Switchboard's own
+# upstream client (docs/conformance.md, "Client side"). A scenario passes when the suite exits 0
+# for it: no FAILURE and no WARNING check, the client exited 0 and did not time out (the suite's
+# own rule for a single client scenario). Environment: CONFORMANCE_CLIENT_BIN (the driver;
+# default: SWITCHBOARD_BIN_DIR or a cargo build), CONFORMANCE_CLIENT_TIMEOUT_MS (per scenario,
+# passed to the suite, default 30000), CONFORMANCE_RESULTS_DIR (keep checks.json, stdout.txt and
+# stderr.txt per scenario), CONFORMANCE_TIMEOUT_SECS (per suite run, default 600).
+
+# Every client scenario of the pinned suite that is not about OAuth (the `core` suite minus auth/*).
+CONFORMANCE_CLIENT_SCENARIOS=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
+
+# Summarises one client scenario's newest results dir: prints `checks S passed, F failed, W warnings`
+# and, indented, each FAILURE or WARNING; exits non-zero when no checks.json is found or no check
+# succeeded.
+conformance_client_summarize() {
+    local results="$1" scenario="$2"
+    conformance_node - "$results" "$scenario" <<'JS'
+const fs = require("fs");
+const path = require("path");
+const [results, scenario] = process.argv.slice(2);
+// The suite writes RESULTS/<scenario>-<ISO timestamp with - for : and .>/checks.json
+// (a scenario like auth/x makes RESULTS/auth/x-<ts>).
+const parent = path.join(results, path.dirname(scenario));
+const base = path.basename(scenario);
+const re = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}-\\d{4}-\\d{2}-\\d{2}T[\\d-]+Z$`);
+const dirs = fs.existsSync(parent) ? fs.readdirSync(parent).filter((d) => re.test(d)).sort() : [];
+const file = dirs.length ? path.join(parent, dirs[dirs.length - 1], "checks.json") : null;
+if (!file || !fs.existsSync(file)) {
+  console.log("no checks.json written");
+  process.exit(1);
+}
+const checks = JSON.parse(fs.readFileSync(file, "utf8"));
+const count = (s) => checks.filter((c) => c.status === s).length;
+const lines = [`checks ${count("SUCCESS")} passed, ${count("FAILURE")} failed, ${count("WARNING")} warnings`];
+for (const c of checks.filter((c) => c.status === "FAILURE" || c.status === "WARNING")) {
+  lines.push(`        ${c.status}: ${c.name}: ${c.errorMessage ?? c.description}`);
+}
+console.log(lines.join("\n"));
+process.exit(count("SUCCESS") > 0 && count("FAILURE") === 0 && count("WARNING") === 0 ? 0 : 1);
+JS
+}
+
+# Runs the given client scenarios (default: CONFORMANCE_CLIENT_SCENARIOS) one at a time against
+# switchboard-conformance-client; fails unless every one passed.
+conformance_client() {
+    local scenarios=("$@")
+    [[ ${#scenarios[@]} -gt 0 ]] || scenarios=("${CONFORMANCE_CLIENT_SCENARIOS[@]}")
+    conformance_install || return 1
+    local client="${CONFORMANCE_CLIENT_BIN:-}"
+    if [[ -z "$client" ]]; then
+        local bins
+        bins="$(conformance_bin_dir)" || return 1
+        client="$bins/switchboard-conformance-client"
+    fi
+    [[ -x "$client" ]] || conformance_die "switchboard-conformance-client not found at $client" || return 1
+    local work results keep=1
+    work="$(mktemp -d "${TMPDIR:-/tmp}/conformance-client.XXXXXX")"
+    results="${CONFORMANCE_RESULTS_DIR:-}"
+    if [[ -z "$results" ]]; then
+        keep=0
+        results="$work/results"
+    fi
+    mkdir -p "$results"
+    local secs="${CONFORMANCE_TIMEOUT_SECS:-600}" ms="${CONFORMANCE_CLIENT_TIMEOUT_MS:-30000}"
+    local scenario passed=0 total=0 rc log summary ok
+    for scenario in "${scenarios[@]}"; do
+        total=$((total + 1))
+        log="$work/$(tr '/' '_' <<<"$scenario").log"
+        conformance_log "client scenario $scenario: conformance client --command $client --scenario $scenario"
+        rc=0
+        (
+            cd "$work"
+            PATH="$CONFORMANCE_NODE_BIN:$PATH" timeout --kill-after=10 "$secs" \
+                "$CONFORMANCE_NODE_BIN/conformance" client --command "$client" \
+                --scenario "$scenario" --timeout "$ms" -o "$results"
+        ) >"$log" 2>&1 || rc=$?
+        ok=1
+        summary="$(conformance_client_summarize "$results" "$scenario")" || ok=0
+        [[ $rc -eq 0 ]] || ok=0
+        if [[ $ok -eq 1 ]]; then
+            passed=$((passed + 1))
+            printf 'PASS  %-40s %s\n' "$scenario" "$summary"
+        else
+            printf 'FAIL  %-40s %s\n' "$scenario" "$summary"
+            conformance_log "the suite exited with status $rc for $scenario; its output:"
+            cat "$log" >&2
+        fi
+    done
+    rm -rf "$work"
+    [[ $keep -eq 1 ]] && conformance_log "per-scenario results kept in $results"
+    echo "client scenarios: $passed/$total passed"
+    if [[ $passed -eq $total ]]; then
+        conformance_log "PASS: $passed/$total client scenarios passed against $client"
+        return 0
+    fi
+    conformance_log "FAIL: $passed/$total client scenarios passed against $client"
+    return 1
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then

@@ -93,7 +93,7 @@ async fn sampling_elicitation_progress_and_cancel_through_the_merged_endpoint() 
     let counter = scratch.path().join("counts.json");
     let spec = spec_file(
         scratch.path(),
-        json!([{"name": "stuck", "behavior": "hang"}]),
+        json!([{"name": "slow", "behavior": "sleep"}]),
     );
     let conformance = bin("switchboard-conformance-fixture");
     let mut hub = Hub::start(json!({"mcpServers": {
@@ -148,18 +148,36 @@ async fn sampling_elicitation_progress_and_cancel_through_the_merged_endpoint() 
     let progress = assistant.progress.lock().unwrap().clone();
     assert!(progress.len() >= 3, "progress received: {progress:?}");
 
-    // Cancellation: the client cancels a hung call; the upstream hears it.
-    let request = ClientRequest::CallToolRequest(Request::new(params("plain__stuck", json!({}))));
+    // Cancellation: the client cancels a long call once the upstream is
+    // running it (its progress is coming back); the upstream hears it.
+    let seen = assistant.progress.lock().unwrap().len();
+    let request =
+        ClientRequest::CallToolRequest(Request::new(params("plain__slow", json!({"ms": 60000}))));
     let handle = peer
         .send_request_with_option(request, PeerRequestOptions::no_options())
         .await
         .unwrap();
+    eventually("the long call running upstream", || async {
+        (assistant.progress.lock().unwrap().len() > seen).then_some(())
+    })
+    .await;
     handle.cancel(Some("changed my mind".into())).await.unwrap();
     eventually("the upstream saw the cancellation", || async {
         let counts: Value = serde_json::from_slice(&std::fs::read(&counter).ok()?).ok()?;
         (counts["tools/call"] == 1).then_some(())
     })
     .await;
+    // The hub is not left waiting on it.
+    eventually("no call in flight", || async {
+        let calls = hub.get("/api/v1/servers/plain/logs").await;
+        calls.is_object().then_some(())
+    })
+    .await;
+    let again = peer
+        .call_tool(params("plain__slow", json!({"ms": 10})))
+        .await
+        .unwrap();
+    assert_eq!(text_of(&again), "slept 10 ms");
 
     client.cancel().await.unwrap();
     assert_eq!(hub.terminate().await, Some(0));

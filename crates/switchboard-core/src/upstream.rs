@@ -1204,7 +1204,7 @@ impl Upstream {
         };
         let upstream_token = handle.progress_token.clone();
         let request_id = handle.id.clone();
-        let _call = downstream.map(|d| self.calls.register(request_id.clone(), upstream_token, d));
+        let call = downstream.map(|d| self.calls.register(request_id.clone(), upstream_token, d));
         let result = tokio::select! {
             r = handle.await_response() => r,
             _ = cancel.cancelled() => {
@@ -1218,6 +1218,9 @@ impl Upstream {
                 return Err(UpstreamError::ShuttingDown { server: self.id.clone() });
             }
         };
+        if let Some(call) = &call {
+            call.settle().await;
+        }
         match result {
             Ok(result) => {
                 self.record_success(Some(started.elapsed()));

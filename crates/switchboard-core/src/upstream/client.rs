@@ -22,6 +22,7 @@
 #![allow(deprecated)]
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::ClientHandler;
@@ -54,7 +55,7 @@ pub struct Downstream {
 #[derive(Default)]
 struct CallTable {
     by_request: HashMap<RequestId, (u64, Downstream)>,
-    by_token: HashMap<ProgressToken, Downstream>,
+    by_token: HashMap<ProgressToken, (Downstream, Arc<AtomicUsize>)>,
     next: u64,
 }
 
@@ -77,9 +78,11 @@ impl Calls {
         let mut table = self.lock();
         table.next += 1;
         let order = table.next;
-        table
-            .by_token
-            .insert(upstream_token.clone(), downstream.clone());
+        let forwarding = Arc::new(AtomicUsize::new(0));
+        table.by_token.insert(
+            upstream_token.clone(),
+            (downstream.clone(), forwarding.clone()),
+        );
         table
             .by_request
             .insert(upstream_request.clone(), (order, downstream));
@@ -87,10 +90,11 @@ impl Calls {
             calls: self.clone(),
             request: upstream_request,
             token: upstream_token,
+            forwarding,
         }
     }
 
-    fn by_token(&self, token: &ProgressToken) -> Option<Downstream> {
+    fn by_token(&self, token: &ProgressToken) -> Option<(Downstream, Arc<AtomicUsize>)> {
         self.lock().by_token.get(token).cloned()
     }
 
@@ -116,6 +120,27 @@ pub(crate) struct CallGuard {
     calls: Calls,
     request: RequestId,
     token: ProgressToken,
+    /// Progress notifications of this call being forwarded right now.
+    forwarding: Arc<AtomicUsize>,
+}
+
+impl CallGuard {
+    /// Lets progress that arrived before the response reach the client first.
+    ///
+    /// rmcp hands each notification to its own task, so the response can
+    /// overtake the last progress notifications on their way to the client;
+    /// the protocol says progress comes before the result. Yielding lets the
+    /// notification tasks already spawned start (they count themselves in
+    /// `forwarding` first thing); then we wait, briefly, for them to finish.
+    pub(crate) async fn settle(&self) {
+        for _ in 0..4 {
+            tokio::task::yield_now().await;
+        }
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_millis(100);
+        while self.forwarding.load(Ordering::SeqCst) > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
+    }
 }
 
 impl Drop for CallGuard {
@@ -349,16 +374,18 @@ impl ClientHandler for UpstreamClient {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let Some(downstream) = self.calls.by_token(&params.progress_token) else {
+        let Some((downstream, forwarding)) = self.calls.by_token(&params.progress_token) else {
             return;
         };
         let Some(token) = downstream.progress_token else {
             return;
         };
+        forwarding.fetch_add(1, Ordering::SeqCst);
         let mut forwarded = params;
         forwarded.progress_token = token;
         if let Err(err) = downstream.peer.notify_progress(forwarded).await {
             tracing::debug!(server = %self.server, %err, "could not forward progress");
         }
+        forwarding.fetch_sub(1, Ordering::SeqCst);
     }
 }
