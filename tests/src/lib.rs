@@ -221,8 +221,13 @@ pub struct HttpFixture {
 
 impl HttpFixture {
     pub async fn start(args: &[&str]) -> Result<Self> {
+        Self::start_on("127.0.0.1:0", args).await
+    }
+
+    /// Starts the fixture on a given address (to restart it on the same port).
+    pub async fn start_on(addr: &str, args: &[&str]) -> Result<Self> {
         let mut child = Command::new(bin("switchboard-fixture"))
-            .args(["--http", "127.0.0.1:0"])
+            .args(["--http", addr])
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -372,4 +377,42 @@ pub fn spec_file(dir: &Path, tools: Value) -> String {
     )
     .unwrap();
     path.to_string_lossy().to_string()
+}
+
+/// A loopback port that was free a moment ago.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The fixture's request counts (from `--counter-file`), zeros if none yet.
+pub fn counts(path: &Path) -> Value {
+    std::fs::read(path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_else(|| json!({"tools/list": 0, "initialize": 0, "tools/call": 0}))
+}
+
+/// Processes whose command line contains `tag` (to find a test's own children).
+pub fn processes_with(tag: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        if String::from_utf8_lossy(&cmdline).contains(tag) && pid_alive(pid) {
+            found.push(pid);
+        }
+    }
+    found
 }

@@ -382,6 +382,8 @@ pub struct Upstream {
     /// The last listing attempt, numbered by the order listings started in.
     refresh_lock: tokio::sync::Mutex<Option<(u64, ListOutcome)>>,
     list_seq: AtomicU64,
+    /// The sequence number of the listing under way, 0 when none is.
+    listing_now: AtomicU64,
     generation: AtomicU64,
 }
 
@@ -429,6 +431,7 @@ impl Upstream {
             subscriptions: Mutex::new(HashMap::new()),
             refresh_lock: tokio::sync::Mutex::new(None),
             list_seq: AtomicU64::new(0),
+            listing_now: AtomicU64::new(0),
             generation: AtomicU64::new(0),
         }
     }
@@ -1024,7 +1027,12 @@ impl Upstream {
         self: &Arc<Self>,
         trigger: RefreshTrigger,
     ) -> Result<Arc<Capabilities>, UpstreamError> {
-        let asked_at = self.list_seq.load(Ordering::SeqCst);
+        // A change notification needs a listing that starts after it; any other
+        // trigger only needs a recent one, so a listing already under way will do.
+        let asked_at = match (trigger, self.listing_now.load(Ordering::SeqCst)) {
+            (RefreshTrigger::Notification, _) | (_, 0) => self.list_seq.load(Ordering::SeqCst),
+            (_, running) => running - 1,
+        };
         let mut last = self.refresh_lock.lock().await;
         if let Some((seq, outcome)) = last.as_ref()
             && *seq > asked_at
@@ -1032,6 +1040,7 @@ impl Upstream {
             return outcome.clone();
         }
         let seq = self.list_seq.fetch_add(1, Ordering::SeqCst) + 1;
+        self.listing_now.store(seq, Ordering::SeqCst);
         if !matches!(trigger, RefreshTrigger::Poll) {
             self.touch();
         }
@@ -1086,6 +1095,7 @@ impl Upstream {
             }
         }
         *last = Some((seq, outcome.clone()));
+        self.listing_now.store(0, Ordering::SeqCst);
         outcome
     }
 

@@ -1,0 +1,186 @@
+// The dashboard in a real browser (Debian's Chromium via playwright-core)
+// against a real `switchboard serve` with fixture servers. Run with
+//   node --test tests/ui/browser.test.mjs
+// after `cargo build --workspace --bins` (SWITCHBOARD_BIN_DIR or
+// CARGO_TARGET_DIR tell where the binaries are). Screenshots go to
+// tests/artifacts/.
+
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { spawn } from 'node:child_process';
+import { Hub, artifactPath, bin, eventually, launchChromium, stdioFixture, tempDir, waitForLine } from './harness.mjs';
+
+describe('dashboard in Chromium', () => {
+  let hub;
+  let remote;
+  let browser;
+  let page;
+  const pageErrors = [];
+  const controlDir = tempDir('control');
+  const betaControl = join(controlDir, 'beta.json');
+
+  /** The row of one server. */
+  const row = (id) => page.locator(`tbody.server[data-server="${id}"]`);
+  const rowText = (id, testid) => row(id).locator(`[data-testid="${testid}"]`).first().innerText();
+
+  before(async () => {
+    // A Streamable HTTP server, as a remote one would be.
+    remote = spawn(bin('switchboard-fixture'), ['--http', '127.0.0.1:0', '--name', 'docs-search', '--tools', 'search_docs,get_page,list_spaces'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const [, remoteUrl] = await waitForLine(remote.stdout, /listening on (http:\/\/\S+\/mcp)/, 'the HTTP fixture');
+    hub = await Hub.start({
+      mcpServers: {
+        docs: { url: remoteUrl },
+        alpha: stdioFixture(['--name', 'alpha-server', '--tools', 'search,fetch']),
+        beta: stdioFixture(['--tools', 'a', '--control', betaControl]),
+        crashy: stdioFixture(['--tools', 'x', '--exit-after-ms', '1500']),
+        broken: stdioFixture(['--exit-at-start', '3']),
+      },
+    });
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    await page.goto(`${hub.base}/`);
+    // A marker that a reload would wipe: every later check runs without one.
+    await page.evaluate(() => {
+      window.__noReload = true;
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    remote?.kill('SIGTERM');
+    const code = await hub?.stop();
+    assert.equal(code, 0, `the hub exited with ${code}; its log:\n${hub?.log}`);
+  });
+
+  it('shows a row per server, the endpoint and the connect panel', async () => {
+    await page.locator('tbody.server').nth(4).waitFor();
+    const ids = await page.locator('tbody.server').evaluateAll((els) => els.map((e) => e.dataset.server));
+    assert.deepEqual(ids, ['docs', 'alpha', 'beta', 'crashy', 'broken']);
+    assert.equal(await page.getByTestId('endpoint').innerText(), hub.endpoint);
+    assert.match(await page.getByTestId('totals').innerText(), /5 servers/);
+    assert.match(await page.getByTestId('snippet-text').innerText(), new RegExp(hub.endpoint.replace(/[.]/g, '\\.')));
+    await page.getByRole('tab', { name: 'Claude Desktop' }).click();
+    assert.match(await page.getByTestId('snippet-text').innerText(), /"args": \[\s*"stdio"\s*\]/);
+  });
+
+  it('"Refresh all" lists every server', async () => {
+    await page.getByRole('button', { name: 'Refresh all' }).click();
+    for (const [id, counts] of [
+      ['alpha', '2 tools'],
+      ['beta', '1 tool'],
+      ['docs', '3 tools'],
+    ]) {
+      await eventually(`${id} listed in the page`, async () => (await rowText(id, 'counts')) === counts);
+    }
+    assert.equal(await row('docs').locator('.c-transport').innerText(), 'http');
+    assert.match(await rowText('alpha', 'staleness'), /^Listed (just now|\d+ s ago) by a manual refresh · fresh for/);
+    assert.match(await rowText('alpha', 'health'), /Healthy/);
+  });
+
+  it('toggling a server disables it in the hub and in the config file, by keyboard too', async () => {
+    const toggle = row('alpha').getByRole('switch', { name: 'alpha enabled' });
+    assert.equal(await toggle.getAttribute('aria-checked'), 'true');
+    await toggle.click();
+    await eventually('the switch to turn off', async () => (await toggle.getAttribute('aria-checked')) === 'false');
+    const s = await hub.server('alpha');
+    assert.equal(s.enabled, false);
+    assert.equal(s.state, 'disabled');
+    assert.equal(hub.configFile().mcpServers.alpha.enabled, false);
+    assert.equal(await rowText('alpha', 'state'), 'Disabled');
+
+    // Back on with the keyboard: focus the switch and press Space.
+    await eventually('the switch to be usable again', () => toggle.isEnabled());
+    await toggle.focus();
+    await page.keyboard.press('Space');
+    await eventually('the switch to turn on', async () => (await toggle.getAttribute('aria-checked')) === 'true');
+    assert.equal((await hub.server('alpha')).enabled, true);
+    assert.notEqual(hub.configFile().mcpServers.alpha.enabled, false);
+  });
+
+  it('refreshing a row re-lists the server', async () => {
+    await hub.post('/api/v1/servers/alpha/refresh');
+    const before = (await hub.server('alpha')).listedAt;
+    assert.ok(before, 'alpha was listed');
+    await row('alpha').getByRole('button', { name: 'Refresh alpha' }).click();
+    const afterListed = await eventually('listedAt to move', async () => {
+      const s = await hub.server('alpha');
+      return s.listedAt !== before && s.listedAt;
+    });
+    assert.ok(Date.parse(afterListed) > Date.parse(before));
+    await eventually('the row to say so', async () => /by a manual refresh/.test(await rowText('alpha', 'staleness')));
+  });
+
+  it('a server that changes its tools shows the change live, without a reload', async () => {
+    writeFileSync(betaControl, JSON.stringify({ tools: [{ name: 'a' }, { name: 'b2' }], notify: true }));
+    await eventually('beta to list 2 tools', async () => (await rowText('beta', 'counts')) === '2 tools');
+    const snapshot = await hub.server('beta');
+    assert.ok('lastChange' in snapshot, 'the hub sends lastChange');
+    const change = row('beta').getByTestId('last-change');
+    await eventually('the last change line', async () => /\+b2/.test(await change.innerText()));
+    assert.match(await change.innerText(), /Changed\s+Last change (just now|\d+ s ago) \(found after the server announced a change\): \+b2/);
+    assert.match((await row('beta').getAttribute('class')) ?? '', /\brecent\b/, 'the row is marked as recently changed');
+    assert.equal(await page.evaluate(() => window.__noReload), true, 'the page was not reloaded');
+  });
+
+  it('a crashed server shows its error in words, and its logs', async () => {
+    await eventually('crashy to fail', async () => (await hub.server('crashy')).state === 'failed', 20000);
+    await eventually('the error in the row', async () => (await row('crashy').getByTestId('error').count()) > 0);
+    const error = await rowText('crashy', 'error');
+    assert.match(error, /crashy/);
+    assert.match(error, /exiting after 1500 ms with code 4/);
+    assert.doesNotMatch(error, /INFO serve_inner/, 'stderr noise stays in the logs');
+    assert.match(await rowText('broken', 'health'), /Down/);
+    assert.match(await rowText('broken', 'error'), /code 3/);
+
+    await row('crashy').getByRole('button', { name: 'Show logs of crashy' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Logs: crashy' });
+    await dialog.waitFor();
+    await eventually('stderr in the logs', async () => /code 4/.test(await dialog.getByTestId('log-stderr').innerText()));
+    await page.screenshot({ path: artifactPath('dashboard-logs.png') });
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.getAttribute('aria-label')),
+      'Show logs of crashy',
+      'focus returns to the button that opened the logs',
+    );
+  });
+
+  it('takes screenshots in light and dark mode', async () => {
+    // Messages are dismissible (and the screenshot is nicer without them).
+    for (const dismiss of await page.getByRole('button', { name: 'Dismiss this message' }).all()) await dismiss.click();
+    await page.getByTestId('notice').waitFor({ state: 'detached' });
+    await page.screenshot({ path: artifactPath('dashboard.png'), fullPage: true });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    assert.equal(bg, 'rgb(15, 18, 22)', 'dark colours apply');
+    await page.screenshot({ path: artifactPath('dashboard-dark.png'), fullPage: true });
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('a broken config file is reported with file, line and column, and fixing it clears it', async () => {
+    const good = readFileSync(hub.configPath, 'utf8');
+    writeFileSync(hub.configPath, '{\n  "mcpServers": {\n    "alpha": { "command": 42 }\n  }\n}\n');
+    const banner = page.getByTestId('config-error');
+    await banner.waitFor({ timeout: 20000 });
+    const text = await banner.innerText();
+    assert.match(text, /keeps running the last good configuration/);
+    assert.match(text, new RegExp(`${hub.configPath.replace(/[.]/g, '\\.')}:3:\\d+ \\(line 3, column \\d+\\): invalid type`), text);
+    await page.screenshot({ path: artifactPath('dashboard-config-error.png'), fullPage: true });
+    writeFileSync(hub.configPath, good);
+    await banner.waitFor({ state: 'detached', timeout: 20000 });
+  });
+
+  it('a failing action is explained in words', async () => {
+    await row('broken').getByRole('button', { name: 'Refresh broken' }).click();
+    const notice = page.getByTestId('notice');
+    await eventually('the failure notice', async () => /^Could not refresh broken: /.test(await notice.innerText()));
+    assert.match(await notice.innerText(), /broken/);
+    assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
+  });
+});
