@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Switchboard's whole test suite, in one command, on a fresh machine or a used one.
 #
-#   scripts/test.sh          install what is missing, then fmt, clippy, build, Rust tests, Python tests
+#   scripts/test.sh          install what is missing, then UI build check and unit tests, fmt, clippy,
+#                            build, Rust tests, browser and desktop-app tests, Python tests
 #   scripts/test.sh --quick  skip the install step and the Python suite (for iterating)
 #
 # Idempotent: a second run installs nothing. Everything it installs for the project lives in
@@ -11,6 +12,14 @@ set -euo pipefail
 # --- Settings later work may extend ----------------------------------------------------------
 # Debian packages the build and tests need (add Tauri/keyring/xvfb packages here).
 APT_PACKAGES=(pkg-config procps)
+# The desktop app (src-tauri): WebKitGTK, GTK, the tray (appindicator), xdo, D-Bus.
+APT_PACKAGES+=(libwebkit2gtk-4.1-dev libjavascriptcoregtk-4.1-dev libsoup-3.0-dev libgtk-3-dev
+    libayatana-appindicator3-dev librsvg2-dev libxdo-dev libdbus-1-dev)
+# UI tests: a real browser (Debian's Chromium, driven by playwright-core), a virtual X
+# display and session bus for the desktop app, screenshots (ImageMagick), window lookup
+# (xdotool) and a window manager's close request (python3-xlib, tests/ui/wm_close.py).
+APT_PACKAGES+=(chromium fonts-dejavu-core xvfb xauth dbus gnome-keyring keyutils xdotool imagemagick
+    python3-xlib)
 # The reference MCP server the end-to-end tests talk to over stdio.
 SERVER_EVERYTHING_PKG="@modelcontextprotocol/server-everything"
 SERVER_EVERYTHING_VERSION="2026.8.31"
@@ -19,7 +28,7 @@ SERVER_EVERYTHING_ARGS="stdio"
 # ----------------------------------------------------------------------------------------------
 
 usage() {
-    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 QUICK=0
@@ -235,6 +244,65 @@ print(f"server-everything answered initialize: {info.get('name')} {info.get('ver
 PY
 }
 
+# --- UI and desktop app (ui/, icons/, src-tauri/, tests/ui/) ----------------------------------
+UI_DIR="$ROOT/ui"
+UI_LOCK_STAMP="$UI_DIR/node_modules/.switchboard-lock.sha256"
+
+# `npm ci` in ui/ when the lockfile changed since the last install (or nothing is installed).
+ui_install() {
+    command -v npm >/dev/null 2>&1 || die "npm not found"
+    local want
+    want="$(sha256sum <"$UI_DIR/package-lock.json" | cut -d' ' -f1)"
+    if [[ -f "$UI_LOCK_STAMP" && "$(cat "$UI_LOCK_STAMP")" == "$want" ]]; then
+        echo "ui/node_modules up to date" >&2
+        return 0
+    fi
+    (cd "$UI_DIR" && npm ci --no-audit --no-fund --no-update-notifier --loglevel=error)
+    echo "$want" >"$UI_LOCK_STAMP"
+}
+
+# Fails when files under $1 differ from the commit (changed, deleted or new).
+check_committed() {
+    local path="$1" what="$2"
+    if ! git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+        echo "not a git checkout; cannot compare $path with the commit" >&2
+        return 0
+    fi
+    local changes
+    changes="$(git -C "$ROOT" status --porcelain --untracked-files=all -- "$path")"
+    if [[ -n "$changes" ]]; then
+        git -C "$ROOT" --no-pager diff --stat -- "$path" >&2 || true
+        echo "$changes" >&2
+        die "$path differs from the commit: $what"
+    fi
+}
+
+# Rebuild ui/dist from ui/src and require it to equal the committed (embedded) copy.
+ui_build_and_check_dist() {
+    (cd "$UI_DIR" && npm run --silent build)
+    check_committed ui/dist "run 'cd ui && npm run build' and commit ui/dist with the sources"
+}
+
+# Redraw icons/ and require them to equal the committed ones.
+icons_check() {
+    node "$ROOT/icons/generate.mjs"
+    check_committed icons "run 'node icons/generate.mjs' and commit icons/"
+}
+
+ui_unit_tests() {
+    (cd "$UI_DIR" && npx --no-install vitest run)
+}
+
+ui_browser_tests() {
+    node --test tests/ui/browser.test.mjs
+}
+
+# The real Tauri binary in a virtual X display with its own session bus.
+desktop_tests() {
+    xvfb-run -a -s '-screen 0 1280x800x24' dbus-run-session -- \
+        node --test tests/ui/desktop.test.mjs
+}
+
 export_tool_env() {
     if [[ -x "$SERVER_EVERYTHING_BIN" ]]; then
         export SWITCHBOARD_TEST_SERVER_EVERYTHING="$SERVER_EVERYTHING_BIN"
@@ -263,6 +331,17 @@ else
 fi
 echo "CARGO_TARGET_DIR=$CARGO_TARGET_DIR" >&2
 
+if [[ $QUICK -eq 0 || ! -d "$UI_DIR/node_modules" ]]; then
+    step "ui: npm ci"
+    ui_install
+fi
+step "ui: build and compare with committed ui/dist"
+ui_build_and_check_dist
+step "icons: redraw and compare with committed icons/"
+icons_check
+step "ui: unit tests (vitest)"
+ui_unit_tests
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
@@ -281,6 +360,14 @@ else
     step "cargo test"
     cargo test --workspace --no-fail-fast
 fi
+
+step "ui: dashboard in Chromium (tests/ui/browser.test.mjs)"
+ui_browser_tests
+
+step "desktop: build the app (cargo build -p switchboard-app)"
+cargo build -p switchboard-app
+step "desktop: the app under Xvfb (tests/ui/desktop.test.mjs)"
+desktop_tests
 
 if [[ $QUICK -eq 0 ]]; then
     step "pytest tests/python"

@@ -9,8 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { spawn } from 'node:child_process';
-import { Hub, artifactPath, bin, eventually, launchChromium, stdioFixture, tempDir, waitForLine } from './harness.mjs';
+import { Hub, artifactPath, bin, eventually, launchChromium, spawnUntil, stdioFixture, tempDir } from './harness.mjs';
 
 describe('dashboard in Chromium', () => {
   let hub;
@@ -27,10 +26,14 @@ describe('dashboard in Chromium', () => {
 
   before(async () => {
     // A Streamable HTTP server, as a remote one would be.
-    remote = spawn(bin('switchboard-fixture'), ['--http', '127.0.0.1:0', '--name', 'docs-search', '--tools', 'search_docs,get_page,list_spaces'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    const [, remoteUrl] = await waitForLine(remote.stdout, /listening on (http:\/\/\S+\/mcp)/, 'the HTTP fixture');
+    const started = await spawnUntil(
+      bin('switchboard-fixture'),
+      ['--http', '127.0.0.1:0', '--name', 'docs-search', '--tools', 'search_docs,get_page,list_spaces'],
+      /listening on (http:\/\/\S+\/mcp)/,
+      'the HTTP fixture',
+    );
+    remote = started.child;
+    const remoteUrl = started.match[1];
     hub = await Hub.start({
       mcpServers: {
         docs: { url: remoteUrl },
@@ -78,7 +81,10 @@ describe('dashboard in Chromium', () => {
       await eventually(`${id} listed in the page`, async () => (await rowText(id, 'counts')) === counts);
     }
     assert.equal(await row('docs').locator('.c-transport').innerText(), 'http');
-    assert.match(await rowText('alpha', 'staleness'), /^Listed (just now|\d+ s ago) by a manual refresh · fresh for/);
+    // Counts may come from an earlier listing; the refresh itself shows in the freshness line.
+    await eventually('alpha to say it was refreshed by hand', async () =>
+      /^Listed (just now|\d+ s ago) by a manual refresh · fresh for/.test(await rowText('alpha', 'staleness')),
+    );
     assert.match(await rowText('alpha', 'health'), /Healthy/);
   });
 
@@ -182,5 +188,61 @@ describe('dashboard in Chromium', () => {
     await eventually('the failure notice', async () => /^Could not refresh broken: /.test(await notice.innerText()));
     assert.match(await notice.innerText(), /broken/);
     assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
+  });
+});
+
+describe('OAuth log in and log out from the dashboard', () => {
+  let auth;
+  let hub;
+  let browser;
+  let page;
+  const row = () => page.locator('tbody.server[data-server="secure"]');
+
+  before(async () => {
+    // A fake authorization server and the MCP server it protects; it approves every login.
+    const started = await spawnUntil(
+      bin('switchboard-auth-fixture'),
+      ['--tools', 'echo'],
+      /listening on (http:\/\/\S+\/mcp)/,
+      'the auth fixture',
+    );
+    auth = started.child;
+    const url = started.match[1];
+    hub = await Hub.start({ mcpServers: { secure: { url } } }, { env: { SWITCHBOARD_TOKEN_STORE: 'memory' } });
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+    await page.goto(`${hub.base}/`);
+  });
+
+  after(async () => {
+    await browser?.close();
+    auth?.kill('SIGTERM');
+    await hub?.stop();
+  });
+
+  it('a server that needs a login offers it, and the login in the browser completes it', async () => {
+    await hub.post('/api/v1/refresh');
+    const login = row().getByRole('button', { name: 'Log in to secure' });
+    await login.waitFor({ timeout: 20000 });
+    assert.equal(await row().getByTestId('state').innerText(), 'Login needed');
+    // The page opens the authorization URL in a new tab; the fixture approves and
+    // redirects to the hub's loopback callback.
+    const [tab] = await Promise.all([browser.context.waitForEvent('page'), login.click()]);
+    await tab.waitForLoadState();
+    await eventually('the hub to hold tokens and list the tools', async () => {
+      const server = await hub.server('secure');
+      return server.auth?.loggedIn === true && server.state === 'ready' && server.toolCount === 1;
+    });
+    await row().getByRole('button', { name: 'Log out of secure' }).waitFor();
+    assert.match(await page.getByTestId('notice').innerText(), /Log-in to secure started/);
+    await eventually('the row to show it running', async () => (await row().getByTestId('state').innerText()) === 'Running');
+    assert.equal(await row().getByTestId('counts').innerText(), '1 tool');
+    await page.screenshot({ path: artifactPath('dashboard-oauth.png'), fullPage: true });
+  });
+
+  it('log out forgets the tokens', async () => {
+    await row().getByRole('button', { name: 'Log out of secure' }).click();
+    await eventually('the tokens to be gone', async () => (await hub.server('secure')).auth?.loggedIn === false);
+    await row().getByRole('button', { name: 'Log out of secure' }).waitFor({ state: 'detached' });
   });
 });

@@ -4,8 +4,9 @@
 // after `cargo build -p switchboard-app` and `cargo build --workspace --bins`.
 // Checks: the app starts its hub on the configured port, the window renders
 // the dashboard (a screenshot of the X root window that is not blank and has
-// the dashboard's colours), a second launch hands over to the first, and
-// SIGTERM leaves no process behind. The tray menu logic is unit-tested in Rust
+// the dashboard's colours), closing the window keeps the app running, a
+// second launch hands over to the first (which shows its window again),
+// SIGTERM leaves no process behind, and a busy port is explained in the window. The tray menu logic is unit-tested in Rust
 // (src-tauri/src/tray_model.rs): Xvfb has no tray host.
 
 import assert from 'node:assert/strict';
@@ -13,13 +14,17 @@ import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { alive, artifactPath, bin, eventually, stdioFixture, tempDir } from './harness.mjs';
 
 /** The dashboard's accent colour (#1f5fd6, the "Refresh all" button) and the healthy green (#1a7f37). */
 const ACCENT = [0x1f, 0x5f, 0xd6];
 const GREEN = [0x1a, 0x7f, 0x37];
+/** The error banner's background (#fdecea). */
+const ERROR_BG = [0xfd, 0xec, 0xea];
+const HERE = dirname(fileURLToPath(import.meta.url));
 const IM = (tool) => `/usr/bin/${tool}`; // ImageMagick itself, not a wrapper earlier on PATH
 
 async function freePort() {
@@ -40,7 +45,7 @@ function screenshot(name) {
   return { png, rgb };
 }
 
-function colourStats(rgb) {
+function colourStats(rgb, wanted = ACCENT) {
   const colours = new Set();
   const count = (want) => {
     let n = 0;
@@ -50,7 +55,7 @@ function colourStats(rgb) {
     return n;
   };
   for (let i = 0; i + 2 < rgb.length; i += 3 * 7) colours.add((rgb[i] << 16) | (rgb[i + 1] << 8) | rgb[i + 2]);
-  return { distinct: colours.size, accent: count(ACCENT), green: count(GREEN) };
+  return { distinct: colours.size, accent: count(ACCENT), green: count(GREEN), wanted: count(wanted) };
 }
 
 /** Every process whose ancestry leads to `root` (via /proc). */
@@ -166,19 +171,7 @@ describe('desktop app under Xvfb', () => {
   });
 
   it('renders the dashboard in its window', async () => {
-    const windows = await eventually(
-      'a window named Switchboard',
-      () => {
-        try {
-          return execFileSync('xdotool', ['search', '--onlyvisible', '--name', '^Switchboard'], { encoding: 'utf8' }).trim();
-        } catch {
-          return false;
-        }
-      },
-      60000,
-      250,
-    );
-    assert.ok(windows.length > 0);
+    await eventually('a window named Switchboard', () => visibleWindows().length > 0, 60000, 250);
     const stats = await eventually(
       'the dashboard to paint (accent and healthy colours on screen)',
       () => {
@@ -191,7 +184,16 @@ describe('desktop app under Xvfb', () => {
     assert.ok(stats.distinct > 30, JSON.stringify(stats));
   });
 
-  it('a second launch hands over to the running one and exits', async () => {
+  it('closing the window keeps the app running in the tray', async () => {
+    const ids = visibleWindows();
+    assert.ok(ids.length > 0, 'the window is there');
+    execFileSync('/usr/bin/python3', [join(HERE, 'wm_close.py'), ...ids]);
+    await eventually('the window to close', () => visibleWindows().length === 0, 20000, 250);
+    assert.equal(app.exitCode, null, `the app quit with its window:\n${log}`);
+    assert.equal((await fetch(`${base}/api/v1/status`)).status, 200, 'the hub still serves');
+  });
+
+  it('a second launch hands over to the running one, which shows its window again', async () => {
     const second = spawn(bin('switchboard-app'), [], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let secondLog = '';
     second.stderr.on('data', (c) => {
@@ -204,6 +206,7 @@ describe('desktop app under Xvfb', () => {
     assert.equal(code, 0, secondLog);
     assert.equal(app.exitCode, null, 'the first instance keeps running');
     await eventually('the first instance to hear of it', () => /launched again: showing the dashboard/.test(log));
+    await eventually('the window to be back', () => visibleWindows().length > 0, 30000, 250);
     assert.equal((await fetch(`${base}/api/v1/status`)).status, 200);
   });
 
@@ -223,7 +226,66 @@ describe('desktop app under Xvfb', () => {
     assert.match(log, /hub stopped/);
     assert.doesNotMatch(log, /panicked/);
   });
+
+  it('when its port is taken, the window says why and the app keeps running', async () => {
+    const blocker = createServer();
+    blocker.listen(port, '127.0.0.1');
+    await once(blocker, 'listening');
+    const second = launch(env);
+    try {
+      await eventually('the explanation in the log', () => /Is another Switchboard/.test(second.log), 60000);
+      await eventually('a window named Switchboard', () => visibleWindows().length > 0, 60000, 250);
+      const stats = await eventually(
+        'the error banner to paint',
+        () => {
+          const s = colourStats(screenshot('desktop-port-taken.png').rgb, ERROR_BG);
+          return s.wanted > 2000 && s;
+        },
+        60000,
+        500,
+      );
+      assert.ok(stats.wanted > 2000);
+      assert.equal(second.exitCode, null, `the app gave up:\n${second.log}`);
+    } finally {
+      const [code, signal] = await terminate(second);
+      blocker.close();
+      assert.equal(signal, null, second.log);
+      assert.equal(code, 0, second.log);
+    }
+  });
 });
+
+/** Starts the app with the test's environment; its output collects in `.log`. */
+function launch(env) {
+  const child = spawn(bin('switchboard-app'), [], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.log = '';
+  const collect = (c) => {
+    child.log += c.toString();
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  return child;
+}
+
+/** SIGTERM and wait; returns [code, signal]. */
+async function terminate(child) {
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30000);
+  const result = await once(child, 'exit');
+  clearTimeout(timer);
+  return result;
+}
+
+/** Visible X windows whose title starts with "Switchboard". */
+function visibleWindows() {
+  try {
+    return execFileSync('xdotool', ['search', '--onlyvisible', '--name', '^Switchboard'], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean);
+  } catch {
+    return []; // xdotool exits 1 when nothing matches
+  }
+}
 
 function isZombie(pid) {
   try {

@@ -71,6 +71,27 @@ export function waitForLine(stream, pattern, what, timeoutMs = 30000) {
   });
 }
 
+/**
+ * Spawns `command` and waits for a stdout line matching `pattern`; fails at once
+ * (not after a timeout) when the binary is missing or exits first.
+ */
+export async function spawnUntil(command, args, pattern, what, options = {}) {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  child.log = '';
+  child.stderr.on('data', (c) => {
+    child.log += c.toString();
+  });
+  const failed = new Promise((_, reject) => {
+    child.once('error', (err) => reject(new Error(`cannot start ${what} (${command}): ${err.message}`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`${what} exited (${signal ?? code}) before it was ready:\n${child.log}`)),
+    );
+  });
+  failed.catch(() => {});
+  const match = await Promise.race([waitForLine(child.stdout, pattern, what), failed]);
+  return { child, match };
+}
+
 /** Is a process with this pid still there? */
 export function alive(pid) {
   try {
@@ -87,14 +108,16 @@ export class Hub {
     const dir = tempDir('hub');
     const configPath = join(dir, 'config.json');
     writeFileSync(configPath, JSON.stringify(config, null, 2));
-    const proc = spawn(bin('switchboard'), ['serve', '--config', configPath, '--listen', '127.0.0.1:0'], {
-      env: { ...process.env, RUST_LOG: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const { child: proc, match } = await spawnUntil(
+      bin('switchboard'),
+      ['serve', '--config', configPath, '--listen', '127.0.0.1:0'],
+      /listening on (http:\/\/\S+\/mcp)/,
+      'the hub',
+      { env: { ...process.env, RUST_LOG: 'info', ...env } },
+    );
     const hub = new Hub(dir, configPath, proc);
-    const [, endpoint] = await waitForLine(proc.stdout, /listening on (http:\/\/\S+\/mcp)/, 'the hub to listen');
-    hub.endpoint = endpoint;
-    hub.base = endpoint.replace(/\/mcp$/, '');
+    hub.endpoint = match[1];
+    hub.base = hub.endpoint.replace(/\/mcp$/, '');
     return hub;
   }
 
@@ -102,10 +125,11 @@ export class Hub {
     this.dir = dir;
     this.configPath = configPath;
     this.proc = proc;
-    this.log = '';
-    proc.stderr.on('data', (c) => {
-      this.log += c.toString();
-    });
+  }
+
+  /** What the hub wrote to stderr so far. */
+  get log() {
+    return this.proc.log;
   }
 
   async get(path) {

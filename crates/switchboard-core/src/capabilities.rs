@@ -29,6 +29,20 @@ pub enum RefreshTrigger {
     Reload,
 }
 
+impl std::fmt::Display for RefreshTrigger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Startup => "startup",
+            Self::FirstUse => "firstUse",
+            Self::Ttl => "ttl",
+            Self::Notification => "notification",
+            Self::Poll => "poll",
+            Self::Manual => "manual",
+            Self::Reload => "reload",
+        })
+    }
+}
+
 /// Content hashes of each list, to tell which lists changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -83,6 +83,96 @@ pub struct ServerConfig {
     /// An empty string exposes names unprefixed when nothing collides.
     pub namespace: Option<String>,
     pub timeouts: ServerTimeouts,
+    /// OAuth settings of a remote server (`oauth`); `None` means discovery and
+    /// dynamic client registration with default scopes.
+    pub oauth: Option<OAuthConfig>,
+}
+
+/// A per-server `oauth` object: how Switchboard identifies itself to the
+/// server's authorization server. Everything is optional: without it a login
+/// discovers the authorization server and registers a client dynamically.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OAuthConfig {
+    /// A client id registered with the authorization server out of band
+    /// (skips dynamic client registration).
+    pub client_id: Option<String>,
+    /// The secret of a confidential pre-registered client, as text or as
+    /// `{"keyring": "<name>"}` (read from the OS keyring).
+    pub client_secret: Option<ConfigValue>,
+    /// Scopes to ask for; empty means what the server advertises.
+    pub scopes: Vec<String>,
+    /// A fixed port for the loopback redirect URI
+    /// (`http://127.0.0.1:<port>/oauth/callback`); `None` picks a free one.
+    pub redirect_port: Option<u16>,
+}
+
+/// A config value given literally or kept in the OS keyring:
+/// `"text"` or `{"keyring": "<name>"}` (stored with `switchboard secret set <name>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigValue {
+    Literal(String),
+    Keyring(String),
+}
+
+impl From<&str> for ConfigValue {
+    fn from(text: &str) -> Self {
+        Self::Literal(text.to_string())
+    }
+}
+
+impl From<String> for ConfigValue {
+    fn from(text: String) -> Self {
+        Self::Literal(text)
+    }
+}
+
+impl Serialize for ConfigValue {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            // A literal serializes as the plain string it was, so fingerprints of
+            // configs without keyring values are what they were before.
+            Self::Literal(text) => s.serialize_str(text),
+            Self::Keyring(name) => {
+                let mut map = s.serialize_map(Some(1))?;
+                map.serialize_entry("keyring", name)?;
+                map.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ConfigValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ValueVisitor;
+        impl<'de> Visitor<'de> for ValueVisitor {
+            type Value = ConfigValue;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(r#"a string or {"keyring": "<secret name>"}"#)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ConfigValue, E> {
+                Ok(ConfigValue::Literal(v.to_string()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ConfigValue, A::Error> {
+                let mut name: Option<String> = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    if key != "keyring" || name.is_some() {
+                        return Err(de::Error::custom(format!(
+                            r#"unexpected key {key:?}: a keyring value is {{"keyring": "<secret name>"}}"#
+                        )));
+                    }
+                    name = Some(map.next_value()?);
+                }
+                let name = name.ok_or_else(|| {
+                    de::Error::custom(r#"a keyring value is {"keyring": "<secret name>"}"#)
+                })?;
+                crate::auth::check_secret_name(&name).map_err(de::Error::custom)?;
+                Ok(ConfigValue::Keyring(name))
+            }
+        }
+        d.deserialize_any(ValueVisitor)
+    }
 }
 
 impl ServerConfig {
@@ -100,7 +190,9 @@ pub enum TransportConfig {
     Stdio {
         command: String,
         args: Vec<String>,
-        env: BTreeMap<String, String>,
+        /// Values given as `{"keyring": "<name>"}` are read from the OS keyring
+        /// each time the server is started.
+        env: BTreeMap<String, ConfigValue>,
         cwd: Option<PathBuf>,
     },
     /// A remote server over Streamable HTTP.
@@ -146,6 +238,8 @@ pub struct Settings {
     pub cold_list_timeout: Duration,
     /// Stop a stdio server after this long without use; zero means never.
     pub idle_shutdown: Duration,
+    /// Where OAuth tokens and secrets are kept (`auto` picks the OS keyring).
+    pub token_store: crate::auth::TokenStoreChoice,
 }
 
 impl Default for Settings {
@@ -159,6 +253,7 @@ impl Default for Settings {
             call_timeout: Duration::from_secs(60),
             cold_list_timeout: Duration::from_secs(5),
             idle_shutdown: Duration::from_secs(600),
+            token_store: crate::auth::TokenStoreChoice::Auto,
         }
     }
 }
@@ -251,6 +346,7 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ("SWITCHBOARD_CALL_TIMEOUT_SECS", "callTimeoutSecs"),
     ("SWITCHBOARD_COLD_LIST_TIMEOUT_MS", "coldListTimeoutMs"),
     ("SWITCHBOARD_IDLE_SHUTDOWN_SECS", "idleShutdownSecs"),
+    ("SWITCHBOARD_TOKEN_STORE", "tokenStore"),
 ];
 
 impl Settings {
@@ -296,6 +392,9 @@ impl Settings {
                 "SWITCHBOARD_IDLE_SHUTDOWN_SECS" => {
                     self.idle_shutdown = Duration::from_secs(number()?);
                 }
+                "SWITCHBOARD_TOKEN_STORE" => {
+                    self.token_store = value.trim().parse().map_err(|e: String| bad(&e))?;
+                }
                 _ => {}
             }
         }
@@ -327,6 +426,7 @@ struct RawSettings {
     call_timeout_secs: Option<u64>,
     cold_list_timeout_ms: Option<u64>,
     idle_shutdown_secs: Option<u64>,
+    token_store: Option<crate::auth::TokenStoreChoice>,
 }
 
 impl RawSettings {
@@ -354,6 +454,9 @@ impl RawSettings {
         }
         if let Some(v) = self.idle_shutdown_secs {
             s.idle_shutdown = Duration::from_secs(v);
+        }
+        if let Some(v) = self.token_store {
+            s.token_store = v;
         }
     }
 }
@@ -416,7 +519,7 @@ struct RawServer {
     #[serde(default)]
     args: Vec<String>,
     #[serde(default)]
-    env: BTreeMap<String, String>,
+    env: BTreeMap<String, ConfigValue>,
     cwd: Option<PathBuf>,
     url: Option<String>,
     #[serde(default)]
@@ -428,9 +531,18 @@ struct RawServer {
     namespace: Option<String>,
     #[serde(default)]
     timeouts: RawTimeouts,
+    oauth: Option<RawOAuth>,
     /// Free text shown in the UI; not used otherwise.
     #[allow(dead_code)]
     description: Option<String>,
+}
+
+/// A timeout in whole seconds, at least 1.
+fn positive_secs(field: &str, secs: Option<u64>) -> Result<Option<Duration>, String> {
+    match secs {
+        Some(0) => Err(format!("`{field}` must be at least 1")),
+        other => Ok(other.map(Duration::from_secs)),
+    }
 }
 
 fn yes() -> bool {
@@ -442,6 +554,16 @@ fn yes() -> bool {
 struct RawTimeouts {
     startup_secs: Option<u64>,
     call_secs: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawOAuth {
+    client_id: Option<String>,
+    client_secret: Option<ConfigValue>,
+    #[serde(default)]
+    scopes: Vec<String>,
+    redirect_port: Option<u16>,
 }
 
 impl RawServer {
@@ -488,6 +610,30 @@ impl RawServer {
                 }
             }
         };
+        if self.oauth.is_some() && !matches!(transport, TransportConfig::Http { .. }) {
+            return Err("`oauth` applies only to remote servers (with `url`)".into());
+        }
+        let oauth = match self.oauth {
+            None => None,
+            Some(raw) => {
+                if raw.client_secret.is_some() && raw.client_id.is_none() {
+                    return Err("`oauth.clientSecret` needs `oauth.clientId`".into());
+                }
+                if raw
+                    .client_id
+                    .as_deref()
+                    .is_some_and(|id| id.trim().is_empty())
+                {
+                    return Err("`oauth.clientId` is empty".into());
+                }
+                Some(OAuthConfig {
+                    client_id: raw.client_id,
+                    client_secret: raw.client_secret,
+                    scopes: raw.scopes,
+                    redirect_port: raw.redirect_port,
+                })
+            }
+        };
         if let Some(ns) = &self.namespace
             && let Some(bad) = ns
                 .chars()
@@ -504,9 +650,10 @@ impl RawServer {
             disabled_tools: self.disabled_tools,
             namespace: self.namespace,
             timeouts: ServerTimeouts {
-                startup: self.timeouts.startup_secs.map(Duration::from_secs),
-                call: self.timeouts.call_secs.map(Duration::from_secs),
+                startup: positive_secs("timeouts.startupSecs", self.timeouts.startup_secs)?,
+                call: positive_secs("timeouts.callSecs", self.timeouts.call_secs)?,
             },
+            oauth,
         })
     }
 }
@@ -635,6 +782,75 @@ mod tests {
             err.to_string().contains("SWITCHBOARD_CACHE_MAX_ENTRIES"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn parses_oauth_settings_and_keyring_values() {
+        let cfg = parse(
+            r#"{"mcpServers": {
+                "gh": {"url": "https://example.com/mcp",
+                       "oauth": {"clientId": "abc", "clientSecret": {"keyring": "gh-secret"},
+                                 "scopes": ["repo"], "redirectPort": 7777}},
+                "fs": {"command": "x", "env": {"PLAIN": "v", "KEY": {"keyring": "API_KEY"}}}
+              },
+              "settings": {"tokenStore": "memory"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            cfg.servers[0].oauth,
+            Some(OAuthConfig {
+                client_id: Some("abc".into()),
+                client_secret: Some(ConfigValue::Keyring("gh-secret".into())),
+                scopes: vec!["repo".into()],
+                redirect_port: Some(7777),
+            })
+        );
+        let TransportConfig::Stdio { env, .. } = &cfg.servers[1].transport else {
+            panic!("stdio")
+        };
+        assert_eq!(env["PLAIN"], ConfigValue::Literal("v".into()));
+        assert_eq!(env["KEY"], ConfigValue::Keyring("API_KEY".into()));
+        assert_eq!(
+            cfg.settings.token_store,
+            crate::auth::TokenStoreChoice::Memory
+        );
+    }
+
+    #[test]
+    fn bad_oauth_and_keyring_values_are_refused() {
+        for (text, expected) in [
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "oauth": {}}}}"#,
+                "only to remote servers",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"clientSecret": "s"}}}}"#,
+                "needs `oauth.clientId`",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"clientid": "s"}}}}"#,
+                "unknown field `clientid`",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "env": {"K": {"keyring": "a b"}}}}}"#,
+                "contains ' '",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "env": {"K": {"vault": "k"}}}}}"#,
+                "unexpected key \"vault\"",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}"#,
+                "a string or {\"keyring\"",
+            ),
+            (
+                r#"{"settings": {"tokenStore": "file"}}"#,
+                "unknown variant `file`",
+            ),
+        ] {
+            let err = parse(text).unwrap_err().to_string();
+            assert!(err.contains(expected), "{text}: {err}");
+        }
     }
 
     #[test]

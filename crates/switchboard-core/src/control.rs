@@ -45,6 +45,8 @@ pub fn router(hub: HubHandle) -> Router {
         .route("/servers/{id}/enable", post(enable_server))
         .route("/servers/{id}/disable", post(disable_server))
         .route("/servers/{id}/logs", get(server_logs))
+        .route("/servers/{id}/login", post(login_server))
+        .route("/servers/{id}/logout", post(logout_server))
         .with_state(hub.clone());
     let pass_through = Router::new()
         .route("/servers/{id}/mcp", any(pass_through))
@@ -224,6 +226,40 @@ fn reload_response(result: Result<ReloadResult, ReloadError>) -> Response {
             (code, Json(body)).into_response()
         }
     }
+}
+
+/// Starts an OAuth login: answers with the URL to open; the hub's loopback
+/// listener completes the login when the browser comes back.
+async fn login_server(State(hub): State<HubHandle>, Path(id): Path<String>) -> Response {
+    match hub.login(&id).await {
+        Ok(started) => Json(json!({
+            "id": id,
+            "ok": true,
+            "authorizationUrl": started.authorization_url,
+            "redirectUri": started.redirect_uri,
+        }))
+        .into_response(),
+        Err(err) => auth_error(&id, &err),
+    }
+}
+
+async fn logout_server(State(hub): State<HubHandle>, Path(id): Path<String>) -> Response {
+    match hub.logout(&id).await {
+        Ok(()) => Json(json!({"id": id, "ok": true})).into_response(),
+        Err(err) => auth_error(&id, &err),
+    }
+}
+
+fn auth_error(id: &str, err: &crate::auth::AuthError) -> Response {
+    use crate::auth::AuthError;
+    let code = match err {
+        AuthError::UnknownServer { .. } => StatusCode::NOT_FOUND,
+        AuthError::NotRemote { .. } => StatusCode::CONFLICT,
+        AuthError::Store(_) | AuthError::Callback { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+        _ => StatusCode::BAD_GATEWAY,
+    };
+    let body = json!({"id": id, "ok": false, "error": err.to_string(), "detail": err});
+    (code, Json(body)).into_response()
 }
 
 async fn server_logs(State(hub): State<HubHandle>, Path(id): Path<String>) -> Response {

@@ -1,6 +1,6 @@
 //! A deterministic key over the parts of a server's config that affect its
 //! running connection: id, transport (command, args, env, cwd or url, headers),
-//! namespace and enabled. Two configs with the same fingerprint can share one
+//! namespace, OAuth settings and enabled. Two configs with the same fingerprint can share one
 //! running upstream; settings that only change what clients see (such as
 //! `disabledTools`) or per-call timeouts are not part of it.
 
@@ -9,7 +9,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::capabilities::canonical_hash;
-use crate::config::{ServerConfig, ServerId, TransportConfig};
+use crate::config::{OAuthConfig, ServerConfig, ServerId, TransportConfig};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Fingerprint(u64);
@@ -26,6 +26,10 @@ struct Identity<'a> {
     transport: &'a TransportConfig,
     namespace: &'a Option<String>,
     enabled: bool,
+    /// Left out when absent, so servers without `oauth` keep the fingerprint
+    /// they had before the field existed (their warm catalog stays valid).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    oauth: &'a Option<OAuthConfig>,
 }
 
 impl Fingerprint {
@@ -39,6 +43,7 @@ impl Fingerprint {
             transport: &server.transport,
             namespace: &server.namespace,
             enabled: server.enabled,
+            oauth: &server.oauth,
         };
         // Maps in the config are BTreeMaps and `canonical_hash` sorts object keys,
         // so the key is independent of the order keys had in the file.
@@ -81,6 +86,7 @@ mod tests {
             r#"{"mcpServers":{"s":{"command":"x","enabled":false}}}"#,
             r#"{"mcpServers":{"s":{"command":"x","namespace":""}}}"#,
             r#"{"mcpServers":{"s":{"url":"http://127.0.0.1:1/mcp"}}}"#,
+            r#"{"mcpServers":{"s":{"command":"x","env":{"K":{"keyring":"k"}}}}}"#,
         ] {
             assert_ne!(base, fp(changed), "{changed}");
         }
@@ -91,5 +97,26 @@ mod tests {
         let h1 = fp(r#"{"mcpServers":{"s":{"url":"http://h/","headers":{"A":"1"}}}}"#);
         let h2 = fp(r#"{"mcpServers":{"s":{"url":"http://h/","headers":{"A":"2"}}}}"#);
         assert_ne!(h1, h2);
+        let plain = fp(r#"{"mcpServers":{"s":{"url":"http://h/"}}}"#);
+        let oauth = fp(r#"{"mcpServers":{"s":{"url":"http://h/","oauth":{"scopes":["a"]}}}}"#);
+        let client = fp(r#"{"mcpServers":{"s":{"url":"http://h/","oauth":{"clientId":"c"}}}}"#);
+        assert_ne!(plain, oauth);
+        assert_ne!(oauth, client);
+    }
+
+    #[test]
+    fn unchanged_for_servers_without_new_fields() {
+        // The value a server without `oauth` or keyring values had before they existed.
+        assert_eq!(
+            fp(r#"{"mcpServers":{"s":{"command":"x","env":{"K":"v"}}}}"#),
+            fp(r#"{"mcpServers":{"s":{"env":{"K":"v"},"command":"x"}}}"#)
+        );
+        let cfg = Config::parse(
+            r#"{"mcpServers":{"s":{"command":"x","env":{"K":"v"}}}}"#,
+            Path::new("t.json"),
+        )
+        .unwrap();
+        let value = serde_json::to_value(&cfg.servers[0].transport).unwrap();
+        assert_eq!(value["env"], serde_json::json!({"K": "v"}));
     }
 }

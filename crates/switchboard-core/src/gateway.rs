@@ -31,10 +31,12 @@ use rmcp::model::{
     ReadResourceResponse, Reference, ServerCapabilities, ServerConfig, SetLevelRequestParams,
     SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
+use rmcp::model::{Prompt, Resource, ResourceTemplate};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::json;
 
 use crate::capabilities::{Capabilities, canonical_hash};
+use crate::catalog::Catalog;
 use crate::config::ServerId;
 use crate::hub::HubHandle;
 use crate::sessions::{ListKind, Session};
@@ -190,20 +192,8 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        if let Some(upstream) = self.single()? {
-            let caps = self
-                .hub
-                .server_lists(&upstream)
-                .await
-                .map_err(upstream_error)?;
-            let tools = visible_tools(&upstream, &caps);
-            self.session.listed(ListKind::Tools, canonical_hash(&tools));
-            return Ok(ListToolsResult::with_all_items(tools));
-        }
-        let catalog = self.hub.merged_catalog().await;
-        self.session.listed(ListKind::Tools, catalog.versions.tools);
         Ok(ListToolsResult::with_all_items(
-            catalog.tools.as_ref().clone(),
+            self.lists(ListKind::Tools).await?.tools(),
         ))
     }
 
@@ -244,21 +234,8 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        if let Some(upstream) = self.single()? {
-            let caps = self
-                .hub
-                .server_lists(&upstream)
-                .await
-                .map_err(upstream_error)?;
-            self.session
-                .listed(ListKind::Prompts, canonical_hash(&caps.prompts));
-            return Ok(ListPromptsResult::with_all_items(caps.prompts.clone()));
-        }
-        let catalog = self.hub.merged_catalog().await;
-        self.session
-            .listed(ListKind::Prompts, catalog.versions.prompts);
         Ok(ListPromptsResult::with_all_items(
-            catalog.prompts.as_ref().clone(),
+            self.lists(ListKind::Prompts).await?.prompts(),
         ))
     }
 
@@ -290,23 +267,8 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        if let Some(upstream) = self.single()? {
-            let caps = self
-                .hub
-                .server_lists(&upstream)
-                .await
-                .map_err(upstream_error)?;
-            self.session.listed(
-                ListKind::Resources,
-                canonical_hash(&(&caps.resources, &caps.resource_templates)),
-            );
-            return Ok(ListResourcesResult::with_all_items(caps.resources.clone()));
-        }
-        let catalog = self.hub.merged_catalog().await;
-        self.session
-            .listed(ListKind::Resources, catalog.versions.resources);
         Ok(ListResourcesResult::with_all_items(
-            catalog.resources.as_ref().clone(),
+            self.lists(ListKind::Resources).await?.resources(),
         ))
     }
 
@@ -315,25 +277,8 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        if let Some(upstream) = self.single()? {
-            let caps = self
-                .hub
-                .server_lists(&upstream)
-                .await
-                .map_err(upstream_error)?;
-            self.session.listed(
-                ListKind::Resources,
-                canonical_hash(&(&caps.resources, &caps.resource_templates)),
-            );
-            return Ok(ListResourceTemplatesResult::with_all_items(
-                caps.resource_templates.clone(),
-            ));
-        }
-        let catalog = self.hub.merged_catalog().await;
-        self.session
-            .listed(ListKind::Resources, catalog.versions.resources);
         Ok(ListResourceTemplatesResult::with_all_items(
-            catalog.resource_templates.as_ref().clone(),
+            self.lists(ListKind::Resources).await?.templates(),
         ))
     }
 
@@ -437,7 +382,72 @@ impl ServerHandler for Gateway {
     }
 }
 
+/// What a list request is answered from: one server's lists (pass-through)
+/// or the merged catalog.
+enum Lists {
+    Server(Arc<Capabilities>, Vec<Tool>),
+    Merged(Arc<Catalog>),
+}
+
+impl Lists {
+    fn tools(self) -> Vec<Tool> {
+        match self {
+            Self::Server(_, tools) => tools,
+            Self::Merged(catalog) => catalog.tools.as_ref().clone(),
+        }
+    }
+
+    fn prompts(self) -> Vec<Prompt> {
+        match self {
+            Self::Server(caps, _) => caps.prompts.clone(),
+            Self::Merged(catalog) => catalog.prompts.as_ref().clone(),
+        }
+    }
+
+    fn resources(self) -> Vec<Resource> {
+        match self {
+            Self::Server(caps, _) => caps.resources.clone(),
+            Self::Merged(catalog) => catalog.resources.as_ref().clone(),
+        }
+    }
+
+    fn templates(self) -> Vec<ResourceTemplate> {
+        match self {
+            Self::Server(caps, _) => caps.resource_templates.clone(),
+            Self::Merged(catalog) => catalog.resource_templates.as_ref().clone(),
+        }
+    }
+}
+
 impl Gateway {
+    /// The lists this session sees, recording which version of `kind` it was
+    /// served (so it is told about changes only when it saw something else).
+    async fn lists(&self, kind: ListKind) -> Result<Lists, ErrorData> {
+        let index = match kind {
+            ListKind::Tools => 0,
+            ListKind::Prompts => 1,
+            ListKind::Resources => 2,
+        };
+        if let Some(upstream) = self.single()? {
+            let caps = self
+                .hub
+                .server_lists(&upstream)
+                .await
+                .map_err(upstream_error)?;
+            self.session
+                .listed(kind, pass_through_versions(&upstream, &caps)[index]);
+            let tools = visible_tools(&upstream, &caps);
+            return Ok(Lists::Server(caps, tools));
+        }
+        let catalog = self.hub.merged_catalog().await;
+        let versions = catalog.versions;
+        self.session.listed(
+            kind,
+            [versions.tools, versions.prompts, versions.resources][index],
+        );
+        Ok(Lists::Merged(catalog))
+    }
+
     /// The upstream that serves `uri` (a resource or template URI).
     async fn resource_upstream(&self, uri: &str) -> Result<Arc<Upstream>, ErrorData> {
         if let Some(upstream) = self.single()? {

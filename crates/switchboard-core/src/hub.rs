@@ -52,8 +52,9 @@ pub enum HubError {
 pub(crate) struct HubInner {
     /// The settings in force (fixed for the hub's lifetime).
     pub(crate) settings: Arc<Settings>,
-    /// The settings the config file asked for last, to tell what a reload changed.
-    file_settings: Mutex<Settings>,
+    /// The listen address the config file asked for at start (`--listen` may
+    /// override it), to tell whether a reload changed it.
+    initial_listen: SocketAddr,
     config_path: Option<PathBuf>,
     /// Serializes reloads: one arriving mid-apply becomes one more pass.
     pub(crate) reload_lock: tokio::sync::Mutex<()>,
@@ -67,6 +68,8 @@ pub(crate) struct HubInner {
     snapshot: watch::Sender<Arc<HubSnapshot>>,
     events: mpsc::UnboundedSender<UpstreamEvent>,
     http: reqwest::Client,
+    /// OAuth tokens (OS keyring), logins in progress, keyring secrets.
+    pub(crate) auth: Arc<crate::auth::Auth>,
     pub(crate) cancel: CancellationToken,
     pub(crate) tasks: TaskTracker,
     endpoint: String,
@@ -119,7 +122,7 @@ impl Hub {
     /// Opens the listener on `config.settings.listen` and prepares the upstreams
     /// (none is started).
     pub async fn bind(config: Config, options: HubOptions) -> Result<Self, HubError> {
-        let file_settings = config.settings.clone();
+        let initial_listen = config.settings.listen;
         let mut settings = config.settings.clone();
         if let Some(listen) = options.listen {
             settings.listen = listen;
@@ -140,10 +143,14 @@ impl Hub {
             .build()
             .unwrap_or_default();
         let endpoint = format!("http://{local_addr}/mcp");
+        // Off the runtime and with a deadline: D-Bus may be slow or absent.
+        let opened = crate::auth::store::open_async(settings.token_store).await;
+        tracing::info!(keyring = %opened.kind(), "token store");
+        let auth = Arc::new(crate::auth::Auth::new(opened, events_tx.clone()));
         let inner = Arc::new(HubInner {
             fresh: FreshCache::new(settings.cache_ttl, settings.cache_max_entries),
             settings: settings.clone(),
-            file_settings: Mutex::new(file_settings),
+            initial_listen,
             config_path: options.config_path,
             reload_lock: tokio::sync::Mutex::new(()),
             config_error: Mutex::new(None),
@@ -160,6 +167,7 @@ impl Hub {
             snapshot: watch::Sender::new(Arc::new(HubSnapshot::default())),
             events: events_tx,
             http,
+            auth,
             cancel,
             tasks: TaskTracker::new(),
             endpoint,
@@ -220,6 +228,21 @@ impl Hub {
                 inner.cancel.child_token(),
             ));
         }
+        // Learn who is logged in (one keyring read per remote server).
+        let remote: Vec<ServerId> = inner
+            .registry
+            .all()
+            .iter()
+            .filter(|u| {
+                matches!(
+                    u.config().transport,
+                    crate::config::TransportConfig::Http { .. }
+                )
+            })
+            .map(|u| u.id.clone())
+            .collect();
+        let auth = inner.auth.clone();
+        inner.tasks.spawn(async move { auth.preload(remote).await });
         inner.tasks.spawn(crate::freshness::run_poller(
             handle.clone(),
             inner.poller_wake.clone(),
@@ -243,9 +266,11 @@ impl Hub {
             .with_graceful_shutdown(async move { server_cancel.cancelled().await });
         let mut serve = std::pin::pin!(serve.into_future());
 
-        let result = tokio::select! {
-            r = &mut serve => r.map_err(HubError::Serve),
-            () = shutdown => Ok(()),
+        // `served` is set when the listener stopped by itself (an error, or
+        // `HubHandle::shutdown`); it must not be polled again then.
+        let (result, served) = tokio::select! {
+            r = &mut serve => (r.map_err(HubError::Serve), true),
+            () = shutdown => (Ok(()), false),
         };
         tracing::info!("shutting down");
         inner.cancel.cancel();
@@ -257,7 +282,7 @@ impl Hub {
         {
             tracing::warn!("some upstreams did not close within {SHUTDOWN_DEADLINE:?}");
         }
-        if result.is_ok()
+        if !served
             && tokio::time::timeout(Duration::from_secs(5), &mut serve)
                 .await
                 .is_err()
@@ -309,6 +334,20 @@ async fn save_warm_catalog(hub: HubHandle, path: PathBuf, cancel: CancellationTo
             break;
         }
     }
+}
+
+/// Records a failed login on the server (snapshot message, state, log).
+fn login_failed(
+    upstream: &Upstream,
+    server_auth: &crate::auth::tokens::ServerAuth,
+    err: &crate::auth::AuthError,
+) {
+    tracing::warn!(server = %upstream.id, error = %err, "login failed");
+    let text = err.to_string();
+    let prefix = format!("server '{}': ", upstream.id);
+    let detail = text.strip_prefix(&prefix).unwrap_or(&text);
+    server_auth.update(|s| s.problem = Some(format!("login failed: {detail}")));
+    upstream.set_auth_required(format!("login failed: {detail}"));
 }
 
 /// Applies upstream events: snapshot republishing (coalesced) and refreshes
@@ -378,12 +417,9 @@ impl HubHandle {
         self.publish_snapshot();
     }
 
-    /// Records the file's settings, returning the previous ones.
-    pub(crate) fn replace_file_settings(&self, settings: Settings) -> Settings {
-        match self.inner.file_settings.lock() {
-            Ok(mut current) => std::mem::replace(&mut *current, settings),
-            Err(poisoned) => std::mem::replace(&mut *poisoned.into_inner(), settings),
-        }
+    /// The listen address the config file asked for at start.
+    pub(crate) fn initial_listen(&self) -> SocketAddr {
+        self.inner.initial_listen
     }
 
     pub(crate) fn new_upstream(&self, server: crate::config::ServerConfig) -> Upstream {
@@ -392,6 +428,7 @@ impl HubHandle {
             self.inner.settings.clone(),
             self.inner.cancel.child_token(),
             self.inner.http.clone(),
+            self.inner.auth.clone(),
             self.inner.events.clone(),
         )
     }
@@ -448,7 +485,12 @@ impl HubHandle {
     async fn ensure_fresh(&self, upstream: &Arc<Upstream>) -> Option<tokio::task::JoinHandle<()>> {
         // A warm listing from the last run is served as it is; the server is
         // verified when something first uses it.
-        if upstream.is_unverified() || self.inner.fresh.is_fresh(&upstream.id).await {
+        // A sleeping server keeps its lists until a call wakes it; listing it
+        // would undo the idle shutdown.
+        if upstream.is_unverified()
+            || upstream.is_sleeping()
+            || self.inner.fresh.is_fresh(&upstream.id).await
+        {
             return None;
         }
         let has_listing = upstream.capabilities().is_some();
@@ -709,6 +751,11 @@ impl HubHandle {
                     last_change: view.last_change,
                     unverified: view.unverified,
                     next_poll_at: view.next_poll_at.map(timestamp),
+                    auth: matches!(
+                        config.transport,
+                        crate::config::TransportConfig::Http { .. }
+                    )
+                    .then(|| self.inner.auth.snapshot(&u.id, config.oauth.as_ref())),
                 }
             })
             .collect();
@@ -758,8 +805,127 @@ impl HubHandle {
         }
     }
 
+    /// Where OAuth tokens and secrets are kept.
+    pub fn keyring(&self) -> crate::auth::KeyringKind {
+        self.inner.auth.keyring()
+    }
+
+    /// Starts an OAuth login of remote server `id` and returns the URL to
+    /// open in a browser. The loopback callback listener is already bound;
+    /// when the browser comes back the tokens are stored and the server
+    /// reconnects with them. A login already waiting for `id` is cancelled.
+    pub async fn login(
+        &self,
+        id: &str,
+    ) -> Result<crate::auth::LoginStarted, crate::auth::AuthError> {
+        use crate::auth::AuthError;
+        let upstream = self.upstream(id).ok_or_else(|| AuthError::UnknownServer {
+            server: id.to_string(),
+        })?;
+        let config = upstream.config();
+        let crate::config::TransportConfig::Http { url, .. } = &config.transport else {
+            return Err(AuthError::NotRemote {
+                server: upstream.id.clone(),
+            });
+        };
+        let auth = self.inner.auth.clone();
+        let server_auth = auth.server(&upstream.id);
+        server_auth.cancel_login();
+        let oauth = config.oauth.as_ref();
+        let client_secret = match oauth.and_then(|o| o.client_secret.as_ref()) {
+            Some(value) => Some(auth.resolve(value).await?),
+            None => None,
+        };
+        let (started, pending) =
+            match crate::auth::login::begin(server_auth.clone(), url, oauth, client_secret).await {
+                Ok(started) => started,
+                Err(err) => {
+                    login_failed(&upstream, &server_auth, &err);
+                    self.publish_snapshot();
+                    return Err(err);
+                }
+            };
+        let cancel = self.inner.cancel.child_token();
+        server_auth.update(|s| {
+            s.login = Some(cancel.clone());
+            s.problem = None;
+        });
+        let hub = self.clone();
+        self.inner.tasks.spawn(async move {
+            let finished = pending.finish(cancel.clone()).await;
+            // Still ours unless a newer login cancelled it (and took the slot).
+            if !cancel.is_cancelled() {
+                server_auth.update(|s| s.login = None);
+            }
+            match finished {
+                Ok(()) => {
+                    upstream.after_login().await;
+                    if let Err(err) = hub.refresh(&upstream.id, RefreshTrigger::Manual).await {
+                        tracing::warn!(server = %upstream.id, error = %err, "listing after login failed");
+                    }
+                }
+                // A newer login replaced this one: it reports for itself.
+                Err(crate::auth::AuthError::Cancelled { .. }) => {}
+                Err(err) => login_failed(&upstream, &server_auth, &err),
+            }
+            hub.publish_snapshot();
+        });
+        // The answer's reader sees `loginPending` at once.
+        self.publish_snapshot();
+        Ok(started)
+    }
+
+    /// Forgets server `id`'s tokens and client registration (deletes its
+    /// keyring entry) and puts it in `authRequired`.
+    pub async fn logout(&self, id: &str) -> Result<(), crate::auth::AuthError> {
+        use crate::auth::AuthError;
+        let upstream = self.upstream(id).ok_or_else(|| AuthError::UnknownServer {
+            server: id.to_string(),
+        })?;
+        if !matches!(
+            upstream.config().transport,
+            crate::config::TransportConfig::Http { .. }
+        ) {
+            return Err(AuthError::NotRemote {
+                server: upstream.id.clone(),
+            });
+        }
+        let server_auth = self.inner.auth.server(&upstream.id);
+        server_auth.cancel_login();
+        server_auth.clear().await?;
+        server_auth.update(|s| {
+            s.problem = Some("logged out".into());
+            s.challenged = true;
+        });
+        upstream.close().await;
+        upstream.set_auth_required(format!("logged out; log in with `switchboard login {id}`"));
+        tracing::info!(server = %upstream.id, "logged out");
+        self.publish_snapshot();
+        Ok(())
+    }
+
     /// Asks the hub to stop (the same as the shutdown future resolving).
     pub fn shutdown(&self) {
         self.inner.cancel.cancel();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn shutdown_through_the_handle_stops_run() {
+        let mut config = Config::default();
+        config.settings.listen = "127.0.0.1:0".parse().unwrap();
+        let hub = Hub::bind(config, HubOptions::default()).await.unwrap();
+        let handle = hub.handle();
+        let running = tokio::spawn(hub.run(std::future::pending()));
+        handle.shutdown();
+        let result = tokio::time::timeout(Duration::from_secs(10), running)
+            .await
+            .expect("run returns after shutdown")
+            .expect("run did not panic");
+        assert!(result.is_ok(), "{result:?}");
     }
 }

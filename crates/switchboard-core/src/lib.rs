@@ -5,6 +5,7 @@
 //! through the [`HubHandle`]. This crate has no GUI, CLI or terminal output:
 //! it logs with `tracing` and never prints.
 
+pub mod auth;
 pub mod capabilities;
 pub mod catalog;
 pub mod config;

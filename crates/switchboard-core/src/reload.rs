@@ -112,13 +112,27 @@ impl HubHandle {
                         result.unchanged.push(id);
                     } else {
                         current.set_config(server);
+                        if let Some(caps) = current.capabilities() {
+                            let versions = crate::gateway::pass_through_versions(current, &caps);
+                            self.inner.sessions.announce_server(
+                                &current.id,
+                                versions,
+                                &self.inner.tasks,
+                            );
+                        }
                         result.updated.push(id);
                     }
                     next.push(current.clone());
                 }
                 Some(current) => {
+                    let rebuilt = Arc::new(self.new_upstream(server));
+                    if rebuilt.is_enabled()
+                        && let Some(caps) = current.capabilities()
+                    {
+                        rebuilt.carry_listing(caps);
+                    }
                     retire.push(current.clone());
-                    next.push(Arc::new(self.new_upstream(server)));
+                    next.push(rebuilt);
                     result.changed.push(id);
                 }
                 None => {
@@ -133,9 +147,12 @@ impl HubHandle {
                 retire.push(upstream.clone());
             }
         }
-        let settings = self.replace_file_settings(config.settings.clone());
+        // Settings are fixed for the hub's lifetime: report any the file now
+        // sets differently from what is in force (listen: from what the file
+        // said at start, since `--listen` may override it).
+        let settings = self.settings();
         for (name, differs) in [
-            ("listen", config.settings.listen != settings.listen),
+            ("listen", config.settings.listen != self.initial_listen()),
             (
                 "cacheTtlSecs",
                 config.settings.cache_ttl != settings.cache_ttl,
@@ -197,10 +214,7 @@ impl HubHandle {
             }
             let hub = self.clone();
             let server = id.id.clone();
-            let was_listed = retire
-                .iter()
-                .any(|old| old.id == server && old.capabilities().is_some());
-            if was_listed {
+            if id.capabilities().is_some() {
                 self.inner.tasks.spawn(async move {
                     let _ = hub.refresh(&server, RefreshTrigger::Reload).await;
                 });
@@ -259,6 +273,26 @@ fn write_atomically(path: &Path, doc: &serde_json::Value) -> Result<(), ReloadEr
     std::fs::rename(&tmp, path).map_err(fail)
 }
 
+/// Whether a file event can mean new content: creation, removal, a write or a
+/// rename; not an access or a metadata change.
+fn changes_content(kind: &notify::EventKind) -> bool {
+    use notify::EventKind;
+    use notify::event::ModifyKind;
+    match kind {
+        EventKind::Create(_) | EventKind::Remove(_) => true,
+        EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        EventKind::Modify(_) => true,
+        EventKind::Access(access) => {
+            // A file closed after writing is the end of a save.
+            matches!(
+                access,
+                notify::event::AccessKind::Close(notify::event::AccessMode::Write)
+            )
+        }
+        EventKind::Any | EventKind::Other => false,
+    }
+}
+
 /// Watches the config file and reloads it on change until `cancel` fires.
 pub(crate) async fn watch_config(hub: HubHandle, path: PathBuf, cancel: CancellationToken) {
     use notify::{RecursiveMode, Watcher};
@@ -271,7 +305,9 @@ pub(crate) async fn watch_config(hub: HubHandle, path: PathBuf, cancel: Cancella
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
     let watched_name = name.clone();
     let handler = move |event: notify::Result<notify::Event>| {
+        // Reading the file (our own reload included) must not trigger a reload.
         if let Ok(event) = event
+            && changes_content(&event.kind)
             && event
                 .paths
                 .iter()

@@ -85,6 +85,8 @@ pub struct ServerSnapshot {
     pub unverified: bool,
     /// When the poller re-lists this server next (only while it runs).
     pub next_poll_at: Option<String>,
+    /// OAuth state of a remote server (null for stdio servers). Never a token.
+    pub auth: Option<crate::auth::AuthSnapshot>,
 }
 
 /// The circuit breaker of one server.

@@ -95,8 +95,8 @@ pub enum UpstreamError {
         url: String,
         message: String,
     },
-    #[error("server '{server}' requires authorization")]
-    AuthRequired { server: ServerId },
+    #[error("server '{server}' requires authorization: {reason}")]
+    AuthRequired { server: ServerId, reason: String },
     #[error("server '{server}' closed the connection")]
     Closed { server: ServerId },
     #[error("server '{server}' answered with an error: {}", .error.message)]
@@ -144,7 +144,7 @@ impl UpstreamError {
             | Self::ProcessExited { server, .. }
             | Self::Timeout { server, .. }
             | Self::Connect { server, .. }
-            | Self::AuthRequired { server }
+            | Self::AuthRequired { server, .. }
             | Self::Closed { server }
             | Self::Rpc { server, .. }
             | Self::Protocol { server, .. }
@@ -372,6 +372,8 @@ pub struct Upstream {
     /// Child of the hub's root token; cancelled when this upstream is retired.
     cancel: CancellationToken,
     http: reqwest::Client,
+    /// OAuth tokens of remote servers and keyring secrets of stdio servers.
+    auth: Arc<crate::auth::Auth>,
     events: tokio::sync::mpsc::UnboundedSender<UpstreamEvent>,
     conn: tokio::sync::Mutex<Option<Arc<Connection>>>,
     status: Mutex<Status>,
@@ -393,6 +395,7 @@ impl Upstream {
         settings: Arc<Settings>,
         cancel: CancellationToken,
         http: reqwest::Client,
+        auth: Arc<crate::auth::Auth>,
         events: tokio::sync::mpsc::UnboundedSender<UpstreamEvent>,
     ) -> Self {
         let state = if config.enabled {
@@ -409,6 +412,7 @@ impl Upstream {
             settings,
             cancel,
             http,
+            auth,
             events,
             conn: tokio::sync::Mutex::new(None),
             status: Mutex::new(Status {
@@ -715,6 +719,20 @@ impl Upstream {
         true
     }
 
+    /// Starts a rebuilt upstream with its predecessor's lists (marked stale),
+    /// so a reload does not make its tools vanish until it is listed again.
+    pub(crate) fn carry_listing(&self, caps: Arc<Capabilities>) {
+        self.update(|s| {
+            s.listing = Some(caps);
+            s.stale = true;
+        });
+    }
+
+    /// Whether the server was stopped for being idle (its lists are kept).
+    pub fn is_sleeping(&self) -> bool {
+        self.lock_status().state == ServerState::Sleeping
+    }
+
     /// Marks a listing from a previous run as known but unconfirmed.
     pub(crate) fn set_warm_listing(&self, caps: Capabilities) {
         self.update(|s| {
@@ -837,9 +855,25 @@ impl Upstream {
         self: &Arc<Self>,
         command: &str,
         args: &[String],
-        env: &std::collections::BTreeMap<String, String>,
+        env: &std::collections::BTreeMap<String, crate::config::ConfigValue>,
         cwd: Option<&std::path::Path>,
     ) -> Result<Connection, UpstreamError> {
+        // `{"keyring": "<name>"}` values are read now, so a changed secret
+        // applies at the next start; they never reach a log or the snapshot.
+        let mut resolved = std::collections::BTreeMap::new();
+        for (name, value) in env {
+            let value = self
+                .auth
+                .resolve(value)
+                .await
+                .map_err(|err| UpstreamError::Spawn {
+                    server: self.id.clone(),
+                    command: command.to_string(),
+                    message: format!("environment variable {name}: {err}"),
+                })?;
+            resolved.insert(name.clone(), value);
+        }
+        let env = &resolved;
         let mut wrapped = process_wrap::tokio::CommandWrap::with_new(command, |cmd| {
             cmd.args(args).envs(env);
             if let Some(cwd) = cwd {
@@ -915,13 +949,64 @@ impl Upstream {
             .custom_headers(custom)
             .reinit_on_expired_session(true)
             .max_concurrent_requests(256);
-        let transport = StreamableHttpClientTransport::with_client(self.http.clone(), config);
-        match self.client().serve(transport).await {
-            Ok(service) => Ok(self.watch(service, None)),
+        // A configured `Authorization` header is the person's own scheme: no OAuth then.
+        let static_auth = headers
+            .keys()
+            .any(|h| h.eq_ignore_ascii_case("authorization"));
+        let server_config = self.config();
+        let authorized = if static_auth {
+            None
+        } else {
+            self.auth
+                .authorized_client(
+                    &self.id,
+                    url,
+                    server_config.oauth.as_ref(),
+                    self.http.clone(),
+                )
+                .await
+                .map_err(|err| self.auth_setup_error(url, err))?
+        };
+        let (served, refresher) = match authorized {
+            Some(authorized) => {
+                let refresher = authorized.refresher();
+                let transport =
+                    StreamableHttpClientTransport::with_client(authorized.client, config);
+                (self.client().serve(transport).await, Some(refresher))
+            }
+            None => {
+                let transport =
+                    StreamableHttpClientTransport::with_client(self.http.clone(), config);
+                (self.client().serve(transport).await, None)
+            }
+        };
+        match served {
+            Ok(service) => {
+                let conn = self.watch(service, None);
+                if let Some((manager, server_auth)) = refresher {
+                    let this = Arc::downgrade(self);
+                    let stop = conn.stop.clone();
+                    let generation = conn.generation;
+                    tokio::spawn(async move {
+                        let Some(reason) =
+                            crate::auth::keep_fresh(manager, server_auth, stop).await
+                        else {
+                            return;
+                        };
+                        if let Some(upstream) = this.upgrade() {
+                            upstream.auth_lost(generation, reason).await;
+                        }
+                    });
+                }
+                Ok(conn)
+            }
             Err(err) => {
                 if err.is_authorization_required() {
+                    let server_auth = self.auth.server(&self.id);
+                    server_auth.set_challenge(err.auth_challenge());
                     return Err(UpstreamError::AuthRequired {
                         server: self.id.clone(),
+                        reason: self.auth_reason(),
                     });
                 }
                 Err(UpstreamError::Connect {
@@ -931,6 +1016,71 @@ impl Upstream {
                 })
             }
         }
+    }
+
+    /// Why this server needs a login, for error messages: the last problem
+    /// with its tokens, else what to run.
+    fn auth_reason(&self) -> String {
+        let status = self.auth.server(&self.id).status();
+        match status.problem {
+            Some(problem) => format!("{problem} (`switchboard login {}`)", self.id),
+            None => format!("log in with `switchboard login {}`", self.id),
+        }
+    }
+
+    /// A stored token could not be put to use (keyring or authorization server trouble).
+    fn auth_setup_error(&self, url: &str, err: crate::auth::AuthError) -> UpstreamError {
+        UpstreamError::Connect {
+            server: self.id.clone(),
+            url: url.to_string(),
+            message: format!("cannot use the stored OAuth token: {err}"),
+        }
+    }
+
+    /// The tokens of connection `generation` stopped working (a refresh was
+    /// refused): close it and wait for a login.
+    async fn auth_lost(&self, generation: u64, reason: String) {
+        let conn = {
+            let mut slot = self.conn.lock().await;
+            match slot.as_ref() {
+                Some(c) if c.generation == generation => slot.take(),
+                _ => None,
+            }
+        };
+        if let Some(conn) = conn {
+            conn.stop.cancel();
+        }
+        self.set_auth_required(reason);
+    }
+
+    /// Puts the server in `authRequired` with `reason` (after a logout, a
+    /// refused refresh, or a 401 on a running connection).
+    pub(crate) fn set_auth_required(&self, reason: String) {
+        let err = UpstreamError::AuthRequired {
+            server: self.id.clone(),
+            reason,
+        };
+        tracing::warn!(server = %self.id, error = %err, "authorization required");
+        self.note("warn", err.to_string());
+        self.record_failure(&err, Some(ServerState::AuthRequired));
+        self.update(|s| s.pid = None);
+    }
+
+    /// A login succeeded: drop the connection made without (or with the old)
+    /// token, so the next need connects with the new one.
+    pub(crate) async fn after_login(&self) {
+        self.close().await;
+        self.update(|s| {
+            s.breaker = Breaker::default();
+            s.last_error = None;
+            if s.state == ServerState::AuthRequired {
+                s.state = if self.is_enabled() {
+                    ServerState::Idle
+                } else {
+                    ServerState::Disabled
+                };
+            }
+        });
     }
 
     /// Hands the running service to a monitor task and returns the connection.
@@ -1063,7 +1213,6 @@ impl Upstream {
         match &outcome {
             Ok(caps) => {
                 let caps = caps.clone();
-                let interval = self.settings.poll_interval;
                 self.update(|s| {
                     if let Some(change) =
                         s.listing.as_deref().and_then(|old| diff_lists(old, &caps))
@@ -1083,14 +1232,11 @@ impl Upstream {
                     s.listing = Some(caps);
                     s.stale = false;
                     s.unverified = false;
-                    if !interval.is_zero() && s.state == ServerState::Ready {
-                        s.next_poll_at = Some(tokio::time::Instant::now() + interval);
-                    }
                 });
             }
             Err(err) => {
                 tracing::warn!(server = %self.id, error = %err, ?trigger, "listing failed");
-                self.note("warn", format!("listing ({trigger:?}) failed: {err}"));
+                self.note("warn", format!("listing ({trigger}) failed: {err}"));
                 self.update(|s| s.stale = s.listing.is_some());
             }
         }
@@ -1154,30 +1300,60 @@ impl Upstream {
                 during: "the request",
                 after: timeout,
             },
+            ref send @ ServiceError::TransportSend(_) if send.is_authorization_required() => {
+                // The server refused the token (rmcp already tried one refresh).
+                self.auth
+                    .server(&self.id)
+                    .set_challenge(send.auth_challenge());
+                conn.stop.cancel();
+                let err = UpstreamError::AuthRequired {
+                    server: self.id.clone(),
+                    reason: self.auth_reason(),
+                };
+                self.note("warn", err.to_string());
+                self.record_failure(&err, Some(ServerState::AuthRequired));
+                return err;
+            }
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                let detail = match &err {
+                    ServiceError::TransportSend(e) => Some(error_chain(e)),
+                    _ => None,
+                };
                 // Wait briefly for the monitor to record why (exit status, stderr).
                 let mut closed = conn.closed.clone();
-                let _ = tokio::time::timeout(Duration::from_millis(500), closed.changed()).await;
-                match &self.config().transport {
-                    TransportConfig::Stdio { .. } => UpstreamError::ProcessExited {
+                let monitor_done = matches!(
+                    tokio::time::timeout(Duration::from_millis(500), closed.changed()).await,
+                    Ok(Err(_))
+                );
+                let config = self.config();
+                let mapped = match (&config.transport, detail) {
+                    (TransportConfig::Stdio { .. }, _) => UpstreamError::ProcessExited {
                         server: self.id.clone(),
                         stderr_tail: self.stderr.run_tail(STDERR_TAIL_IN_ERRORS),
                     },
-                    TransportConfig::Http { .. } => UpstreamError::Closed {
+                    (TransportConfig::Http { url, .. }, Some(message)) => UpstreamError::Connect {
+                        server: self.id.clone(),
+                        url: url.clone(),
+                        message,
+                    },
+                    (TransportConfig::Http { .. }, None) => UpstreamError::Closed {
                         server: self.id.clone(),
                     },
+                };
+                if !monitor_done {
+                    // The request failed but the session lives on (an HTTP
+                    // transport error): count it, and start afresh next time.
+                    conn.stop.cancel();
+                    self.record_failure(&mapped, Some(ServerState::Failed));
                 }
+                return mapped;
             }
             other => UpstreamError::Protocol {
                 server: self.id.clone(),
                 message: other.to_string(),
             },
         };
-        match mapped {
-            // The monitor records a dead connection once (`on_connection_lost`).
-            UpstreamError::ProcessExited { .. } | UpstreamError::Closed { .. } => {}
-            _ => self.record_failure(&mapped, None),
-        }
+        self.record_failure(&mapped, None);
         mapped
     }
 

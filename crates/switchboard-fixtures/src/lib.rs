@@ -16,9 +16,13 @@
 //! [`conformance`]: a fixed server for the official MCP conformance suite,
 //! reusing [`serve`] and [`uri_template`].
 //!
+//! The `switchboard-auth-fixture` binary is a thin `main` over [`auth`]: a fake
+//! OAuth authorization server plus an MCP server that requires its tokens.
+//!
 //! Nothing here writes to stdout except the one `listening on ...` line of the
 //! HTTP transport: in stdio mode stdout belongs to the protocol.
 
+pub mod auth;
 pub mod cli;
 pub mod conformance;
 pub mod control;

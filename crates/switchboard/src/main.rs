@@ -75,6 +75,43 @@ enum Command {
     Import(ImportArgs),
     /// Point an AI client at Switchboard (writes one `switchboard` entry into its config).
     Connect(ConnectArgs),
+    /// Log in to a remote server with OAuth: opens the browser (or prints the URL).
+    Login {
+        id: String,
+        /// Only print the URL; do not try to open a browser.
+        #[arg(long)]
+        no_browser: bool,
+        #[command(flatten)]
+        hub: HubAddress,
+    },
+    /// Forget a remote server's OAuth tokens (deletes them from the keyring).
+    Logout {
+        id: String,
+        #[command(flatten)]
+        hub: HubAddress,
+    },
+    /// Keep values such as API keys in the OS keyring instead of the config
+    /// file; use them as `"env": {"NAME": {"keyring": "<name>"}}`.
+    Secret {
+        #[command(subcommand)]
+        action: SecretAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum SecretAction {
+    /// Store a secret; the value is read from stdin (typed without echo on a terminal).
+    Set {
+        name: String,
+        #[arg(long, env = "SWITCHBOARD_CONFIG")]
+        config: Option<PathBuf>,
+    },
+    /// Delete a secret from the keyring.
+    Delete {
+        name: String,
+        #[arg(long, env = "SWITCHBOARD_CONFIG")]
+        config: Option<PathBuf>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -176,11 +213,12 @@ fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         Command::Serve(_) => "info",
         _ => "warn",
     };
+    // rmcp logs OAuth authorization codes at debug level: never below info there.
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level))
+        .add_directive("rmcp::transport::auth=info".parse()?);
     tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level)),
-        )
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
     // Two workers are plenty for a local hub and measurably cheaper on small machines.
@@ -249,7 +287,186 @@ async fn dispatch(command: Command) -> anyhow::Result<std::process::ExitCode> {
         }
         Command::Import(args) => import(args),
         Command::Connect(args) => connect(args),
+        Command::Login {
+            id,
+            no_browser,
+            hub,
+        } => login(&hub, &id, no_browser).await,
+        Command::Logout { id, hub } => {
+            hub.remote()?.post(&format!("/servers/{id}/logout")).await?;
+            print(&format!("{id}: logged out (tokens deleted)"))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Secret { action } => secret(action).await,
     }
+}
+
+/// Starts a login on the hub, hands the URL to the browser (or the person),
+/// and waits until the hub has the tokens or the login failed.
+async fn login(
+    hub: &HubAddress,
+    id: &str,
+    no_browser: bool,
+) -> anyhow::Result<std::process::ExitCode> {
+    use std::process::ExitCode;
+    let remote = hub.remote()?;
+    let started = remote.post(&format!("/servers/{id}/login")).await?;
+    let url = started["authorizationUrl"]
+        .as_str()
+        .context("the hub sent no authorization URL")?;
+    print(&format!("To log in to '{id}', open this URL in a browser:"))?;
+    print(url)?;
+    std::io::stdout().flush()?;
+    if !no_browser && open_browser(url) {
+        tracing::info!("opened the browser");
+    }
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(11 * 60);
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let status = remote.get("/status").await?;
+        let server = status["servers"]
+            .as_array()
+            .and_then(|all| all.iter().find(|s| s["id"] == id))
+            .cloned()
+            .unwrap_or_default();
+        let auth = &server["auth"];
+        if auth["loginPending"].as_bool() == Some(true) {
+            if tokio::time::Instant::now() > deadline {
+                anyhow::bail!("the login of '{id}' did not complete in time");
+            }
+            continue;
+        }
+        let message = auth["message"].as_str().unwrap_or_default();
+        if message.starts_with("login failed") || auth["loggedIn"].as_bool() != Some(true) {
+            let why = if message.is_empty() {
+                server["lastError"]
+                    .as_str()
+                    .unwrap_or("the login did not complete")
+            } else {
+                message
+            };
+            let _ = writeln!(std::io::stderr(), "switchboard: {why}");
+            return Ok(ExitCode::FAILURE);
+        }
+        print(&format!("{id}: logged in"))?;
+        match auth["keyring"].as_str() {
+            Some("secret-service" | "keyutils") => {}
+            _ => {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "note: {}",
+                    if message.is_empty() {
+                        "no OS keyring is available; the tokens are kept in memory only"
+                    } else {
+                        message
+                    }
+                );
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+}
+
+/// Opens `url` in the desktop's browser; false when there is no desktop
+/// session (headless: the printed URL is the way).
+fn open_browser(url: &str) -> bool {
+    #[cfg(target_os = "macos")]
+    let opener: Option<(&str, Vec<&str>)> = Some(("open", vec![url]));
+    #[cfg(windows)]
+    let opener: Option<(&str, Vec<&str>)> = Some(("cmd", vec!["/C", "start", "", url]));
+    #[cfg(all(unix, not(target_os = "macos")))]
+    let opener: Option<(&str, Vec<&str>)> = (std::env::var_os("DISPLAY").is_some()
+        || std::env::var_os("WAYLAND_DISPLAY").is_some())
+    .then(|| ("xdg-open", vec![url]));
+    let Some((program, args)) = opener else {
+        return false;
+    };
+    std::process::Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .is_ok()
+}
+
+/// `secret set` / `secret delete`: straight to the OS keyring (no hub needed;
+/// a running hub reads secrets each time it starts a server).
+async fn secret(action: SecretAction) -> anyhow::Result<std::process::ExitCode> {
+    use switchboard_core::auth::{check_secret_name, store};
+    let (name, config) = match &action {
+        SecretAction::Set { name, config } | SecretAction::Delete { name, config } => {
+            (name.clone(), config.clone())
+        }
+    };
+    check_secret_name(&name).map_err(anyhow::Error::msg)?;
+    let path = switchboard_config(config);
+    let mut settings = Config::load(&path).map(|c| c.settings).unwrap_or_default();
+    settings.apply_env(|name| std::env::var(name).ok())?;
+    let opened = store::open_async(settings.token_store).await;
+    if !opened.kind().persists() {
+        anyhow::bail!(
+            "{}; secrets need an OS keyring (Secret Service or keyutils)",
+            opened
+                .note
+                .as_deref()
+                .unwrap_or("no OS keyring is available")
+        );
+    }
+    let account = store::secret_account(&name);
+    match action {
+        SecretAction::Set { .. } => {
+            let value = read_secret_value(&name)?;
+            store::call(&opened.store, move |s| s.set(&account, &value)).await?;
+            print(&format!(
+                "secret '{name}' stored in the {} keyring; use it as {{\"keyring\": \"{name}\"}}",
+                opened.kind()
+            ))?;
+        }
+        SecretAction::Delete { .. } => {
+            store::call(&opened.store, move |s| s.delete(&account)).await?;
+            print(&format!("secret '{name}' deleted"))?;
+        }
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// The secret's value from stdin: typed without echo on a terminal, else
+/// everything piped in (one trailing newline removed).
+fn read_secret_value(name: &str) -> anyhow::Result<String> {
+    use std::io::{IsTerminal, Read};
+    let stdin = std::io::stdin();
+    let mut value = String::new();
+    if stdin.is_terminal() {
+        let _ = write!(std::io::stderr(), "Value for secret '{name}' (not shown): ");
+        let _ = std::io::stderr().flush();
+        #[cfg(unix)]
+        {
+            use nix::sys::termios::{LocalFlags, SetArg, tcgetattr, tcsetattr};
+            let saved = tcgetattr(&stdin).context("reading the terminal settings")?;
+            let mut quiet = saved.clone();
+            quiet.local_flags.remove(LocalFlags::ECHO);
+            tcsetattr(&stdin, SetArg::TCSANOW, &quiet).context("turning echo off")?;
+            let read = stdin.read_line(&mut value);
+            let _ = tcsetattr(&stdin, SetArg::TCSANOW, &saved);
+            let _ = writeln!(std::io::stderr());
+            read.context("reading the secret")?;
+        }
+        #[cfg(not(unix))]
+        stdin.read_line(&mut value).context("reading the secret")?;
+    } else {
+        stdin
+            .lock()
+            .read_to_string(&mut value)
+            .context("reading the secret from stdin")?;
+    }
+    let value = value
+        .strip_suffix('\n')
+        .map(|v| v.strip_suffix('\r').unwrap_or(v))
+        .unwrap_or(&value)
+        .to_string();
+    anyhow::ensure!(!value.is_empty(), "the secret is empty; nothing stored");
+    Ok(value)
 }
 
 fn print(text: &str) -> anyhow::Result<()> {

@@ -673,7 +673,10 @@ fn unreadable_client_files_are_reported_not_fatal() {
 /// The `switchboard` entry each JSON client gets, and where.
 fn expected_entry(client: Client) -> (&'static str, Value) {
     match client {
-        Client::ClaudeDesktop => ("mcpServers", json!({"command": EXE, "args": ["stdio"]})),
+        Client::ClaudeDesktop => (
+            "mcpServers",
+            json!({"command": EXE, "args": ["stdio", "--url", ENDPOINT]}),
+        ),
         Client::ClaudeCode => ("mcpServers", json!({"type": "http", "url": ENDPOINT})),
         Client::Cursor => ("mcpServers", json!({"url": ENDPOINT})),
         Client::VsCode => ("servers", json!({"type": "http", "url": ENDPOINT})),
@@ -854,7 +857,7 @@ fn connect_fixes_a_stale_entry_and_keeps_its_other_keys() {
     );
     assert_eq!(
         read_json(&path),
-        json!({"mcpServers": {"switchboard": {"command": EXE, "args": ["stdio"], "env": {"RUST_LOG": "debug"}}}})
+        json!({"mcpServers": {"switchboard": {"command": EXE, "args": ["stdio", "--url", ENDPOINT], "env": {"RUST_LOG": "debug"}}}})
     );
 }
 
@@ -1067,7 +1070,7 @@ fn snippets_for_every_client() {
                 json_snippet(
                     "mcpServers",
                     &format!(
-                        "      \"command\": \"{EXE}\",\n      \"args\": [\n        \"stdio\"\n      ]"
+                        "      \"command\": \"{EXE}\",\n      \"args\": [\n        \"stdio\",\n        \"--url\",\n        \"{ENDPOINT}\"\n      ]"
                     )
                 )
             ),

@@ -105,9 +105,10 @@ pub struct ConnectReport {
 /// is the TOML table in [`snippet`]).
 fn json_entry(client: Client, endpoint: &str, exe: &Path) -> Value {
     match client {
+        // The bridge is told the endpoint, so it reaches a hub on any port.
         Client::ClaudeDesktop => json!({
             "command": exe.to_string_lossy(),
-            "args": ["stdio"],
+            "args": ["stdio", "--url", endpoint],
         }),
         Client::ClaudeCode | Client::VsCode => json!({"type": "http", "url": endpoint}),
         Client::Cursor | Client::Codex => json!({"url": endpoint}),

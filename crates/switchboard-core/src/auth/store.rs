@@ -1,0 +1,470 @@
+//! Where OAuth tokens and secrets live: the OS keyring behind the
+//! [`TokenStore`] trait, or memory.
+//!
+//! Every entry is one keyring item with service [`SERVICE`] (`switchboard`)
+//! and an account naming what it holds: `oauth:<server-id>` (rmcp's
+//! `StoredCredentials` as JSON) or `secret:<name>` (a value for a config
+//! field written as `{"keyring": "<name>"}`).
+//!
+//! Which store is used is decided once per process by [`open`]:
+//! `tokenStore: auto` (the default) takes the Secret Service (D-Bus, e.g.
+//! GNOME Keyring or KWallet), else the kernel keyring (keyutils: survives hub
+//! restarts but not a reboot), else keeps tokens in memory and says so
+//! ([`KeyringKind::Unavailable`]). Nothing is ever written to a plain file.
+//!
+//! Keyring calls block (D-Bus round trips, possibly an unlock prompt): the
+//! trait is synchronous on purpose, and async code goes through [`call`],
+//! which runs it on tokio's blocking pool with a deadline.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// The keyring service name of every entry Switchboard writes.
+pub const SERVICE: &str = "switchboard";
+
+/// How long a keyring call may take before the caller gives up on it.
+pub const KEYRING_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The keyring account of a server's OAuth credentials.
+pub fn oauth_account(server: &str) -> String {
+    format!("oauth:{server}")
+}
+
+/// The keyring account of a named secret.
+pub fn secret_account(name: &str) -> String {
+    format!("secret:{name}")
+}
+
+/// Checks a secret name: 1 to 100 of `[A-Za-z0-9_.-]`.
+pub fn check_secret_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 100 {
+        return Err(format!(
+            "secret name {name:?} must be 1 to 100 characters long"
+        ));
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        return Err(format!(
+            "secret name {name:?} contains {bad:?}; only letters, digits, '_', '-' and '.' are allowed"
+        ));
+    }
+    Ok(())
+}
+
+/// Which store holds the entries, as shown in the snapshot and the CLI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KeyringKind {
+    /// The freedesktop Secret Service over D-Bus.
+    SecretService,
+    /// The Linux kernel key retention service (lost at reboot).
+    Keyutils,
+    /// Memory only, because the person chose it (`tokenStore: memory`).
+    Memory,
+    /// Memory only, because no keyring could be reached.
+    Unavailable,
+}
+
+impl KeyringKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::SecretService => "secret-service",
+            Self::Keyutils => "keyutils",
+            Self::Memory => "memory",
+            Self::Unavailable => "unavailable",
+        }
+    }
+
+    /// Whether entries outlive the process.
+    pub fn persists(self) -> bool {
+        matches!(self, Self::SecretService | Self::Keyutils)
+    }
+}
+
+impl fmt::Display for KeyringKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The store the person asked for (`settings.tokenStore`, `SWITCHBOARD_TOKEN_STORE`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TokenStoreChoice {
+    /// The Secret Service, else keyutils, else memory (and say so).
+    #[default]
+    Auto,
+    SecretService,
+    Keyutils,
+    /// Never touch the OS keyring; tokens last as long as the process.
+    Memory,
+}
+
+impl FromStr for TokenStoreChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(Self::Auto),
+            "secret-service" => Ok(Self::SecretService),
+            "keyutils" => Ok(Self::Keyutils),
+            "memory" => Ok(Self::Memory),
+            _ => Err("expected auto, secret-service, keyutils or memory".into()),
+        }
+    }
+}
+
+/// Why a keyring call failed. Messages never contain stored values.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    #[error("the {kind} keyring refused access: {message}")]
+    NoAccess { kind: KeyringKind, message: String },
+    #[error("the {kind} keyring failed: {message}")]
+    Platform { kind: KeyringKind, message: String },
+    #[error("the keyring entry {account:?} is not valid text")]
+    BadData { account: String },
+    #[error("the keyring did not answer within {} s", KEYRING_TIMEOUT.as_secs())]
+    Timeout,
+    #[error("no keyring is available ({0}); secrets cannot be stored")]
+    Unavailable(String),
+}
+
+/// A blocking key-value store of secrets, keyed by account under [`SERVICE`].
+pub trait TokenStore: Send + Sync + 'static {
+    fn kind(&self) -> KeyringKind;
+    /// The value of `account`, `None` if there is no such entry.
+    fn get(&self, account: &str) -> Result<Option<String>, StoreError>;
+    /// Creates or replaces the entry.
+    fn set(&self, account: &str, value: &str) -> Result<(), StoreError>;
+    /// Removes the entry; removing a missing entry is not an error.
+    fn delete(&self, account: &str) -> Result<(), StoreError>;
+}
+
+/// Entries in a map: for tests, `tokenStore: memory`, and when no keyring is
+/// available (then [`KeyringKind::Unavailable`]).
+pub struct MemoryTokenStore {
+    kind: KeyringKind,
+    entries: Mutex<HashMap<String, String>>,
+}
+
+impl MemoryTokenStore {
+    pub fn new() -> Self {
+        Self::with_kind(KeyringKind::Memory)
+    }
+
+    pub fn with_kind(kind: KeyringKind) -> Self {
+        Self {
+            kind,
+            entries: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Default for MemoryTokenStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TokenStore for MemoryTokenStore {
+    fn kind(&self) -> KeyringKind {
+        self.kind
+    }
+    fn get(&self, account: &str) -> Result<Option<String>, StoreError> {
+        Ok(self.lock().get(account).cloned())
+    }
+    fn set(&self, account: &str, value: &str) -> Result<(), StoreError> {
+        self.lock().insert(account.to_string(), value.to_string());
+        Ok(())
+    }
+    fn delete(&self, account: &str) -> Result<(), StoreError> {
+        self.lock().remove(account);
+        Ok(())
+    }
+}
+
+/// An OS keyring reached through `keyring-core`.
+pub struct KeyringTokenStore {
+    kind: KeyringKind,
+    store: Arc<keyring_core::CredentialStore>,
+}
+
+impl KeyringTokenStore {
+    fn entry(&self, account: &str) -> Result<keyring_core::Entry, StoreError> {
+        keyring_core::Entry::new_in_store(&self.store, SERVICE, account)
+            .map_err(|e| self.error(account, e))
+    }
+
+    fn error(&self, account: &str, err: keyring_core::Error) -> StoreError {
+        use keyring_core::Error as E;
+        match err {
+            E::NoStorageAccess(e) => StoreError::NoAccess {
+                kind: self.kind,
+                message: e.to_string(),
+            },
+            E::PlatformFailure(e) => StoreError::Platform {
+                kind: self.kind,
+                message: e.to_string(),
+            },
+            E::BadEncoding(_) | E::BadDataFormat(..) => StoreError::BadData {
+                account: account.to_string(),
+            },
+            // Other variants carry no stored data; their text is safe to show.
+            other => StoreError::Platform {
+                kind: self.kind,
+                message: other.to_string(),
+            },
+        }
+    }
+}
+
+impl TokenStore for KeyringTokenStore {
+    fn kind(&self) -> KeyringKind {
+        self.kind
+    }
+
+    fn get(&self, account: &str) -> Result<Option<String>, StoreError> {
+        match self.entry(account)?.get_password() {
+            Ok(value) => Ok(Some(value)),
+            Err(keyring_core::Error::NoEntry) => Ok(None),
+            // Two items for one account (e.g. written by another tool): use one.
+            Err(keyring_core::Error::Ambiguous(entries)) => match entries.first() {
+                Some(entry) => entry
+                    .get_password()
+                    .map(Some)
+                    .map_err(|e| self.error(account, e)),
+                None => Ok(None),
+            },
+            Err(e) => Err(self.error(account, e)),
+        }
+    }
+
+    fn set(&self, account: &str, value: &str) -> Result<(), StoreError> {
+        let entry = self.entry(account)?;
+        match entry.set_password(value) {
+            Ok(()) => Ok(()),
+            Err(keyring_core::Error::Ambiguous(_)) => {
+                self.delete(account)?;
+                self.entry(account)?
+                    .set_password(value)
+                    .map_err(|e| self.error(account, e))
+            }
+            Err(e) => Err(self.error(account, e)),
+        }
+    }
+
+    fn delete(&self, account: &str) -> Result<(), StoreError> {
+        match self.entry(account)?.delete_credential() {
+            Ok(()) | Err(keyring_core::Error::NoEntry) => Ok(()),
+            Err(keyring_core::Error::Ambiguous(entries)) => {
+                for entry in entries {
+                    match entry.delete_credential() {
+                        Ok(()) | Err(keyring_core::Error::NoEntry) => {}
+                        Err(e) => return Err(self.error(account, e)),
+                    }
+                }
+                Ok(())
+            }
+            Err(e) => Err(self.error(account, e)),
+        }
+    }
+}
+
+/// The store a process uses, and what people should know about it.
+#[derive(Clone)]
+pub struct OpenedStore {
+    pub store: Arc<dyn TokenStore>,
+    /// Why the OS keyring is not used, when it is not.
+    pub note: Option<String>,
+}
+
+impl OpenedStore {
+    pub fn kind(&self) -> KeyringKind {
+        self.store.kind()
+    }
+
+    /// A memory store of `kind` with `note`.
+    pub fn memory(kind: KeyringKind, note: Option<String>) -> Self {
+        Self {
+            store: Arc::new(MemoryTokenStore::with_kind(kind)),
+            note,
+        }
+    }
+}
+
+impl fmt::Debug for OpenedStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenedStore")
+            .field("kind", &self.kind())
+            .field("note", &self.note)
+            .finish()
+    }
+}
+
+/// Opens the store for `choice`. Blocks (D-Bus): call it off the async runtime
+/// ([`open_async`]).
+pub fn open(choice: TokenStoreChoice) -> OpenedStore {
+    let tried = match choice {
+        TokenStoreChoice::Memory => {
+            return OpenedStore::memory(
+                KeyringKind::Memory,
+                Some("tokens are kept in memory only (tokenStore: memory)".into()),
+            );
+        }
+        TokenStoreChoice::SecretService => secret_service().map_err(|e| vec![e]),
+        TokenStoreChoice::Keyutils => keyutils().map_err(|e| vec![e]),
+        TokenStoreChoice::Auto => {
+            secret_service().or_else(|first| keyutils().map_err(|second| vec![first, second]))
+        }
+    };
+    match tried {
+        Ok(store) => OpenedStore { store, note: None },
+        Err(reasons) => {
+            let note = format!(
+                "no OS keyring is available ({}); OAuth tokens are kept in memory only and \
+                 are lost when Switchboard stops",
+                reasons.join("; ")
+            );
+            tracing::warn!("{note}");
+            OpenedStore::memory(KeyringKind::Unavailable, Some(note))
+        }
+    }
+}
+
+/// [`open`] on the blocking pool, with a deadline.
+pub async fn open_async(choice: TokenStoreChoice) -> OpenedStore {
+    let opening = tokio::task::spawn_blocking(move || open(choice));
+    match tokio::time::timeout(KEYRING_TIMEOUT, opening).await {
+        Ok(Ok(opened)) => opened,
+        Ok(Err(join)) => OpenedStore::memory(
+            KeyringKind::Unavailable,
+            Some(format!(
+                "opening the keyring failed ({join}); tokens are kept in memory only"
+            )),
+        ),
+        Err(_) => OpenedStore::memory(
+            KeyringKind::Unavailable,
+            Some(format!(
+                "the keyring did not answer within {} s; tokens are kept in memory only",
+                KEYRING_TIMEOUT.as_secs()
+            )),
+        ),
+    }
+}
+
+/// Runs a blocking store call on tokio's blocking pool, with a deadline.
+pub async fn call<T, F>(store: &Arc<dyn TokenStore>, f: F) -> Result<T, StoreError>
+where
+    T: Send + 'static,
+    F: FnOnce(&dyn TokenStore) -> Result<T, StoreError> + Send + 'static,
+{
+    let store = store.clone();
+    let task = tokio::task::spawn_blocking(move || f(store.as_ref()));
+    match tokio::time::timeout(KEYRING_TIMEOUT, task).await {
+        Ok(Ok(result)) => result,
+        Ok(Err(join)) => Err(StoreError::Platform {
+            kind: KeyringKind::Unavailable,
+            message: format!("keyring call failed: {join}"),
+        }),
+        Err(_) => Err(StoreError::Timeout),
+    }
+}
+
+/// A keyring store that answered a read (a missing probe entry is fine).
+fn probed(
+    kind: KeyringKind,
+    store: Arc<keyring_core::CredentialStore>,
+) -> Result<Arc<dyn TokenStore>, String> {
+    let store = KeyringTokenStore { kind, store };
+    match store.get("probe") {
+        Ok(_) => Ok(Arc::new(store)),
+        Err(err) => Err(format!("{kind}: {err}")),
+    }
+}
+
+#[cfg(all(
+    unix,
+    not(any(target_os = "macos", target_os = "ios", target_os = "android"))
+))]
+fn secret_service() -> Result<Arc<dyn TokenStore>, String> {
+    match zbus_secret_service_keyring_store::Store::new() {
+        Ok(store) => probed(KeyringKind::SecretService, store),
+        Err(err) => Err(format!("secret-service: {err}")),
+    }
+}
+
+#[cfg(not(all(
+    unix,
+    not(any(target_os = "macos", target_os = "ios", target_os = "android"))
+)))]
+fn secret_service() -> Result<Arc<dyn TokenStore>, String> {
+    Err("secret-service: not supported on this platform".into())
+}
+
+#[cfg(target_os = "linux")]
+fn keyutils() -> Result<Arc<dyn TokenStore>, String> {
+    match linux_keyutils_keyring_store::Store::new() {
+        Ok(store) => probed(KeyringKind::Keyutils, store),
+        Err(err) => Err(format!("keyutils: {err}")),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn keyutils() -> Result<Arc<dyn TokenStore>, String> {
+    Err("keyutils: not supported on this platform".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_store_round_trip() {
+        let store = MemoryTokenStore::new();
+        assert_eq!(store.get("a").unwrap(), None);
+        store.set("a", "1").unwrap();
+        store.set("a", "2").unwrap();
+        assert_eq!(store.get("a").unwrap().as_deref(), Some("2"));
+        store.delete("a").unwrap();
+        store.delete("a").unwrap();
+        assert_eq!(store.get("a").unwrap(), None);
+        assert_eq!(store.kind(), KeyringKind::Memory);
+    }
+
+    #[test]
+    fn choices_and_names() {
+        assert_eq!("auto".parse(), Ok(TokenStoreChoice::Auto));
+        assert_eq!("memory".parse(), Ok(TokenStoreChoice::Memory));
+        assert!("file".parse::<TokenStoreChoice>().is_err());
+        assert_eq!(
+            serde_json::to_value(KeyringKind::SecretService).unwrap(),
+            "secret-service"
+        );
+        assert_eq!(oauth_account("gh"), "oauth:gh");
+        assert!(check_secret_name("GITHUB_TOKEN.v2").is_ok());
+        assert!(check_secret_name("").is_err());
+        assert!(check_secret_name("a b").is_err());
+    }
+
+    #[tokio::test]
+    async fn memory_choice_never_touches_the_os() {
+        let opened = open_async(TokenStoreChoice::Memory).await;
+        assert_eq!(opened.kind(), KeyringKind::Memory);
+        let store = opened.store.clone();
+        call(&store, |s| s.set("x", "y")).await.unwrap();
+        assert_eq!(
+            call(&store, |s| s.get("x")).await.unwrap().as_deref(),
+            Some("y")
+        );
+    }
+}

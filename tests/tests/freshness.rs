@@ -1,0 +1,175 @@
+//! Freshness: the poller catches silent redeploys and changes nobody
+//! announced, refresh triggers coalesce, and a failing poll degrades health
+//! without losing the cached lists.
+
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::json;
+use switchboard_e2e::{
+    HttpFixture, Hub, counts, eventually, free_port, stdio_fixture, write_control,
+};
+
+#[tokio::test]
+async fn a_silent_redeploy_is_found_by_the_poll_and_announced_once() {
+    let addr = format!("127.0.0.1:{}", free_port());
+    let mut fixture = HttpFixture::start_on(&addr, &["--tools", "x"])
+        .await
+        .unwrap();
+    let mut hub = Hub::start(json!({
+        "mcpServers": {"remote": {"url": fixture.url}},
+        "settings": {"pollIntervalSecs": 1}
+    }))
+    .await
+    .unwrap();
+    let client = hub.client().await;
+    assert_eq!(client.tool_names().await, vec!["remote__x"]);
+
+    // Redeployed on the same port with other tools, and no notification: the
+    // old session is gone, so the hub must start a new one.
+    fixture.stop().await;
+    let _redeployed = HttpFixture::start_on(&addr, &["--tools", "x,y"])
+        .await
+        .unwrap();
+    eventually("the poll finds the new tools", || async {
+        (client.received.tools_changed() >= 1).then_some(())
+    })
+    .await;
+    assert_eq!(client.tool_names().await, vec!["remote__x", "remote__y"]);
+    let remote = hub.server("remote").await;
+    assert_eq!(remote["refreshTrigger"], "poll");
+    assert_eq!(remote["lastChange"]["added"], json!(["y"]));
+    assert!(remote["nextPollAt"].is_string());
+    // Calls work on the new session too.
+    assert_eq!(
+        client
+            .call_text("remote__y", json!({"text": "new"}))
+            .await
+            .unwrap(),
+        "new"
+    );
+    assert_eq!(
+        client.received.tools_changed(),
+        1,
+        "announced more than once"
+    );
+    assert_eq!(hub.terminate().await, Some(0));
+}
+
+#[tokio::test]
+async fn a_change_without_notification_is_found_by_the_poll() {
+    let scratch = tempfile::tempdir().unwrap();
+    let control = scratch.path().join("control.json");
+    let mut hub = Hub::start(json!({
+        "mcpServers": {"a": stdio_fixture(&["--tools", "x", "--control", &control.to_string_lossy()])},
+        "settings": {"pollIntervalSecs": 1}
+    }))
+    .await
+    .unwrap();
+    let client = hub.client().await;
+    assert_eq!(client.tool_names().await, vec!["a__x"]);
+    write_control(&control, json!({"tools": [{"name": "z"}], "notify": false}));
+    eventually("the poll finds the change", || async {
+        (client.received.tools_changed() == 1).then_some(())
+    })
+    .await;
+    assert_eq!(client.tool_names().await, vec!["a__z"]);
+    let a = hub.server("a").await;
+    assert_eq!(a["lastChange"]["added"], json!(["z"]));
+    assert_eq!(a["lastChange"]["removed"], json!(["x"]));
+    assert_eq!(a["lastChange"]["trigger"], "poll");
+    assert_eq!(hub.terminate().await, Some(0));
+}
+
+#[tokio::test]
+async fn simultaneous_refresh_triggers_share_one_listing() {
+    let scratch = tempfile::tempdir().unwrap();
+    let counter = scratch.path().join("counts.json");
+    let control = scratch.path().join("control.json");
+    let mut hub = Hub::start(json!({
+        "mcpServers": {"a": stdio_fixture(&[
+            "--tools", "x",
+            "--counter-file", &counter.to_string_lossy(),
+            "--control", &control.to_string_lossy(),
+        ])},
+        "settings": {"pollIntervalSecs": 0}
+    }))
+    .await
+    .unwrap();
+    let client = hub.client().await;
+    assert_eq!(client.tool_names().await, vec!["a__x"]);
+    assert_eq!(counts(&counter)["tools/list"], 1);
+
+    // A change notification, and twenty manual refreshes at the same moment.
+    write_control(
+        &control,
+        json!({"tools": [{"name": "x"}, {"name": "y"}], "notify": true}),
+    );
+    let refreshes = (0..20).map(|_| hub.post("/api/v1/servers/a/refresh"));
+    let answers = futures::future::join_all(refreshes).await;
+    assert!(answers.iter().all(|(code, _)| *code == 200));
+    eventually("the change announced", || async {
+        (client.received.tools_changed() == 1).then_some(())
+    })
+    .await;
+    // Without coalescing that would be 21 listings; with it, a listing under
+    // way answers every request made while it runs, and the notification gets
+    // (at most) one listing that starts after it.
+    let listings = counts(&counter)["tools/list"].as_u64().unwrap() - 1;
+    assert!(
+        (1..=3).contains(&listings),
+        "{listings} listings for 21 triggers"
+    );
+    assert_eq!(client.tool_names().await, vec!["a__x", "a__y"]);
+    assert_eq!(hub.terminate().await, Some(0));
+}
+
+#[tokio::test]
+async fn a_failing_poll_keeps_the_lists_and_health_recovers() {
+    let addr = format!("127.0.0.1:{}", free_port());
+    let mut fixture = HttpFixture::start_on(&addr, &["--tools", "x"])
+        .await
+        .unwrap();
+    let mut hub = Hub::start(json!({
+        "mcpServers": {"remote": {"url": fixture.url}},
+        "settings": {"pollIntervalSecs": 1}
+    }))
+    .await
+    .unwrap();
+    let client = hub.client().await;
+    assert_eq!(client.tool_names().await, vec!["remote__x"]);
+    hub.wait_server("remote", "healthy", |s| s["health"] == "healthy")
+        .await;
+
+    fixture.stop().await;
+    let down = hub
+        .wait_server("remote", "a failed poll", |s| s["stale"] == true)
+        .await;
+    assert!(
+        down["health"] == "degraded" || down["health"] == "down",
+        "{down}"
+    );
+    assert_eq!(
+        down["toolCount"], 1,
+        "a failed poll must keep the cached tools"
+    );
+    assert!(
+        down["lastError"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("server 'remote'"),
+        "{down}"
+    );
+    assert_eq!(client.tool_names().await, vec!["remote__x"]);
+
+    let _back = HttpFixture::start_on(&addr, &["--tools", "x"])
+        .await
+        .unwrap();
+    let healthy = hub
+        .wait_server("remote", "recovered", |s| s["health"] == "healthy")
+        .await;
+    assert_eq!(healthy["stale"], false);
+    assert_eq!(healthy["lastError"], serde_json::Value::Null);
+    assert_eq!(client.received.tools_changed(), 0);
+    assert_eq!(hub.terminate().await, Some(0));
+}

@@ -1,0 +1,157 @@
+// The control API (same origin as the page) and the live snapshot feed.
+// Failures become `ApiError`s whose message is meant for a person.
+
+import type { HubSnapshot, LoginStarted, ServerLogs } from './types';
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+const BASE = 'api/v1';
+
+/** Turns a failed response into a sentence (exported for tests). */
+export function describeFailure(action: string, status: number | null, body: unknown): string {
+  const detail =
+    body && typeof body === 'object' && 'error' in body && typeof (body as { error: unknown }).error === 'string'
+      ? (body as { error: string }).error
+      : null;
+  if (status === null) {
+    return `Could not ${action}: Switchboard is not answering. Is it still running?`;
+  }
+  if (status === 403) {
+    return `Could not ${action}: Switchboard only accepts requests from pages it serves itself on this computer.`;
+  }
+  if (status === 404 && /log (in|out)/.test(action) && !detail?.startsWith('no server')) {
+    return `Could not ${action}: this version of Switchboard does not support logging in yet.`;
+  }
+  if (status === 409) {
+    return `Could not ${action}: Switchboard was started without a config file, so there is nowhere to save the change.`;
+  }
+  if (detail) return `Could not ${action}: ${detail}`;
+  return `Could not ${action} (the hub answered HTTP ${status}).`;
+}
+
+async function call<T>(method: 'GET' | 'POST', path: string, action: string): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(`${BASE}/${path}`, {
+      method,
+      headers: { Accept: 'application/json' },
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiError(describeFailure(action, null, null), null);
+  }
+  let body: unknown = null;
+  try {
+    body = await response.json();
+  } catch {
+    body = null;
+  }
+  const refused = body && typeof body === 'object' && 'ok' in body && (body as { ok: unknown }).ok === false;
+  if (!response.ok || refused) {
+    throw new ApiError(describeFailure(action, response.status, body), response.status);
+  }
+  return body as T;
+}
+
+/** A snapshot, as far as the page relies on its shape. */
+export function isSnapshot(value: unknown): value is HubSnapshot {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Array.isArray((value as HubSnapshot).servers) &&
+    typeof (value as HubSnapshot).endpoint === 'string'
+  );
+}
+
+async function status(): Promise<HubSnapshot> {
+  const body = await call<unknown>('GET', 'status', 'read the status');
+  if (!isSnapshot(body)) {
+    throw new ApiError('Could not read the status: the answer did not come from a Switchboard hub.', null);
+  }
+  return body;
+}
+
+const enc = encodeURIComponent;
+
+export const api = {
+  status,
+  setEnabled: (id: string, enabled: boolean) =>
+    call('POST', `servers/${enc(id)}/${enabled ? 'enable' : 'disable'}`, `${enabled ? 'enable' : 'disable'} ${id}`),
+  refresh: (id: string) => call('POST', `servers/${enc(id)}/refresh`, `refresh ${id}`),
+  refreshAll: () => call<{ servers: { id: string; ok: boolean; error?: string }[] }>('POST', 'refresh', 'refresh all servers'),
+  login: (id: string) => call<LoginStarted>('POST', `servers/${enc(id)}/login`, `log in to ${id}`),
+  logout: (id: string) => call('POST', `servers/${enc(id)}/logout`, `log out of ${id}`),
+  logs: (id: string) => call<ServerLogs>('GET', `servers/${enc(id)}/logs`, `read the logs of ${id}`),
+};
+
+export type Connection = 'live' | 'polling' | 'offline';
+
+/**
+ * Follows the snapshot: Server-Sent Events from /events, falling back to
+ * polling /status while the stream is down (and trying the stream again).
+ */
+export function follow(
+  onSnapshot: (s: HubSnapshot) => void,
+  onConnection: (c: Connection, why?: string) => void,
+  pollMs = 2000,
+): () => void {
+  let source: EventSource | null = null;
+  let pollTimer: ReturnType<typeof setTimeout> | null = null;
+  let retryTimer: ReturnType<typeof setTimeout> | null = null;
+  let stopped = false;
+
+  const poll = async () => {
+    pollTimer = null;
+    if (stopped || source) return;
+    try {
+      onSnapshot(await api.status());
+      onConnection('polling');
+    } catch (err) {
+      onConnection('offline', err instanceof Error ? err.message : String(err));
+    }
+    if (!stopped && !source) pollTimer = setTimeout(poll, pollMs);
+  };
+
+  const open = () => {
+    retryTimer = null;
+    if (stopped || typeof EventSource === 'undefined') {
+      void poll();
+      return;
+    }
+    const es = new EventSource(`${BASE}/events`);
+    source = es;
+    es.addEventListener('snapshot', (event) => {
+      try {
+        const snapshot: unknown = JSON.parse((event as MessageEvent<string>).data);
+        if (!isSnapshot(snapshot)) return;
+        onSnapshot(snapshot);
+        onConnection('live');
+      } catch {
+        // A malformed event is skipped; the next one replaces it.
+      }
+    });
+    es.onerror = () => {
+      es.close();
+      if (source === es) source = null;
+      if (stopped) return;
+      if (!pollTimer) void poll();
+      retryTimer = setTimeout(open, 5000);
+    };
+  };
+
+  open();
+  return () => {
+    stopped = true;
+    source?.close();
+    if (pollTimer) clearTimeout(pollTimer);
+    if (retryTimer) clearTimeout(retryTimer);
+  };
+}

@@ -1,0 +1,207 @@
+// The dashboard page: follows the hub's snapshot and re-renders on change
+// and every few seconds (relative times). Served by the hub itself, so every
+// request is same-origin; inside the desktop app it is the same page.
+
+import { render } from 'lit-html';
+import { api, ApiError, follow, type Connection } from './api';
+import { ChangeTracker, dashboard } from './model';
+import { page, type Actions, type Notice, type PageState } from './render';
+import { snippets } from './snippets';
+import type { HubSnapshot } from './types';
+import './style.css';
+
+const root = document.getElementById('app');
+// Drop the static "Loading…" text; lit-html owns the container from here on.
+if (root) root.textContent = '';
+const tracker = new ChangeTracker();
+let snapshot: HubSnapshot | null = null;
+let noticeTimer: ReturnType<typeof setTimeout> | null = null;
+const busy = new Set<string>();
+
+const state: PageState = {
+  view: null,
+  connection: 'polling',
+  connectionDetail: null,
+  startupError: new URLSearchParams(location.search).get('hubError'),
+  notice: null,
+  busy,
+  snippets: [],
+  client: 'claudeCode',
+  logs: null,
+};
+
+function update(): void {
+  if (!root) return;
+  state.view = snapshot ? dashboard(snapshot, Date.now(), tracker) : null;
+  state.snippets = snapshot ? snippets(snapshot.endpoint) : [];
+  render(page(state, actions), root);
+  document.title = snapshot ? `Switchboard · ${state.view?.totalsLabel ?? ''}` : 'Switchboard';
+}
+
+function notify(kind: 'ok' | 'error', text: string, link?: Notice['link']): void {
+  state.notice = link ? { kind, text, link } : { kind, text };
+  if (noticeTimer) clearTimeout(noticeTimer);
+  noticeTimer = setTimeout(
+    () => {
+      state.notice = null;
+      update();
+    },
+    kind === 'error' ? 15000 : 5000,
+  );
+  update();
+}
+
+function message(err: unknown): string {
+  return err instanceof ApiError || err instanceof Error ? err.message : String(err);
+}
+
+/** Runs an action with its button disabled, reporting the outcome in words. */
+async function run(key: string, work: () => Promise<unknown>, done: string | null): Promise<void> {
+  if (busy.has(key)) return;
+  busy.add(key);
+  update();
+  try {
+    await work();
+    if (done) notify('ok', done);
+  } catch (err) {
+    notify('error', message(err));
+  } finally {
+    busy.delete(key);
+    update();
+  }
+}
+
+async function copyText(text: string): Promise<void> {
+  if (navigator.clipboard && window.isSecureContext) {
+    try {
+      await navigator.clipboard.writeText(text);
+      return;
+    } catch {
+      // Fall through to the selection-based copy.
+    }
+  }
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.setAttribute('readonly', '');
+  area.style.position = 'fixed';
+  area.style.opacity = '0';
+  document.body.appendChild(area);
+  area.select();
+  const ok = document.execCommand('copy');
+  area.remove();
+  if (!ok) throw new Error('the browser did not allow copying; select the text and copy it by hand');
+}
+
+async function loadLogs(id: string): Promise<void> {
+  try {
+    const data = await api.logs(id);
+    if (state.logs?.id === id) state.logs = { id, data, error: null };
+  } catch (err) {
+    if (state.logs?.id === id) state.logs = { id, data: null, error: message(err) };
+  }
+  update();
+}
+
+const actions: Actions = {
+  copy(text, what) {
+    copyText(text).then(
+      () => notify('ok', `${what} copied.`),
+      (err: unknown) => notify('error', `Could not copy: ${message(err)}`),
+    );
+  },
+  refreshAll() {
+    void run(
+      'refreshAll',
+      async () => {
+        const result = await api.refreshAll();
+        const failed = result.servers.filter((s) => !s.ok);
+        if (failed.length > 0) {
+          throw new Error(
+            `Refreshed ${result.servers.length - failed.length} of ${result.servers.length} servers; ` +
+              failed.map((f) => `${f.id}: ${f.error ?? 'failed'}`).join('; '),
+          );
+        }
+      },
+      'All servers refreshed.',
+    );
+  },
+  toggle(id, enabled) {
+    void run(`toggle:${id}`, () => api.setEnabled(id, enabled), `${id} ${enabled ? 'enabled' : 'disabled'}.`);
+  },
+  refresh(id) {
+    void run(`refresh:${id}`, () => api.refresh(id), `${id} refreshed.`);
+  },
+  login(id) {
+    void run(
+      `login:${id}`,
+      async () => {
+        const started = await api.login(id);
+        // In a browser this opens a tab; the desktop app hands it to the system browser.
+        window.open(started.authorizationUrl, '_blank', 'noopener,noreferrer');
+        notify('ok', `Log-in to ${id} started: finish it in your browser.`, {
+          href: started.authorizationUrl,
+          label: 'Open the login page again',
+        });
+      },
+      null,
+    );
+  },
+  logout(id) {
+    void run(`logout:${id}`, () => api.logout(id), `Logged out of ${id}.`);
+  },
+  openLogs(id) {
+    state.logs = { id, data: null, error: null };
+    update();
+    const dialog = document.getElementById('logs');
+    if (dialog instanceof HTMLDialogElement && !dialog.open) dialog.showModal();
+    void loadLogs(id);
+  },
+  closeLogs() {
+    const dialog = document.getElementById('logs');
+    if (dialog instanceof HTMLDialogElement && dialog.open) dialog.close();
+    if (state.logs) {
+      const id = state.logs.id;
+      state.logs = null;
+      update();
+      document.querySelector<HTMLElement>(`[data-server="${CSS.escape(id)}"] [data-action="logs"]`)?.focus();
+    }
+  },
+  reloadLogs() {
+    if (state.logs) void loadLogs(state.logs.id);
+  },
+  dismissNotice() {
+    if (noticeTimer) clearTimeout(noticeTimer);
+    state.notice = null;
+    update();
+  },
+  pickClient(client) {
+    state.client = client;
+    update();
+  },
+};
+
+function onSnapshot(next: HubSnapshot): void {
+  tracker.observe(next, Date.now());
+  snapshot = next;
+  update();
+}
+
+function onConnection(connection: Connection, why?: string): void {
+  if (state.connection !== connection || state.connectionDetail !== (why ?? null)) {
+    state.connection = connection;
+    state.connectionDetail = why ?? null;
+    update();
+  }
+}
+
+// Inside the desktop app, a hub that could not start is reported through the URL
+// (the page then comes from the app itself and there is no hub to follow).
+if (state.startupError) {
+  state.connection = 'offline';
+} else {
+  follow(onSnapshot, onConnection);
+}
+
+// Relative times ("2 min ago") move on by themselves.
+setInterval(update, 5000);
+update();

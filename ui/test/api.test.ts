@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { describeFailure, isSnapshot } from '../src/api';
+import { server, snapshot } from './fixtures';
+
+describe('API failures in words', () => {
+  it('explains an unreachable hub', () => {
+    expect(describeFailure('refresh github', null, null)).toBe(
+      'Could not refresh github: Switchboard is not answering. Is it still running?',
+    );
+  });
+  it('passes the hub explanation through', () => {
+    expect(describeFailure('disable x', 404, { ok: false, error: "no server with id 'x'" })).toBe(
+      "Could not disable x: no server with id 'x'",
+    );
+  });
+  it('says login is not supported when the endpoint does not exist', () => {
+    expect(describeFailure('log in to slack', 404, null)).toBe(
+      'Could not log in to slack: this version of Switchboard does not support logging in yet.',
+    );
+  });
+  it('explains a refused origin and a missing config file', () => {
+    expect(describeFailure('refresh all servers', 403, { error: 'Origin "x" is not allowed' })).toMatch(/only accepts requests/);
+    expect(describeFailure('enable x', 409, { ok: false, error: 'the hub was started without a config file' })).toMatch(
+      /nowhere to save/,
+    );
+  });
+  it('falls back to the status code', () => {
+    expect(describeFailure('refresh x', 500, null)).toBe('Could not refresh x (the hub answered HTTP 500).');
+  });
+});
+
+describe('snapshot shape check', () => {
+  it('accepts a snapshot and refuses anything else', () => {
+    expect(isSnapshot(snapshot([server()]))).toBe(true);
+    expect(isSnapshot(null)).toBe(false);
+    expect(isSnapshot({ servers: [] })).toBe(false);
+    expect(isSnapshot('<html>')).toBe(false);
+  });
+});

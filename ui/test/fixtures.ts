@@ -1,0 +1,52 @@
+import type { HubSnapshot, ServerSnapshot } from '../src/types';
+
+export const NOW = Date.parse('2026-03-01T12:00:00.000Z');
+export const at = (secondsFromNow: number) => new Date(NOW + secondsFromNow * 1000).toISOString();
+
+export function server(over: Partial<ServerSnapshot> = {}): ServerSnapshot {
+  return {
+    id: 'github',
+    transport: 'http',
+    enabled: true,
+    state: 'ready',
+    toolCount: 41,
+    promptCount: 2,
+    resourceCount: 1,
+    resourceTemplateCount: 0,
+    listedAt: at(-120),
+    refreshTrigger: 'poll',
+    ttlExpiresAt: at(180),
+    stale: false,
+    lastError: null,
+    lastOkAt: at(-120),
+    lastFailureAt: null,
+    consecutiveFailures: 0,
+    pid: null,
+    serverName: 'github-mcp',
+    serverVersion: '1.4.0',
+    protocolVersion: '2025-06-18',
+    stderrTail: [],
+    ...over,
+  };
+}
+
+export function snapshot(servers: ServerSnapshot[], over: Partial<HubSnapshot> = {}): HubSnapshot {
+  return {
+    version: '0.1.0',
+    endpoint: 'http://127.0.0.1:8420/mcp',
+    configPath: '/home/me/.config/switchboard/config.json',
+    configError: null,
+    lastReload: null,
+    startedAt: at(-3600),
+    generatedAt: at(0),
+    servers,
+    totals: {
+      servers: servers.length,
+      tools: servers.reduce((n, s) => n + (s.enabled ? s.toolCount : 0), 0),
+      prompts: 0,
+      resources: 0,
+    },
+    sessions: [],
+    ...over,
+  };
+}
