@@ -380,6 +380,17 @@ if [[ $QUICK -eq 0 ]]; then
     fi
 fi
 
+if [[ $QUICK -eq 0 ]]; then
+    # The official MCP conformance suite (npm, needs Node 22: installed into
+    # .tools/node22 by the script). Each run fails unless every scenario passes.
+    step "conformance: the fixture server directly (32 scenarios)"
+    scripts/conformance.sh --direct
+    step "conformance: through Switchboard, /servers/conf/mcp and merged /mcp"
+    scripts/conformance.sh --through
+    step "conformance: Switchboard's upstream client (client scenarios)"
+    scripts/conformance.sh --client
+fi
+
 finish_step
 print_summary
 echo "test.sh: all steps passed" >&2
