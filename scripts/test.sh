@@ -20,6 +20,9 @@ APT_PACKAGES+=(libwebkit2gtk-4.1-dev libjavascriptcoregtk-4.1-dev libsoup-3.0-de
 # (xdotool) and a window manager's close request (python3-xlib, tests/ui/wm_close.py).
 APT_PACKAGES+=(chromium fonts-dejavu-core xvfb xauth dbus gnome-keyring keyutils xdotool imagemagick
     python3-xlib)
+# OAuth token store tests (tests/tests/keyring.rs): a session bus, GNOME Keyring as the
+# Secret Service, libsecret's secret-tool to look at what was stored, the kernel keyring.
+APT_PACKAGES+=(dbus gnome-keyring libsecret-tools keyutils)
 # The reference MCP server the end-to-end tests talk to over stdio.
 SERVER_EVERYTHING_PKG="@modelcontextprotocol/server-everything"
 SERVER_EVERYTHING_VERSION="2026.8.31"
@@ -303,6 +306,18 @@ desktop_tests() {
         node --test tests/ui/desktop.test.mjs
 }
 
+# The keyring tests (#[ignore]d in the plain run) against a real Secret Service: a private
+# session bus with GNOME Keyring unlocked, its keyrings in a temporary XDG_DATA_HOME.
+keyring_tests() {
+    local data rc=0
+    data="$(mktemp -d)"
+    XDG_DATA_HOME="$data" dbus-run-session -- bash -c \
+        'echo -n ci | gnome-keyring-daemon --unlock --components=secrets >/dev/null;
+         cargo test -p switchboard-e2e --test keyring -- --ignored' || rc=$?
+    rm -rf "$data"
+    return "$rc"
+}
+
 export_tool_env() {
     if [[ -x "$SERVER_EVERYTHING_BIN" ]]; then
         export SWITCHBOARD_TEST_SERVER_EVERYTHING="$SERVER_EVERYTHING_BIN"
@@ -360,6 +375,9 @@ else
     step "cargo test"
     cargo test --workspace --no-fail-fast
 fi
+
+step "keyring: Secret Service tests under dbus-run-session (tests/tests/keyring.rs)"
+keyring_tests
 
 step "ui: dashboard in Chromium (tests/ui/browser.test.mjs)"
 ui_browser_tests

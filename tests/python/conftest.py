@@ -291,7 +291,12 @@ def hub_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[.
         argv = [str(exe), "serve", "--config", str(config_path), "--listen", "127.0.0.1:0", *args]
         # Each hub keeps its warm catalog in its own folder, so tests never see
         # another test's (or the developer's) catalog.
-        hub_env = {"SWITCHBOARD_CACHE_DIR": str(workdir / "cache"), **(env or {})}
+        # Tests assert exact tool lists; Switchboard's own tools are tested in Rust.
+        hub_env = {
+            "SWITCHBOARD_CACHE_DIR": str(workdir / "cache"),
+            "SWITCHBOARD_BUILTIN_TOOLS": "0",
+            **(env or {}),
+        }
         proc, log_path, stdout_path = _spawn(argv, workdir, "switchboard", hub_env)
         hub = Hub(proc, _StdoutPump(proc, stdout_path), workdir, config_path, log_path, stdout_path)
         hubs.append(hub)

@@ -111,6 +111,8 @@ impl Hub {
             .env("RUST_LOG", "info,switchboard_core=debug")
             // Each hub keeps its warm catalog in its own folder.
             .env("SWITCHBOARD_CACHE_DIR", dir.path().join("cache"))
+            // Tests assert exact tool lists; `builtin.rs` has its own test.
+            .env("SWITCHBOARD_BUILTIN_TOOLS", "0")
             .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -111,3 +111,51 @@ async fn commands_say_clearly_when_no_hub_runs() {
         );
     }
 }
+
+#[tokio::test]
+async fn builtin_tools_show_servers_and_refresh_them() {
+    let mut hub = Hub::start_with_env(
+        json!({"mcpServers": {"alpha": stdio_fixture(&["--tools", "x"])}}),
+        &[("SWITCHBOARD_BUILTIN_TOOLS", "1")],
+    )
+    .await
+    .unwrap();
+    let client = hub.client().await;
+    assert_eq!(
+        client.tool_names().await,
+        vec![
+            "alpha__x",
+            "switchboard__list_servers",
+            "switchboard__refresh",
+            "switchboard__server_status"
+        ]
+    );
+    let listed: Value = serde_json::from_str(
+        &client
+            .call_text("switchboard__list_servers", json!({}))
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(listed["servers"][0]["id"], "alpha");
+    assert_eq!(listed["servers"][0]["state"], "ready");
+    assert_eq!(listed["servers"][0]["tools"], 1);
+    let refreshed: Value = serde_json::from_str(
+        &client
+            .call_text("switchboard__refresh", json!({"id": "alpha"}))
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(refreshed, json!({"servers": [{"id": "alpha", "ok": true}]}));
+    assert_eq!(hub.server("alpha").await["refreshTrigger"], "manual");
+    let status: Value = serde_json::from_str(
+        &client
+            .call_text("switchboard__server_status", json!({"id": "alpha"}))
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(status["health"], "healthy");
+    assert_eq!(hub.terminate().await, Some(0));
+}

@@ -26,10 +26,23 @@ fn secret_service_or_skip(test: &str) -> bool {
     let why = if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
         Some("DBUS_SESSION_BUS_ADDRESS is not set (no session bus)".to_string())
     } else {
-        let probe = secret_tool(&["store", "--label=switchboard probe", "service", "switchboard-probe", "username", "probe"], Some("x"));
+        let probe = secret_tool(
+            &[
+                "store",
+                "--label=switchboard probe",
+                "service",
+                "switchboard-probe",
+                "username",
+                "probe",
+            ],
+            Some("x"),
+        );
         match probe {
             Ok(out) if out.status.success() => {
-                let _ = secret_tool(&["clear", "service", "switchboard-probe", "username", "probe"], None);
+                let _ = secret_tool(
+                    &["clear", "service", "switchboard-probe", "username", "probe"],
+                    None,
+                );
                 None
             }
             Ok(out) => Some(format!(
@@ -45,7 +58,12 @@ fn secret_service_or_skip(test: &str) -> bool {
             panic!("{test}: the Secret Service is not available: {why}. {NEEDS}")
         }
         Some(why) => {
-            eprintln!("skipping {test}: the Secret Service is not available: {why}. {NEEDS}");
+            // Straight to stderr: the harness's capture would hide an `eprintln!`.
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipping {test}: the Secret Service is not available: {why}. {NEEDS}"
+            );
             false
         }
     }
@@ -68,9 +86,12 @@ fn secret_tool(args: &[&str], stdin: Option<&str>) -> std::io::Result<std::proce
 
 /// `secret-tool lookup service switchboard username <account>`, if present.
 fn lookup(account: &str) -> Option<String> {
-    let out = secret_tool(&["lookup", "service", "switchboard", "username", account], None).unwrap();
-    (out.status.success() && !out.stdout.is_empty())
-        .then(|| String::from_utf8(out.stdout).unwrap())
+    let out = secret_tool(
+        &["lookup", "service", "switchboard", "username", account],
+        None,
+    )
+    .unwrap();
+    (out.status.success() && !out.stdout.is_empty()).then(|| String::from_utf8(out.stdout).unwrap())
 }
 
 #[tokio::test]
@@ -84,7 +105,9 @@ async fn secret_service_keeps_tokens_across_hub_restarts() {
     let fixture = AuthFixture::start(&[]).await.unwrap();
     let config = json!({"mcpServers": {id.clone(): {"url": fixture.url}}});
 
-    let mut first = Hub::start_with_env(config.clone(), &SECRET_SERVICE).await.unwrap();
+    let mut first = Hub::start_with_env(config.clone(), &SECRET_SERVICE)
+        .await
+        .unwrap();
     let s = first.server(&id).await;
     assert_eq!(s["auth"]["keyring"], "secret-service", "{s}");
     let client = first.client().await;
@@ -96,23 +119,33 @@ async fn secret_service_keeps_tokens_across_hub_restarts() {
     assert_eq!(code, 200, "{body}");
     browse(body["authorizationUrl"].as_str().unwrap()).await;
     first
-        .wait_server(&id, "ready", |s| s["state"] == "ready" && s["auth"]["loggedIn"] == true)
+        .wait_server(&id, "ready", |s| {
+            s["state"] == "ready" && s["auth"]["loggedIn"] == true
+        })
         .await;
 
     // The entry is in the keyring, where libsecret's own tool finds it.
     let search = secret_tool(&["search", "--all", "service", "switchboard"], None).unwrap();
     let listing = String::from_utf8_lossy(&search.stdout).to_string()
         + &String::from_utf8_lossy(&search.stderr);
-    assert!(listing.contains(&format!("attribute.username = {account}")), "{listing}");
+    assert!(
+        listing.contains(&format!("attribute.username = {account}")),
+        "{listing}"
+    );
     let stored: Value = serde_json::from_str(&lookup(&account).expect("entry")).unwrap();
-    assert!(stored["client_id"].as_str().unwrap().starts_with("client-"), "registration kept");
+    assert!(
+        stored["client_id"].as_str().unwrap().starts_with("client-"),
+        "registration kept"
+    );
     assert!(stored["token_response"].is_object());
     assert_eq!(first.terminate().await, Some(0));
 
     // A new hub comes up ready with the stored token: no new login.
     let mut second = Hub::start_with_env(config, &SECRET_SERVICE).await.unwrap();
     second
-        .wait_server(&id, "logged in from the keyring", |s| s["auth"]["loggedIn"] == true)
+        .wait_server(&id, "logged in from the keyring", |s| {
+            s["auth"]["loggedIn"] == true
+        })
         .await;
     let client = second.client().await;
     assert_eq!(client.tool_names().await, vec![format!("{id}__echo")]);
@@ -155,14 +188,20 @@ async fn keyring_secrets_reach_stdio_servers_and_stay_out_of_files() {
     {
         use tokio::io::AsyncWriteExt;
         let mut stdin = set.stdin.take().unwrap();
-        stdin.write_all(format!("{value}\n").as_bytes()).await.unwrap();
+        stdin
+            .write_all(format!("{value}\n").as_bytes())
+            .await
+            .unwrap();
     }
     let out = set.wait_with_output().await.unwrap();
     assert!(out.status.success(), "{out:?}");
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(said.contains("secret-service"), "{said}");
     assert!(!said.contains(&value));
-    assert_eq!(lookup(&format!("secret:{name}")).as_deref(), Some(value.as_str()));
+    assert_eq!(
+        lookup(&format!("secret:{name}")).as_deref(),
+        Some(value.as_str())
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let seen = dir.path().join("seen");
@@ -185,7 +224,9 @@ async fn keyring_secrets_reach_stdio_servers_and_stay_out_of_files() {
     assert_eq!(client.tool_names().await, vec!["s__x"]);
     assert_eq!(std::fs::read_to_string(&seen).unwrap(), value);
     let missing = hub
-        .wait_server("missing", "missing secret reported", |s| s["state"] == "failed")
+        .wait_server("missing", "missing secret reported", |s| {
+            s["state"] == "failed"
+        })
         .await;
     let error = missing["lastError"].as_str().unwrap();
     assert!(

@@ -238,6 +238,8 @@ pub struct Settings {
     pub cold_list_timeout: Duration,
     /// Stop a stdio server after this long without use; zero means never.
     pub idle_shutdown: Duration,
+    /// Offer Switchboard's own tools (`switchboard__list_servers`, ...) on `/mcp`.
+    pub builtin_tools: bool,
     /// Where OAuth tokens and secrets are kept (`auto` picks the OS keyring).
     pub token_store: crate::auth::TokenStoreChoice,
 }
@@ -253,6 +255,7 @@ impl Default for Settings {
             call_timeout: Duration::from_secs(60),
             cold_list_timeout: Duration::from_secs(5),
             idle_shutdown: Duration::from_secs(600),
+            builtin_tools: true,
             token_store: crate::auth::TokenStoreChoice::Auto,
         }
     }
@@ -347,6 +350,7 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ("SWITCHBOARD_COLD_LIST_TIMEOUT_MS", "coldListTimeoutMs"),
     ("SWITCHBOARD_IDLE_SHUTDOWN_SECS", "idleShutdownSecs"),
     ("SWITCHBOARD_TOKEN_STORE", "tokenStore"),
+    ("SWITCHBOARD_BUILTIN_TOOLS", "builtinTools"),
 ];
 
 impl Settings {
@@ -392,6 +396,13 @@ impl Settings {
                 "SWITCHBOARD_IDLE_SHUTDOWN_SECS" => {
                     self.idle_shutdown = Duration::from_secs(number()?);
                 }
+                "SWITCHBOARD_BUILTIN_TOOLS" => {
+                    self.builtin_tools = match value.trim() {
+                        "1" | "true" | "yes" | "on" => true,
+                        "0" | "false" | "no" | "off" => false,
+                        _ => return Err(bad("expected true or false")),
+                    };
+                }
                 "SWITCHBOARD_TOKEN_STORE" => {
                     self.token_store = value.trim().parse().map_err(|e: String| bad(&e))?;
                 }
@@ -426,6 +437,7 @@ struct RawSettings {
     call_timeout_secs: Option<u64>,
     cold_list_timeout_ms: Option<u64>,
     idle_shutdown_secs: Option<u64>,
+    builtin_tools: Option<bool>,
     token_store: Option<crate::auth::TokenStoreChoice>,
 }
 
@@ -454,6 +466,9 @@ impl RawSettings {
         }
         if let Some(v) = self.idle_shutdown_secs {
             s.idle_shutdown = Duration::from_secs(v);
+        }
+        if let Some(v) = self.builtin_tools {
+            s.builtin_tools = v;
         }
         if let Some(v) = self.token_store {
             s.token_store = v;

@@ -193,7 +193,9 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(
-            self.lists(ListKind::Tools).await?.tools(),
+            self.lists(ListKind::Tools)
+                .await?
+                .tools(self.hub.settings().builtin_tools),
         ))
     }
 
@@ -212,6 +214,13 @@ impl ServerHandler for Gateway {
                     return Err(unknown("tool", &request.name));
                 }
                 upstream
+            }
+            None if self.hub.settings().builtin_tools
+                && crate::builtin::is_builtin(&request.name) =>
+            {
+                return crate::builtin::call(&self.hub, &request)
+                    .await
+                    .map(CallToolResponse::Complete);
             }
             None => {
                 let Some(route) = self.hub.route_tool(&request.name).await else {
@@ -390,9 +399,14 @@ enum Lists {
 }
 
 impl Lists {
-    fn tools(self) -> Vec<Tool> {
+    fn tools(self, builtin: bool) -> Vec<Tool> {
         match self {
             Self::Server(_, tools) => tools,
+            Self::Merged(catalog) if builtin => {
+                let mut tools = crate::builtin::tools();
+                tools.extend(catalog.tools.iter().cloned());
+                tools
+            }
             Self::Merged(catalog) => catalog.tools.as_ref().clone(),
         }
     }

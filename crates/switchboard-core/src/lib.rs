@@ -6,6 +6,7 @@
 //! it logs with `tracing` and never prints.
 
 pub mod auth;
+pub mod builtin;
 pub mod capabilities;
 pub mod catalog;
 pub mod config;

@@ -177,6 +177,14 @@ impl HubHandle {
                 "coldListTimeoutMs",
                 config.settings.cold_list_timeout != settings.cold_list_timeout,
             ),
+            (
+                "idleShutdownSecs",
+                config.settings.idle_shutdown != settings.idle_shutdown,
+            ),
+            (
+                "builtinTools",
+                config.settings.builtin_tools != settings.builtin_tools,
+            ),
         ] {
             if differs {
                 result.errors.push(format!(

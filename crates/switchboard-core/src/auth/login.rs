@@ -231,19 +231,6 @@ async fn callback(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn registration_errors_lose_their_repeated_prefixes() {
-        assert_eq!(
-            super::without_repeats(
-                "Registration failed: Dynamic registration failed: Registration failed: not supported"
-            ),
-            "not supported"
-        );
-    }
-}
-
 fn page(message: &str) -> Html<String> {
     let escaped = message
         .replace('&', "&amp;")
@@ -307,4 +294,17 @@ fn error_chain(err: &dyn std::error::Error) -> String {
         source = inner.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn registration_errors_lose_their_repeated_prefixes() {
+        assert_eq!(
+            super::without_repeats(
+                "Registration failed: Dynamic registration failed: Registration failed: not supported"
+            ),
+            "not supported"
+        );
+    }
 }

@@ -20,14 +20,16 @@ use crate::spec::{Spec, ToolSpec};
 use crate::state::FixtureState;
 
 pub fn router(auth: Arc<AuthServer>, args: &Args) -> anyhow::Result<axum::Router> {
-    let mut spec = Spec::default();
-    spec.tools = args
-        .tools
-        .iter()
-        .map(|t| t.trim())
-        .filter(|t| !t.is_empty())
-        .map(ToolSpec::echo)
-        .collect();
+    let spec = Spec {
+        tools: args
+            .tools
+            .iter()
+            .map(|t| t.trim())
+            .filter(|t| !t.is_empty())
+            .map(ToolSpec::echo)
+            .collect(),
+        ..Spec::default()
+    };
     spec.validate()?;
     let state = Arc::new(FixtureState::new(spec, RequestCounter::new(None)));
     let server = FixtureServer::new("auth-fixture", state);

@@ -1,0 +1,158 @@
+//! Switchboard's own tools on the merged endpoint, so an AI client can see
+//! which servers exist, how healthy and fresh they are, and force a refresh:
+//! `switchboard__list_servers`, `switchboard__server_status` and
+//! `switchboard__refresh`. Turned off with `settings.builtinTools: false`.
+//! They take precedence over a configured server that happens to be called
+//! `switchboard`.
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ErrorData, Tool};
+use serde_json::{Value, json};
+
+use crate::capabilities::RefreshTrigger;
+use crate::hub::HubHandle;
+
+const LIST_SERVERS: &str = "switchboard__list_servers";
+const SERVER_STATUS: &str = "switchboard__server_status";
+const REFRESH: &str = "switchboard__refresh";
+
+fn tool(name: &str, description: &str, schema: Value) -> Tool {
+    let mut tool: Tool = serde_json::from_value(json!({
+        "name": name,
+        "description": description,
+        "inputSchema": schema,
+        "annotations": {"readOnlyHint": name != REFRESH, "openWorldHint": false},
+    }))
+    .unwrap_or_else(|_| {
+        Tool::new(
+            name.to_string(),
+            description.to_string(),
+            serde_json::Map::new(),
+        )
+    });
+    tool.name = name.to_string().into();
+    tool
+}
+
+/// The built-in tools, in name order.
+pub fn tools() -> Vec<Tool> {
+    let id = json!({"type": "object", "properties": {"id": {"type": "string",
+        "description": "The server id, as in list_servers."}}, "required": ["id"]});
+    vec![
+        tool(
+            LIST_SERVERS,
+            "List the MCP servers behind Switchboard with their state, health, tool \
+             counts and how fresh their lists are.",
+            json!({"type": "object", "properties": {}}),
+        ),
+        tool(
+            REFRESH,
+            "Re-list one server's tools, prompts and resources now (or every server \
+             when no id is given).",
+            json!({"type": "object", "properties": {"id": {"type": "string",
+                "description": "The server id; all servers when omitted."}}}),
+        ),
+        tool(
+            SERVER_STATUS,
+            "Everything Switchboard knows about one server: state, health, breaker, \
+             staleness, last change, last error and its stderr tail.",
+            id,
+        ),
+    ]
+}
+
+/// Whether `name` is a built-in tool.
+pub fn is_builtin(name: &str) -> bool {
+    matches!(name, LIST_SERVERS | SERVER_STATUS | REFRESH)
+}
+
+fn json_result(value: &Value) -> CallToolResult {
+    let text = serde_json::to_string_pretty(value).unwrap_or_default();
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(value.clone());
+    result
+}
+
+fn requested_id(params: &CallToolRequestParams) -> Option<String> {
+    params
+        .arguments
+        .as_ref()
+        .and_then(|a| a.get("id"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// Runs a built-in tool.
+pub async fn call(
+    hub: &HubHandle,
+    params: &CallToolRequestParams,
+) -> Result<CallToolResult, ErrorData> {
+    let snapshot = hub.snapshot();
+    let servers = serde_json::to_value(&snapshot.servers).unwrap_or(Value::Null);
+    match params.name.as_ref() {
+        LIST_SERVERS => {
+            let summary: Vec<Value> = servers
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|s| {
+                    json!({
+                        "id": s["id"], "transport": s["transport"], "enabled": s["enabled"],
+                        "state": s["state"], "health": s["health"],
+                        "tools": s["toolCount"], "prompts": s["promptCount"],
+                        "resources": s["resourceCount"], "listedAt": s["listedAt"],
+                        "stale": s["stale"], "lastError": s["lastError"],
+                    })
+                })
+                .collect();
+            Ok(json_result(&json!({"servers": summary})))
+        }
+        SERVER_STATUS => {
+            let id = requested_id(params)
+                .ok_or_else(|| ErrorData::invalid_params("`id` is required", None))?;
+            let found = servers
+                .as_array()
+                .and_then(|all| all.iter().find(|s| s["id"] == id.as_str()).cloned());
+            match found {
+                Some(server) => Ok(json_result(&server)),
+                None => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "no server with id '{id}'"
+                ))])),
+            }
+        }
+        REFRESH => {
+            let results = match requested_id(params) {
+                Some(id) => match hub.upstream(&id) {
+                    Some(upstream) => {
+                        vec![(
+                            upstream.id.clone(),
+                            hub.refresh(&upstream.id, RefreshTrigger::Manual).await,
+                        )]
+                    }
+                    None => {
+                        return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                            "no server with id '{id}'"
+                        ))]));
+                    }
+                },
+                None => hub.refresh_all(RefreshTrigger::Manual).await,
+            };
+            let failed = results.iter().any(|(_, r)| r.is_err());
+            let body: Vec<Value> = results
+                .into_iter()
+                .map(|(id, r)| match r {
+                    Ok(()) => json!({"id": id, "ok": true}),
+                    Err(err) => json!({"id": id, "ok": false, "error": err.to_string()}),
+                })
+                .collect();
+            let mut result = json_result(&json!({"servers": body}));
+            if failed {
+                result.is_error = Some(true);
+            }
+            Ok(result)
+        }
+        other => Err(ErrorData::invalid_params(
+            format!("unknown tool '{other}'"),
+            None,
+        )),
+    }
+}
