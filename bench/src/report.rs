@@ -424,6 +424,10 @@ pub fn render(args: &ReportArgs) -> anyhow::Result<u8> {
             )?;
         }
         writeln!(w)?;
+        let note = r.describe("upstream-note", &upstream);
+        if note != upstream {
+            writeln!(w, "{note}\n")?;
+        }
         for target in r.order("target", Some(&upstream)) {
             if let Some(err) = r.first_error(&upstream, &target) {
                 writeln!(
@@ -603,7 +607,7 @@ pub fn render(args: &ReportArgs) -> anyhow::Result<u8> {
 
     let unmeasured: Vec<&Value> = r.kind("unmeasured").collect();
     if !unmeasured.is_empty() {
-        writeln!(w, "## Not yet measurable\n")?;
+        writeln!(w, "## Not measured\n")?;
         for u in unmeasured {
             writeln!(w, "- **{}**: {}", s(u, "target"), s(u, "value"))?;
         }

@@ -6,7 +6,8 @@
 //! with `--ignored` under
 //! `dbus-run-session -- bash -c 'echo -n ci | gnome-keyring-daemon --unlock --components=secrets; …'`
 //! with a temporary `XDG_DATA_HOME`. Without a Secret Service they skip with
-//! the reason, or fail when `SWITCHBOARD_REQUIRE_EXTERNAL` is set.
+//! the reason, or fail when `SWITCHBOARD_REQUIRE_EXTERNAL` is set. The kernel
+//! keyring (keyutils, the headless fallback) needs no bus and runs always.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -249,4 +250,72 @@ async fn keyring_secrets_reach_stdio_servers_and_stay_out_of_files() {
         .unwrap();
     assert!(out.status.success(), "{out:?}");
     assert_eq!(lookup(&format!("secret:{name}")), None);
+}
+
+/// The kernel keyring (the headless fallback): `secret set` stores, a hub
+/// started by the same user session reads it, `secret delete` removes it.
+#[tokio::test]
+async fn keyutils_keeps_secrets_for_the_session() {
+    const KEYUTILS: [(&str, &str); 1] = [("SWITCHBOARD_TOKEN_STORE", "keyutils")];
+    let pid = std::process::id();
+    let name = format!("SB_KEYUTILS_{pid}");
+    let value = format!("ku-value-{pid}");
+    let mut set = tokio::process::Command::new(bin("switchboard"))
+        .args(["secret", "set", &name])
+        .envs(KEYUTILS)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use tokio::io::AsyncWriteExt;
+        let mut stdin = set.stdin.take().unwrap();
+        stdin.write_all(value.as_bytes()).await.unwrap();
+    }
+    let out = set.wait_with_output().await.unwrap();
+    if !out.status.success() {
+        let why = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        if std::env::var_os("SWITCHBOARD_REQUIRE_EXTERNAL").is_some() {
+            panic!("the kernel keyring (keyutils) is not usable here: {why}");
+        }
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipping keyutils_keeps_secrets_for_the_session: keyutils is not usable: {why}"
+        );
+        return;
+    }
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("keyutils"),
+        "{out:?}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("seen");
+    let script = format!(
+        "printf %s \"$TOKEN\" > '{}'; exec '{}' --tools x",
+        seen.display(),
+        bin("switchboard-fixture").display()
+    );
+    let mut hub = Hub::start_with_env(
+        json!({"mcpServers": {
+            "s": {"command": "sh", "args": ["-c", script], "env": {"TOKEN": {"keyring": name}}},
+        }}),
+        &KEYUTILS,
+    )
+    .await
+    .unwrap();
+    let client = hub.client().await;
+    assert_eq!(client.tool_names().await, vec!["s__x"]);
+    assert_eq!(std::fs::read_to_string(&seen).unwrap(), value);
+    assert_eq!(hub.terminate().await, Some(0));
+    assert!(!hub.log().contains(&value), "the log contains the secret");
+
+    let out = Command::new(bin("switchboard"))
+        .args(["secret", "delete", &name])
+        .envs(KEYUTILS)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
 }

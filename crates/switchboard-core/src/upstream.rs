@@ -15,7 +15,9 @@
 //! Lifecycle: `Disabled | Idle → Starting → Ready`, and from `Ready` to
 //! `Failed` when the connection dies or a start fails; the next need starts it
 //! again. `close` ends the connection for good (shutdown, reload, disable) and
-//! leaves no process of the server's process group behind.
+//! leaves no process of the server's process group behind. A remote server
+//! goes to `AuthRequired` when it answers with an OAuth challenge or its
+//! tokens stop working (see `crate::auth`); a login reconnects it.
 
 use std::collections::{HashMap, VecDeque};
 use std::process::Stdio;
@@ -1616,7 +1618,8 @@ impl Upstream {
 }
 
 /// Health from the status: down while the breaker is open or the server has
-/// failed repeatedly, degraded after a failure or with a stale listing,
+/// failed repeatedly, degraded after a failure, with a stale listing or while
+/// it waits for a login,
 /// healthy once it answered and nothing failed since, unknown before that.
 fn health_of(status: &Status, enabled: bool) -> Health {
     let failures = status.breaker.consecutive_failures();
@@ -1626,7 +1629,13 @@ fn health_of(status: &Status, enabled: bool) -> Health {
         || failures >= crate::resilience::FAILURE_THRESHOLD
     {
         Health::Down
-    } else if failures > 0 || status.stale || status.state == ServerState::Failed {
+    } else if failures > 0
+        || status.stale
+        || matches!(
+            status.state,
+            ServerState::Failed | ServerState::AuthRequired
+        )
+    {
         Health::Degraded
     } else if status.last_ok_at.is_some() {
         Health::Healthy

@@ -253,6 +253,21 @@ impl TokenStore for KeyringTokenStore {
         let entry = self.entry(account)?;
         match entry.set_password(value) {
             Ok(()) => Ok(()),
+            // keyutils adds the key to the session keyring, then links it to the
+            // user's persistent keyring; where that link is refused (containers,
+            // some sessions) the key is stored all the same: check by reading it.
+            Err(keyring_core::Error::NoStorageAccess(e)) if self.kind == KeyringKind::Keyutils => {
+                match self.get(account) {
+                    Ok(Some(stored)) if stored == value => {
+                        tracing::debug!(%e, "keyutils: stored in the session keyring only");
+                        Ok(())
+                    }
+                    _ => Err(StoreError::NoAccess {
+                        kind: self.kind,
+                        message: e.to_string(),
+                    }),
+                }
+            }
             Err(keyring_core::Error::Ambiguous(_)) => {
                 self.delete(account)?;
                 self.entry(account)?
