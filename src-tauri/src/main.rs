@@ -29,11 +29,14 @@ pub struct AppState {
 }
 
 fn main() -> std::process::ExitCode {
+    // rmcp logs OAuth authorization codes at debug level: never below info there.
+    let mut filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    if let Ok(directive) = "rmcp::transport::auth=info".parse() {
+        filter = filter.add_directive(directive);
+    }
     tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
