@@ -272,14 +272,19 @@ def _refused(hub_factory, config_text: str) -> tuple[Any, list[str]]:
 def test_invalid_json_config_names_file_and_line(hub_factory):
     text = '{\n  "mcpServers": {\n    "a": {"command": "x",}\n  }\n}\n'  # trailing comma, line 3
     hub, lines = _refused(hub_factory, text)
-    where = re.compile(re.escape(str(hub.config_path)) + r":3:\d+: trailing comma")
+    # One line says it all: switchboard: the config file was refused: <path>:3:<col>: ...
+    where = re.compile(
+        r"switchboard: the config file was refused: "
+        + re.escape(str(hub.config_path))
+        + r":3:\d+: trailing comma"
+    )
     assert any(where.fullmatch(line) for line in lines), "\n".join(lines)
 
 
 def test_bad_server_id_is_named(hub_factory):
     text = '{\n  "mcpServers": {\n    "my server": {"command": "x"}\n  }\n}\n'
     hub, lines = _refused(hub_factory, text)
-    prefix = f"{hub.config_path}:3:"
+    prefix = f"switchboard: the config file was refused: {hub.config_path}:3:"
     assert any(line.startswith(prefix) and 'server id "my server"' in line
                for line in lines), "\n".join(lines)
 
