@@ -1758,7 +1758,7 @@ fn kill_process_group(pid: u32) {
 }
 
 /// The error and its sources, joined, for messages people read.
-fn error_chain(err: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();
     let mut source = err.source();
     while let Some(inner) = source {

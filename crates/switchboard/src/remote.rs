@@ -43,25 +43,17 @@ impl Remote {
     }
 
     pub async fn get(&self, path: &str) -> anyhow::Result<Value> {
-        let response = self
-            .http
-            .get(format!("{}/api/v1{path}", self.base))
-            .send()
-            .await
-            .map_err(|err| {
-                if err.is_connect() {
-                    self.not_running()
-                } else {
-                    err.into()
-                }
-            })?;
-        Self::body(response).await
+        self.send(reqwest::Method::GET, path).await
     }
 
     pub async fn post(&self, path: &str) -> anyhow::Result<Value> {
+        self.send(reqwest::Method::POST, path).await
+    }
+
+    async fn send(&self, method: reqwest::Method, path: &str) -> anyhow::Result<Value> {
         let response = self
             .http
-            .post(format!("{}/api/v1{path}", self.base))
+            .request(method, format!("{}/api/v1{path}", self.base))
             .send()
             .await
             .map_err(|err| {

@@ -9,6 +9,7 @@
 //! (saved through the server's credential store) and answers the browser
 //! with a page saying how it went.
 
+use crate::upstream::error_chain;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -280,20 +281,6 @@ fn without_repeats(message: &str) -> String {
             None => return text.to_string(),
         }
     }
-}
-
-fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(inner) = source {
-        let part = inner.to_string();
-        if !text.contains(&part) {
-            text.push_str(": ");
-            text.push_str(&part);
-        }
-        source = inner.source();
-    }
-    text
 }
 
 #[cfg(test)]
