@@ -66,6 +66,9 @@ trap 'exit 130' INT TERM
 # can be stopped), output in $WORK/NAME.{out,err}; sets PID.
 start() {
     local name=$1; shift
+    # Remove old output first: the redirections below happen in the background,
+    # and url_from must never read a previous process's address.
+    rm -f "$WORK/$name.out" "$WORK/$name.err"
     setsid "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null &
     PID=$!
     STARTED+=("$PID")
@@ -255,13 +258,14 @@ run_target() { # run_target UPSTREAM TARGET ROUND
     upstream_cmd "$upstream"
     cmd_json="$(json_str "${UP_CMD[0]}"), \"args\": [$(
         sep=""; for a in "${UP_CMD[@]:1}"; do printf '%s%s' "$sep" "$(json_str "$a")"; sep=", "; done)]"
+    local hub_name="hub-$target-$upstream-r$round"
     case "$target" in
         direct)
             upstream_http "$upstream" || { FAILED=1; return; }
             URL=$UP_URL WATCH=(--watch "upstream=$UP_PID") ;;
         hub-http|hub-passthrough)
             upstream_http "$upstream" || { FAILED=1; return; }
-            hub_with hub "{\"mcpServers\": {\"up\": {\"url\": \"$UP_URL\"}}}" || { FAILED=1; return; }
+            hub_with "$hub_name" "{\"mcpServers\": {\"up\": {\"url\": \"$UP_URL\"}}}" || { FAILED=1; return; }
             URL=$HUB_URL TOOL=up__echo WATCH=(--watch "proxy=$HUB_PID" --watch "upstream=$UP_PID")
             if [[ $target == hub-passthrough ]]; then
                 URL=${HUB_URL%/mcp}/servers/up/mcp TOOL=echo
@@ -274,7 +278,7 @@ run_target() { # run_target UPSTREAM TARGET ROUND
                 fi
             fi ;;
         hub-stdio)
-            hub_with hub "{\"mcpServers\": {\"up\": {\"command\": $cmd_json}}}" || { FAILED=1; return; }
+            hub_with "$hub_name" "{\"mcpServers\": {\"up\": {\"command\": $cmd_json}}}" || { FAILED=1; return; }
             URL=$HUB_URL TOOL=up__echo WATCH=(--watch "proxy=$HUB_PID" --watch "upstream=children:$HUB_PID") ;;
         supergateway)
             local port; port=$("$BENCH" free-port)
@@ -295,8 +299,8 @@ run_target() { # run_target UPSTREAM TARGET ROUND
     esac
     quiet
     if ! "$BENCH" wait --url "$URL" --timeout 30; then
-        FAILED=1; log "  $target ($upstream) never answered; stderr:"
-        tail -n 20 "$WORK/$target.err" >&2 2>/dev/null || true
+        FAILED=1; log "  $target ($upstream) never answered at $URL; stderr:"
+        tail -n 20 "$WORK/$target.err" "$WORK/$hub_name.err" >&2 2>/dev/null || true
         stop_all; return
     fi
     measure "$upstream" "$target" "$round"

@@ -356,9 +356,13 @@ pub struct ListArgs {
     /// Warm lists to time after the first (cold) one.
     #[arg(long, default_value_t = 200)]
     count: usize,
-    /// Fail unless every list has exactly this many tools.
+    /// Fail unless every list has exactly this many tools (not counting the
+    /// ones named with --ignore-prefix).
     #[arg(long)]
     expect_tools: Option<usize>,
+    /// Tools named so are the hub's own (built-in) and are not counted.
+    #[arg(long, default_value = "switchboard__")]
+    ignore_prefix: String,
     #[arg(long, default_value_t = 60.0)]
     timeout: f64,
     #[arg(long, value_name = "LABEL=PID")]
@@ -369,18 +373,37 @@ pub struct ListArgs {
     upstream: String,
 }
 
-/// One page of `tools/list`: the tools are counted, not built.
+/// One page of `tools/list`: only the names are built.
 #[derive(serde::Deserialize)]
 struct ToolsPage {
-    tools: Vec<serde::de::IgnoredAny>,
+    tools: Vec<ToolName>,
     #[serde(rename = "nextCursor", default)]
     next_cursor: Option<Value>,
 }
 
-/// Lists every page; returns (tool count, pages, bytes).
-async fn list_all(session: &mut Session) -> anyhow::Result<(usize, usize, usize)> {
+#[derive(serde::Deserialize)]
+struct ToolName {
+    name: String,
+}
+
+/// What one full listing returned.
+struct Listing {
+    /// Tools not named with the ignored prefix (the hub's built-in ones).
+    tools: usize,
+    ignored: usize,
+    pages: usize,
+    bytes: usize,
+}
+
+/// Lists every page.
+async fn list_all(session: &mut Session, ignore_prefix: &str) -> anyhow::Result<Listing> {
     let mut cursor: Option<Value> = None;
-    let (mut tools, mut pages, mut bytes) = (0, 0, 0);
+    let mut listing = Listing {
+        tools: 0,
+        ignored: 0,
+        pages: 0,
+        bytes: 0,
+    };
     loop {
         let params = match &cursor {
             Some(c) => json!({"cursor": c}),
@@ -390,12 +413,18 @@ async fn list_all(session: &mut Session) -> anyhow::Result<(usize, usize, usize)
             .request_as("tools/list", &params)
             .await
             .context("tools/list")?;
-        pages += 1;
-        bytes += session.last_body_len;
-        tools += page.tools.len();
+        listing.pages += 1;
+        listing.bytes += session.last_body_len;
+        let ignored = page
+            .tools
+            .iter()
+            .filter(|t| !ignore_prefix.is_empty() && t.name.starts_with(ignore_prefix))
+            .count();
+        listing.ignored += ignored;
+        listing.tools += page.tools.len() - ignored;
         cursor = page.next_cursor.filter(|c| !c.is_null());
         if cursor.is_none() {
-            return Ok((tools, pages, bytes));
+            return Ok(listing);
         }
     }
 }
@@ -405,7 +434,8 @@ pub async fn list(args: ListArgs) -> anyhow::Result<u8> {
     let load_before = stats::load1();
     let mut session = Session::open(&target, "switchboard-bench").await?;
     let cold_start = Instant::now();
-    let (cold_tools, pages, bytes) = list_all(&mut session).await?;
+    let first = list_all(&mut session, &args.ignore_prefix).await?;
+    let (cold_tools, pages, bytes) = (first.tools, first.pages, first.bytes);
     let cold = cold_start.elapsed();
     let mut errors = 0u64;
     let mut first_error = None;
@@ -435,8 +465,8 @@ pub async fn list(args: ListArgs) -> anyhow::Result<u8> {
     let mut samples = Vec::with_capacity(args.count);
     for _ in 0..args.count {
         let started = Instant::now();
-        match list_all(&mut session).await {
-            Ok((tools, _, _)) => {
+        match list_all(&mut session, &args.ignore_prefix).await {
+            Ok(Listing { tools, .. }) => {
                 samples.push(u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
                 let expected = args.expect_tools.unwrap_or(cold_tools);
                 if tools != expected {
@@ -465,6 +495,7 @@ pub async fn list(args: ListArgs) -> anyhow::Result<u8> {
         "upstream": args.upstream,
         "url": args.url,
         "tools": cold_tools,
+        "builtin_tools": first.ignored,
         "pages": pages,
         "body_bytes": bytes,
         "cold_ms": cold.as_secs_f64() * 1000.0,

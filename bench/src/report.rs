@@ -269,7 +269,7 @@ pub fn render(args: &ReportArgs) -> anyhow::Result<u8> {
         let hi = loads.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         writeln!(
             w,
-            "- Load (1-min average, sampled before and after every measurement): {lo:.2}–{hi:.2}{}",
+            "- Load (1-min average, sampled before and after every measurement; it counts the benchmark's own processes too, e.g. the 64 servers supergateway starts): {lo:.2}–{hi:.2}{}",
             info("load_start").map_or(String::new(), |l| format!("; at start: {l}"))
         )?;
     }
@@ -466,12 +466,17 @@ pub fn render(args: &ReportArgs) -> anyhow::Result<u8> {
     )?;
     writeln!(
         w,
-        "| setup | tools | pages | response KiB | first list ms | p50 ms | p90 ms | p99 ms | hub CPU µs/list | hub RSS MiB | errors |\n|---|---|---|---|---|---|---|---|---|---|---|"
+        "| setup | tools (+ built-in) | pages | response KiB | first list ms | p50 ms | p90 ms | p99 ms | hub CPU µs/list | hub RSS MiB | errors |\n|---|---|---|---|---|---|---|---|---|---|---|"
     )?;
     for l in r.kind("list") {
+        let builtin = l
+            .get("builtin_tools")
+            .and_then(Value::as_u64)
+            .filter(|&b| b > 0)
+            .map_or(String::new(), |b| format!(" (+ {b})"));
         writeln!(
             w,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {}{builtin} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.describe("target", s(l, "target")),
             l.get("tools").unwrap_or(&Value::Null),
             l.get("pages").unwrap_or(&Value::Null),
