@@ -228,23 +228,9 @@ impl HttpFixture {
 
     /// Starts the fixture on a given address (to restart it on the same port).
     pub async fn start_on(addr: &str, args: &[&str]) -> Result<Self> {
-        let mut child = Command::new(bin("switchboard-fixture"))
-            .args(["--http", addr])
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()?;
-        let stdout = child.stdout.take().context("stdout")?;
-        let mut lines = BufReader::new(stdout).lines();
-        let line = tokio::time::timeout(DEADLINE, lines.next_line())
-            .await??
-            .context("fixture exited")?;
-        let url = line
-            .strip_prefix("listening on ")
-            .with_context(|| format!("unexpected line {line:?}"))?
-            .to_string();
+        let mut full = vec!["--http", addr];
+        full.extend_from_slice(args);
+        let (child, url) = spawn_listening("switchboard-fixture", &full).await?;
         Ok(Self { child, url })
     }
 
@@ -434,22 +420,7 @@ pub struct AuthFixture {
 
 impl AuthFixture {
     pub async fn start(args: &[&str]) -> Result<Self> {
-        let mut child = Command::new(bin("switchboard-auth-fixture"))
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()?;
-        let stdout = child.stdout.take().context("stdout")?;
-        let mut lines = BufReader::new(stdout).lines();
-        let line = tokio::time::timeout(DEADLINE, lines.next_line())
-            .await??
-            .context("auth fixture exited")?;
-        let url = line
-            .strip_prefix("listening on ")
-            .with_context(|| format!("unexpected line {line:?}"))?
-            .to_string();
+        let (child, url) = spawn_listening("switchboard-auth-fixture", args).await?;
         let base = url.trim_end_matches("/mcp").to_string();
         Ok(Self { child, url, base })
     }
@@ -521,4 +492,26 @@ impl Hub {
     pub async fn start_login(&self, id: &str) -> (u16, Value) {
         self.post(&format!("/api/v1/servers/{id}/login")).await
     }
+}
+
+/// Starts fixture binary `name` with `args` and waits for its one stdout line
+/// `listening on <url>`, returning the child and the URL.
+async fn spawn_listening(name: &str, args: &[&str]) -> Result<(Child, String)> {
+    let mut child = Command::new(bin(name))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()?;
+    let stdout = child.stdout.take().context("stdout")?;
+    let mut lines = BufReader::new(stdout).lines();
+    let line = tokio::time::timeout(DEADLINE, lines.next_line())
+        .await??
+        .with_context(|| format!("{name} exited before listening"))?;
+    let url = line
+        .strip_prefix("listening on ")
+        .with_context(|| format!("unexpected line {line:?}"))?
+        .to_string();
+    Ok((child, url))
 }
