@@ -22,9 +22,11 @@
 //! template (servers in id order) that matches it.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use axum::body::Bytes;
 use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::capabilities::Capabilities;
@@ -82,6 +84,56 @@ pub struct Catalog {
     prompt_routes: HashMap<Arc<str>, Route>,
     resource_routes: HashMap<String, ServerId>,
     template_routes: Vec<(String, ServerId)>,
+    prepared: Prepared,
+}
+
+/// A merged list as a JSON-RPC result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListResult {
+    /// `tools/list`, with Switchboard's own tools first when they are on.
+    Tools {
+        builtin: bool,
+    },
+    Prompts,
+    Resources,
+    ResourceTemplates,
+}
+
+/// The list results of one catalog, serialized on first use: a catalog never
+/// changes once it is shared, so every later list of the same version is a copy
+/// of these bytes (5,000 tools are about 2 MB of JSON). A clone starts empty,
+/// so a catalog changed after cloning never serves the old bytes.
+#[derive(Default)]
+struct Prepared([OnceLock<Bytes>; 5]);
+
+impl Clone for Prepared {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ready = self.0.iter().filter(|b| b.get().is_some()).count();
+        write!(f, "Prepared({ready} of 5 ready)")
+    }
+}
+
+/// `{"<key>":[items]}`, the shape of rmcp's list results with every item on
+/// one page (no cursor, no `_meta`).
+fn page<T: Serialize>(key: &str, items: &[T]) -> Bytes {
+    let mut out = Vec::with_capacity(64 + items.len() * 256);
+    out.extend_from_slice(b"{\"");
+    out.extend_from_slice(key.as_bytes());
+    out.extend_from_slice(b"\":");
+    // Serializing plain rmcp types into memory does not fail; if it ever did,
+    // the list would be empty rather than malformed.
+    if serde_json::to_writer(&mut out, items).is_err() {
+        out.truncate(key.len() + 4);
+        out.extend_from_slice(b"[]");
+    }
+    out.push(b'}');
+    Bytes::from(out)
 }
 
 /// Which of the merged lists differ between two catalogs.
@@ -204,7 +256,34 @@ impl Catalog {
             prompt_routes,
             resource_routes,
             template_routes,
+            prepared: Prepared::default(),
         }
+    }
+
+    /// A list as the JSON text of a JSON-RPC `result`, made once per catalog.
+    pub fn list_result(&self, which: ListResult) -> Bytes {
+        let slot = match which {
+            ListResult::Tools { builtin: false } => 0,
+            ListResult::Tools { builtin: true } => 1,
+            ListResult::Prompts => 2,
+            ListResult::Resources => 3,
+            ListResult::ResourceTemplates => 4,
+        };
+        self.prepared.0[slot]
+            .get_or_init(|| match which {
+                ListResult::Tools { builtin: false } => page("tools", &self.tools),
+                ListResult::Tools { builtin: true } => {
+                    let builtin = crate::builtin::tools();
+                    let all: Vec<&Tool> = builtin.iter().chain(self.tools.iter()).collect();
+                    page("tools", &all)
+                }
+                ListResult::Prompts => page("prompts", &self.prompts),
+                ListResult::Resources => page("resources", &self.resources),
+                ListResult::ResourceTemplates => {
+                    page("resourceTemplates", &self.resource_templates)
+                }
+            })
+            .clone()
     }
 
     pub fn tool(&self, exposed: &str) -> Option<&Route> {

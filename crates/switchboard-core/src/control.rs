@@ -31,9 +31,10 @@ pub fn router(hub: HubHandle) -> Router {
     let mcp_config = StreamableHttpServerConfig::default()
         .with_cancellation_token(hub.inner.cancel.child_token())
         .with_sse_keep_alive(Some(std::time::Duration::from_secs(15)));
+    let merged_sessions = Arc::new(LocalSessionManager::default());
     let mcp = StreamableHttpService::new(
         move || Ok(Gateway::new(for_sessions.clone(), Scope::Merged)),
-        Arc::new(LocalSessionManager::default()),
+        merged_sessions.clone(),
         mcp_config,
     );
     let api = Router::new()
@@ -48,12 +49,20 @@ pub fn router(hub: HubHandle) -> Router {
         .route("/servers/{id}/login", post(login_server))
         .route("/servers/{id}/logout", post(logout_server))
         .with_state(hub.clone());
-    let pass_through = Router::new()
+    // Both MCP routes, with the JSON fast path in front of rmcp (see fast_path).
+    let mcp_routes = Router::new()
+        .nest_service("/mcp", mcp)
         .route("/servers/{id}/mcp", any(pass_through))
+        .layer(middleware::from_fn_with_state(
+            crate::fast_path::FastPath {
+                hub: hub.clone(),
+                merged_sessions,
+            },
+            crate::fast_path::layer,
+        ))
         .with_state(hub.clone());
     Router::new()
-        .nest_service("/mcp", mcp)
-        .merge(pass_through)
+        .merge(mcp_routes)
         .nest("/api/v1", api)
         .merge(crate::ui_assets::router())
         .layer(middleware::from_fn(local_only))

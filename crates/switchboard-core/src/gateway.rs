@@ -32,7 +32,7 @@ use rmcp::model::{
     SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::model::{Prompt, Resource, ResourceTemplate};
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use serde_json::json;
 
 use crate::capabilities::{Capabilities, canonical_hash};
@@ -75,6 +75,47 @@ impl Gateway {
 
     fn scope(&self) -> &Scope {
         self.session.scope()
+    }
+
+    /// Remembers the HTTP session id this session's requests carry, so that
+    /// the HTTP fast path (see `fast_path`) can find the session.
+    fn note_http_session(&self, extensions: &rmcp::model::Extensions) {
+        if let Some(parts) = extensions.get::<http::request::Parts>()
+            && let Some(id) = parts
+                .headers
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+        {
+            self.hub.inner.sessions.bind_http_id(&self.session, id);
+        }
+    }
+
+    /// Answers a list request of this session from the prepared catalog
+    /// bytes: the JSON text of the `result`. `None` for pass-through sessions,
+    /// whose lists come from their one server.
+    pub(crate) async fn prepared_list(
+        &self,
+        which: crate::catalog::ListResult,
+    ) -> Option<Result<axum::body::Bytes, ErrorData>> {
+        use crate::catalog::ListResult;
+        if *self.scope() != Scope::Merged {
+            return None;
+        }
+        let kind = match which {
+            ListResult::Tools { .. } => ListKind::Tools,
+            ListResult::Prompts => ListKind::Prompts,
+            ListResult::Resources | ListResult::ResourceTemplates => ListKind::Resources,
+        };
+        Some(self.lists(kind).await.map(|lists| match lists {
+            Lists::Merged(catalog) => catalog.list_result(which),
+            // Only pass-through sessions get server lists.
+            Lists::Server(..) => axum::body::Bytes::new(),
+        }))
+    }
+
+    /// A gateway for an existing session (the HTTP fast path's way in).
+    pub(crate) fn for_session(hub: HubHandle, session: Arc<Session>) -> Self {
+        Self { hub, session }
     }
 
     /// The upstream of a pass-through session.
@@ -187,11 +228,16 @@ impl ServerHandler for Gateway {
         Ok(result)
     }
 
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.note_http_session(&context.extensions);
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        self.note_http_session(&context.extensions);
         Ok(ListToolsResult::with_all_items(
             self.lists(ListKind::Tools)
                 .await?
@@ -241,8 +287,9 @@ impl ServerHandler for Gateway {
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        self.note_http_session(&context.extensions);
         Ok(ListPromptsResult::with_all_items(
             self.lists(ListKind::Prompts).await?.prompts(),
         ))
@@ -274,8 +321,9 @@ impl ServerHandler for Gateway {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        self.note_http_session(&context.extensions);
         Ok(ListResourcesResult::with_all_items(
             self.lists(ListKind::Resources).await?.resources(),
         ))
@@ -284,8 +332,9 @@ impl ServerHandler for Gateway {
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.note_http_session(&context.extensions);
         Ok(ListResourceTemplatesResult::with_all_items(
             self.lists(ListKind::Resources).await?.templates(),
         ))

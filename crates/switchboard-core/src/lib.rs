@@ -11,6 +11,7 @@ pub mod capabilities;
 pub mod catalog;
 pub mod config;
 pub mod control;
+pub mod fast_path;
 pub mod fingerprint;
 pub mod freshness;
 pub mod gateway;

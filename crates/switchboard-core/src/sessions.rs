@@ -16,7 +16,7 @@
 #![allow(deprecated)]
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::SystemTime;
 
 use rmcp::service::{Peer, RoleServer};
@@ -43,6 +43,8 @@ pub enum ListKind {
 pub struct Session {
     scope: Scope,
     peer: OnceLock<Peer<RoleServer>>,
+    /// The `Mcp-Session-Id` the HTTP transport gave this session.
+    http_id: OnceLock<Arc<str>>,
     state: Mutex<SessionState>,
 }
 
@@ -88,6 +90,7 @@ impl Session {
         Self {
             scope,
             peer: OnceLock::new(),
+            http_id: OnceLock::new(),
             state: Mutex::new(SessionState::default()),
         }
     }
@@ -121,7 +124,7 @@ impl Session {
         state.last_listed_at = Some(SystemTime::now());
     }
 
-    fn is_live(&self) -> bool {
+    pub(crate) fn is_live(&self) -> bool {
         self.peer.get().is_some_and(|p| !p.is_transport_closed())
     }
 }
@@ -140,6 +143,8 @@ pub struct SessionSnapshot {
 #[derive(Default)]
 pub struct Sessions {
     sessions: Mutex<Vec<Arc<Session>>>,
+    /// Live sessions by their `Mcp-Session-Id`, for the HTTP fast path.
+    by_http_id: Mutex<HashMap<Arc<str>, Weak<Session>>>,
 }
 
 impl Sessions {
@@ -154,13 +159,36 @@ impl Sessions {
     }
 
     fn live(&self) -> Vec<Arc<Session>> {
-        match self.sessions.lock() {
+        let live = match self.sessions.lock() {
             Ok(mut sessions) => {
                 sessions.retain(|s| s.is_live());
                 sessions.clone()
             }
             Err(_) => Vec::new(),
+        };
+        if let Ok(mut by_id) = self.by_http_id.lock() {
+            by_id.retain(|_, s| s.upgrade().is_some_and(|s| s.is_live()));
         }
+        live
+    }
+
+    /// Records the HTTP session id of `session` (once; later calls are no-ops).
+    pub fn bind_http_id(&self, session: &Arc<Session>, id: &str) {
+        if session.http_id.get().is_some() {
+            return;
+        }
+        let id: Arc<str> = Arc::from(id);
+        if session.http_id.set(id.clone()).is_ok()
+            && let Ok(mut by_id) = self.by_http_id.lock()
+        {
+            by_id.insert(id, Arc::downgrade(session));
+        }
+    }
+
+    /// The live, initialized session with this `Mcp-Session-Id`, if known.
+    pub fn by_http_id(&self, id: &str) -> Option<Arc<Session>> {
+        let by_id = self.by_http_id.lock().ok()?;
+        by_id.get(id)?.upgrade().filter(|s| s.is_live())
     }
 
     pub fn snapshot(&self) -> Vec<SessionSnapshot> {

@@ -196,6 +196,11 @@ struct ConnectArgs {
     hub: HubAddress,
 }
 
+// A forwarded call is mostly small, short-lived allocations (JSON, frames,
+// futures); mimalloc serves them faster than glibc's malloc.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     match run(cli) {
@@ -221,13 +226,32 @@ fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
-    // Two workers are plenty for a local hub and measurably cheaper on small machines.
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
+    let runtime = match threads()? {
+        // One thread: every hop between the downstream session, the gateway and
+        // the upstream client is a queue push, not a cross-thread wake-up (about
+        // 30% less CPU per forwarded call, measured in docs/benchmarks.md).
+        1 => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+        n => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(n)
+            .enable_all()
+            .build(),
+    }
+    .context("starting the async runtime")?;
     runtime.block_on(dispatch(cli.command))
+}
+
+/// How many threads run the engine: `SWITCHBOARD_THREADS`, 1 by default.
+/// Blocking work (keyring, DNS) has its own pool either way.
+fn threads() -> anyhow::Result<usize> {
+    match std::env::var("SWITCHBOARD_THREADS") {
+        Err(_) => Ok(1),
+        Ok(value) => match value.trim().parse::<usize>() {
+            Ok(n) if (1..=256).contains(&n) => Ok(n),
+            _ => anyhow::bail!("SWITCHBOARD_THREADS must be a number from 1 to 256, not {value:?}"),
+        },
+    }
 }
 
 async fn dispatch(command: Command) -> anyhow::Result<std::process::ExitCode> {

@@ -79,6 +79,7 @@ impl Calls {
         table.next += 1;
         let order = table.next;
         let forwarding = Arc::new(AtomicUsize::new(0));
+        let wants_progress = downstream.progress_token.is_some();
         table.by_token.insert(
             upstream_token.clone(),
             (downstream.clone(), forwarding.clone()),
@@ -91,6 +92,7 @@ impl Calls {
             request: upstream_request,
             token: upstream_token,
             forwarding,
+            wants_progress,
         }
     }
 
@@ -122,6 +124,8 @@ pub(crate) struct CallGuard {
     token: ProgressToken,
     /// Progress notifications of this call being forwarded right now.
     forwarding: Arc<AtomicUsize>,
+    /// The client asked for progress; without a token nothing is forwarded.
+    wants_progress: bool,
 }
 
 impl CallGuard {
@@ -133,6 +137,9 @@ impl CallGuard {
     /// notification tasks already spawned start (they count themselves in
     /// `forwarding` first thing); then we wait, briefly, for them to finish.
     pub(crate) async fn settle(&self) {
+        if !self.wants_progress {
+            return;
+        }
         for _ in 0..4 {
             tokio::task::yield_now().await;
         }

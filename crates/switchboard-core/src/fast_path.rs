@@ -1,0 +1,456 @@
+//! What the hub does in front of rmcp's Streamable HTTP service, for speed.
+//!
+//! rmcp answers every request of a session with a `text/event-stream`
+//! response: a priming event, then the result, written as a chunked body. The
+//! protocol lets a server answer a request with one `application/json` body
+//! instead (clients must accept both), which costs the hub and the client
+//! less: one write instead of several, no event framing or parsing. So, for
+//! POSTed JSON-RPC requests on the MCP routes:
+//!
+//! 1. **Prepared lists.** `tools/list`, `prompts/list`, `resources/list` and
+//!    `resources/templates/list` of a known, live merged session are answered
+//!    here, from the catalog's list results serialized once per catalog version
+//!    (see [`Catalog::list_result`](crate::catalog::Catalog::list_result)), with
+//!    the same session bookkeeping as the rmcp path (`Gateway::lists`).
+//! 2. **JSON when the answer comes first.** Every other request goes to rmcp;
+//!    if the first message on its stream is the answer itself, and it comes
+//!    within [`JSON_WAIT`], the client gets it as `application/json`. If
+//!    progress, a log message or a server→client request (sampling,
+//!    elicitation) comes first, or the answer takes longer, the client gets the
+//!    event stream as rmcp made it, from its first byte, so ordering, keep-alive
+//!    and long calls are unchanged.
+//!
+//! Anything unusual (no or large `Content-Length`, batches, unknown sessions,
+//! extra parameters, protocol headers rmcp must check) goes to rmcp untouched,
+//! so its validation and error answers stay the only ones.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::Response;
+use futures::StreamExt;
+use rmcp::transport::streamable_http_server::session::SessionManager;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use serde::Deserialize;
+
+use crate::catalog::ListResult;
+use crate::gateway::{Gateway, Scope};
+use crate::hub::HubHandle;
+
+/// How long a response waits for its answer before it is sent as an event
+/// stream. Short enough that clients with a response-header timeout never
+/// notice; long enough to cover nearly every call to a local server.
+pub const JSON_WAIT: Duration = Duration::from_millis(1000);
+
+/// Largest request body looked at; larger ones go to rmcp as they are.
+const MAX_PEEK: u64 = 256 * 1024;
+
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// The parts of a JSON-RPC message the fast path needs.
+#[derive(Deserialize)]
+struct Probe {
+    #[serde(default)]
+    jsonrpc: Option<String>,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    id: Option<serde_json::Value>,
+}
+
+/// The parameters a list request may carry and still be answered here. Read
+/// only to refuse others: every list is one page, so the cursor is ignored, as
+/// on rmcp's path.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct ListParams {
+    #[serde(default)]
+    cursor: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct ListRequest {
+    #[serde(default)]
+    params: Option<ListParams>,
+}
+
+/// What the middleware needs: the hub, and the session manager of the merged
+/// endpoint, which alone decides whether a session still exists.
+#[derive(Clone)]
+pub struct FastPath {
+    pub hub: HubHandle,
+    pub merged_sessions: Arc<LocalSessionManager>,
+}
+
+/// The middleware on the MCP routes (see the module docs).
+pub async fn layer(State(state): State<FastPath>, request: Request, next: Next) -> Response {
+    let hub = &state.hub;
+    if request.method() != Method::POST || !plain_json_post(request.headers()) {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, MAX_PEEK as usize).await {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            return plain(
+                StatusCode::BAD_REQUEST,
+                format!("could not read the request body: {err}"),
+            );
+        }
+    };
+    let probe: Option<Probe> = serde_json::from_slice(&bytes).ok();
+    let id = probe.as_ref().and_then(|p| {
+        let valid_id = matches!(&p.id, Some(serde_json::Value::String(_)))
+            || p.id.as_ref().is_some_and(|v| v.is_i64() || v.is_u64());
+        (p.jsonrpc.as_deref() == Some("2.0") && p.method.is_some() && valid_id)
+            .then(|| p.id.clone())
+            .flatten()
+    });
+    let Some(id) = id else {
+        // Not a single request (a notification, a response, a batch, or not
+        // JSON-RPC at all): rmcp answers it.
+        return next
+            .run(Request::from_parts(parts, Body::from(bytes)))
+            .await;
+    };
+    let method = probe.and_then(|p| p.method).unwrap_or_default();
+    if let Some(which) = list_kind(&method, hub)
+        && let Some(response) = prepared_list(&state, &parts.headers, &bytes, which, &id).await
+    {
+        return response;
+    }
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    prefer_json(response, &id).await
+}
+
+/// A POST whose body may be looked at: JSON, of a stated, small length, from
+/// a client that accepts JSON answers, with no headers that rmcp validates
+/// against the body.
+fn plain_json_post(headers: &HeaderMap) -> bool {
+    let json_body = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(';')
+                .next()
+                .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+        });
+    let small = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .is_some_and(|n| n <= MAX_PEEK);
+    // rmcp refuses (406) a client that does not accept both; so does this.
+    let accepts = |wanted: &str| {
+        headers
+            .get_all(header::ACCEPT)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .any(|t| {
+                t.split(';')
+                    .next()
+                    .is_some_and(|t| t.trim().eq_ignore_ascii_case(wanted))
+            })
+    };
+    let accepts_json = accepts("application/json") && accepts("text/event-stream");
+    // SEP-2243 request headers are checked against the body by rmcp.
+    let standard_headers = headers.contains_key("mcp-method") || headers.contains_key("mcp-name");
+    json_body && small && accepts_json && !standard_headers
+}
+
+fn list_kind(method: &str, hub: &HubHandle) -> Option<ListResult> {
+    Some(match method {
+        "tools/list" => ListResult::Tools {
+            builtin: hub.settings().builtin_tools,
+        },
+        "prompts/list" => ListResult::Prompts,
+        "resources/list" => ListResult::Resources,
+        "resources/templates/list" => ListResult::ResourceTemplates,
+        _ => return None,
+    })
+}
+
+/// Answers a list request of a live merged session, or `None` to leave it to
+/// rmcp (unknown session, parameters beyond a cursor, a protocol version
+/// header rmcp would refuse).
+async fn prepared_list(
+    state: &FastPath,
+    headers: &HeaderMap,
+    body: &[u8],
+    which: ListResult,
+    id: &serde_json::Value,
+) -> Option<Response> {
+    let session_id = headers.get(SESSION_HEADER)?.to_str().ok()?;
+    if let Some(version) = headers.get("mcp-protocol-version") {
+        let version = version.to_str().ok()?;
+        let known =
+            rmcp::model::ProtocolVersion::known_up_to(&rmcp::model::ProtocolVersion::V_2025_11_25)
+                .iter()
+                .any(|v| v.as_str() == version);
+        if !known {
+            return None;
+        }
+    }
+    serde_json::from_slice::<ListRequest>(body).ok()?;
+    let session = state.hub.inner.sessions.by_http_id(session_id)?;
+    if *session.scope() != Scope::Merged {
+        return None;
+    }
+    // A deleted or expired session may linger in the hub's table for a moment;
+    // rmcp's manager is the one that knows, and answers 404 then.
+    let exists = state
+        .merged_sessions
+        .has_session(&Arc::from(session_id))
+        .await
+        .unwrap_or(false);
+    if !exists {
+        return None;
+    }
+    let gateway = Gateway::for_session(state.hub.clone(), session);
+    let message = match gateway.prepared_list(which).await? {
+        Ok(result) => envelope(id, "result", &result),
+        Err(error) => {
+            let error = serde_json::to_vec(&error).ok()?;
+            envelope(id, "error", &error)
+        }
+    };
+    Some(json_response(HeaderMap::new(), Body::from(message)))
+}
+
+/// `{"jsonrpc":"2.0","id":<id>,"<field>":<value>}`.
+fn envelope(id: &serde_json::Value, field: &str, value: &[u8]) -> Vec<u8> {
+    let id = id.to_string();
+    let mut out = Vec::with_capacity(value.len() + id.len() + field.len() + 32);
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    out.extend_from_slice(id.as_bytes());
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(field.as_bytes());
+    out.extend_from_slice(b"\":");
+    out.extend_from_slice(value);
+    out.push(b'}');
+    out
+}
+
+fn json_response(mut headers: HeaderMap, body: Body) -> Response {
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    let mut response = Response::new(body);
+    *response.headers_mut() = headers;
+    response
+}
+
+fn plain(status: StatusCode, message: String) -> Response {
+    let mut response = Response::new(Body::from(message));
+    *response.status_mut() = status;
+    response
+}
+
+/// Turns rmcp's event-stream answer into a JSON one when the answer is the
+/// stream's first message and arrives within [`JSON_WAIT`] (see module docs).
+async fn prefer_json(response: Response, id: &serde_json::Value) -> Response {
+    let is_stream = response.status() == StatusCode::OK
+        && response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+    if !is_stream {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let mut stream = body.into_data_stream();
+    let mut seen: Vec<Bytes> = Vec::new();
+    let mut events = EventReader::default();
+    let deadline = tokio::time::sleep(JSON_WAIT);
+    tokio::pin!(deadline);
+    let answer = loop {
+        let chunk = tokio::select! {
+            chunk = stream.next() => chunk,
+            _ = &mut deadline => break None,
+        };
+        let Some(Ok(chunk)) = chunk else {
+            // The stream ended or failed before any message: pass on what came.
+            break None;
+        };
+        let data = events.push(&chunk);
+        seen.push(chunk);
+        if let Some(data) = data {
+            break is_answer(&data, id).then_some(data);
+        }
+    };
+    match answer {
+        Some(data) => {
+            let mut headers = parts.headers;
+            for name in [
+                header::CONTENT_TYPE,
+                header::CONTENT_LENGTH,
+                header::TRANSFER_ENCODING,
+                header::CACHE_CONTROL,
+            ] {
+                headers.remove(name);
+            }
+            json_response(headers, Body::from(data))
+        }
+        None => {
+            let replay = futures::stream::iter(seen.into_iter().map(Ok::<_, axum::Error>));
+            Response::from_parts(parts, Body::from_stream(replay.chain(stream)))
+        }
+    }
+}
+
+/// True if `data` is the JSON-RPC answer (result or error) to request `id`.
+fn is_answer(data: &[u8], id: &serde_json::Value) -> bool {
+    #[derive(Deserialize)]
+    struct Answer {
+        #[serde(default)]
+        id: Option<serde_json::Value>,
+        #[serde(default)]
+        method: Option<serde::de::IgnoredAny>,
+        #[serde(default)]
+        result: Option<serde::de::IgnoredAny>,
+        #[serde(default)]
+        error: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_slice::<Answer>(data).is_ok_and(|a| {
+        a.method.is_none() && (a.result.is_some() || a.error.is_some()) && a.id.as_ref() == Some(id)
+    })
+}
+
+/// Reads server-sent events until the first one with data, and returns that
+/// data (comments, `id:`/`retry:`-only and empty priming events are skipped).
+#[derive(Default)]
+struct EventReader {
+    pending: Vec<u8>,
+    data: Vec<u8>,
+    has_data: bool,
+}
+
+impl EventReader {
+    fn push(&mut self, chunk: &[u8]) -> Option<Vec<u8>> {
+        self.pending.extend_from_slice(chunk);
+        let mut start = 0;
+        let mut found = None;
+        while let Some(end) = self.pending[start..].iter().position(|b| *b == b'\n') {
+            let line = &self.pending[start..start + end];
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            start += end + 1;
+            if line.is_empty() {
+                // End of an event.
+                if self.has_data && !self.data.is_empty() {
+                    found = Some(std::mem::take(&mut self.data));
+                    break;
+                }
+                self.data.clear();
+                self.has_data = false;
+                continue;
+            }
+            if let Some(value) = line.strip_prefix(b"data:") {
+                let value = value.strip_prefix(b" ").unwrap_or(value);
+                if self.has_data {
+                    self.data.push(b'\n');
+                }
+                self.data.extend_from_slice(value);
+                self.has_data = true;
+            }
+            // `id:`, `event:`, `retry:` and `:` comments carry nothing needed here.
+        }
+        self.pending.drain(..start);
+        found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn reads_the_first_event_with_data_across_chunks() {
+        let mut reader = EventReader::default();
+        assert_eq!(reader.push(b"id: 0\nretry: 3000\ndata:\n\n"), None);
+        assert_eq!(reader.push(b": keep-alive\n\n"), None);
+        assert_eq!(reader.push(b"data: {\"jsonrpc\":\"2.0\","), None);
+        assert_eq!(
+            reader.push(b"\"id\":1}\r\nid: 1\r\n\r\n"),
+            Some(br#"{"jsonrpc":"2.0","id":1}"#.to_vec())
+        );
+    }
+
+    #[test]
+    fn joins_multi_line_data() {
+        let mut reader = EventReader::default();
+        assert_eq!(reader.push(b"data: a\ndata: b\n\n"), Some(b"a\nb".to_vec()));
+    }
+
+    #[test]
+    fn an_answer_is_a_result_or_error_with_the_request_id() {
+        let id = serde_json::json!(7);
+        assert!(is_answer(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#, &id));
+        assert!(is_answer(
+            br#"{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"x"}}"#,
+            &id
+        ));
+        assert!(!is_answer(br#"{"jsonrpc":"2.0","id":8,"result":{}}"#, &id));
+        // Progress first, or a server→client request that happens to reuse the id.
+        assert!(!is_answer(
+            br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#,
+            &id
+        ));
+        assert!(!is_answer(
+            br#"{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{}}"#,
+            &id
+        ));
+    }
+
+    #[test]
+    fn the_envelope_is_a_json_rpc_message() {
+        let message = envelope(&serde_json::json!("a"), "result", br#"{"tools":[]}"#);
+        let value: serde_json::Value = serde_json::from_slice(&message).unwrap();
+        assert_eq!(
+            value,
+            serde_json::json!({"jsonrpc": "2.0", "id": "a", "result": {"tools": []}})
+        );
+    }
+
+    #[test]
+    fn only_plain_small_json_posts_are_looked_at() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from_static("120"));
+        headers.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        assert!(plain_json_post(&headers));
+        let mut large = headers.clone();
+        large.insert(header::CONTENT_LENGTH, HeaderValue::from_static("10000000"));
+        assert!(!plain_json_post(&large));
+        let mut sse_only = headers.clone();
+        sse_only.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("text/event-stream"),
+        );
+        assert!(!plain_json_post(&sse_only));
+        let mut json_only = headers.clone();
+        json_only.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
+        assert!(!plain_json_post(&json_only));
+        let mut standard = headers.clone();
+        standard.insert("mcp-method", HeaderValue::from_static("tools/call"));
+        assert!(!plain_json_post(&standard));
+    }
+}

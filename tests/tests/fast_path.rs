@@ -1,0 +1,296 @@
+//! The HTTP fast path in front of rmcp (crates/switchboard-core/src/fast_path.rs),
+//! spoken to with plain HTTP so the content types and bodies can be checked:
+//! answers that come first are `application/json`; progress keeps the event
+//! stream; prepared lists equal what rmcp's own path answers; and sessions
+//! that are unknown or ended are still refused by rmcp.
+
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use switchboard_e2e::{Hub, spec_file, stdio_fixture};
+
+struct Raw {
+    http: reqwest::Client,
+    url: String,
+    session: Option<String>,
+    next_id: u64,
+}
+
+/// One answer: status, content type, and the JSON-RPC messages in the body
+/// (one for JSON, each `data:` event for an event stream).
+struct Answer {
+    status: u16,
+    content_type: String,
+    messages: Vec<Value>,
+}
+
+impl Raw {
+    fn new(url: &str) -> Self {
+        Self {
+            http: reqwest::Client::new(),
+            url: url.to_string(),
+            session: None,
+            next_id: 1,
+        }
+    }
+
+    async fn post(&self, body: &Value, extra: &[(&str, &str)]) -> Answer {
+        let mut request = self
+            .http
+            .post(&self.url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2025-06-18")
+            .body(serde_json::to_vec(body).unwrap());
+        if let Some(session) = &self.session {
+            request = request.header("mcp-session-id", session);
+        }
+        for (name, value) in extra {
+            request = request.header(*name, *value);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        let text = response.text().await.unwrap();
+        let messages = if content_type.starts_with("application/json") {
+            vec![serde_json::from_str(&text).unwrap()]
+        } else if content_type.starts_with("text/event-stream") {
+            text.split("\n\n")
+                .filter_map(|event| {
+                    let data: Vec<&str> = event
+                        .lines()
+                        .filter_map(|l| l.strip_prefix("data:"))
+                        .map(|d| d.strip_prefix(' ').unwrap_or(d))
+                        .collect();
+                    let data = data.join("\n");
+                    (!data.is_empty()).then(|| serde_json::from_str(&data).unwrap())
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Answer {
+            status,
+            content_type,
+            messages,
+        }
+    }
+
+    async fn request(&mut self, method: &str, params: Value, extra: &[(&str, &str)]) -> Answer {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.post(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+            extra,
+        )
+        .await
+    }
+
+    async fn initialize(&mut self) -> Answer {
+        let response = self
+            .http
+            .post(&self.url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(
+                serde_json::to_vec(&json!({
+                    "jsonrpc": "2.0", "id": 0, "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "raw-http", "version": "1"}
+                    }
+                }))
+                .unwrap(),
+            )
+            .send()
+            .await
+            .unwrap();
+        self.session = response
+            .headers()
+            .get("mcp-session-id")
+            .map(|v| v.to_str().unwrap().to_string());
+        let status = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        let body = response.text().await.unwrap();
+        let message = if content_type.starts_with("application/json") {
+            serde_json::from_str(&body).unwrap()
+        } else {
+            Value::String(body)
+        };
+        let initialized = self
+            .post(
+                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                &[],
+            )
+            .await;
+        assert_eq!(initialized.status, 202);
+        Answer {
+            status,
+            content_type,
+            messages: vec![message],
+        }
+    }
+}
+
+fn tool_names(answer: &Answer) -> Vec<String> {
+    answer.messages[0]["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
+    let scratch = tempfile::tempdir().unwrap();
+    let spec = spec_file(
+        scratch.path(),
+        json!([
+            {"name": "echo", "description": "echoes", "behavior": "echo"},
+            {"name": "slow", "description": "sleeps", "behavior": "sleep"}
+        ]),
+    );
+    let hub = Hub::start(json!({
+        "mcpServers": {
+            "a": stdio_fixture(&["--spec", &spec]),
+            "b": stdio_fixture(&["--tools", "x,y"]),
+        }
+    }))
+    .await
+    .unwrap();
+    let mut raw = Raw::new(&hub.url);
+
+    let init = raw.initialize().await;
+    assert_eq!(init.status, 200);
+    assert_eq!(init.content_type, "application/json");
+    assert!(raw.session.is_some(), "initialize gave no session id");
+    assert_eq!(
+        init.messages[0]["result"]["serverInfo"]["name"],
+        "switchboard"
+    );
+
+    // Every list is JSON, whether rmcp answered it (the session was not
+    // known to the fast path yet) or the fast path did.
+    let first = raw.request("tools/list", json!({}), &[]).await;
+    assert_eq!(first.content_type, "application/json");
+    assert_eq!(
+        tool_names(&first),
+        vec!["a__echo", "a__slow", "b__x", "b__y"]
+    );
+
+    // Prepared bytes (fast path) and rmcp's own answer (a SEP-2243 header makes
+    // the request go to rmcp untouched) carry the same result.
+    let fast = raw.request("tools/list", json!({}), &[]).await;
+    let via_rmcp = raw
+        .request("tools/list", json!({}), &[("mcp-method", "tools/list")])
+        .await;
+    assert_eq!(fast.content_type, "application/json");
+    assert!(
+        via_rmcp.content_type.starts_with("text/event-stream"),
+        "rmcp's path should stream: {}",
+        via_rmcp.content_type
+    );
+    assert_eq!(fast.messages[0]["id"], json!(raw.next_id - 2));
+    assert_eq!(fast.messages[0]["result"], via_rmcp.messages[0]["result"]);
+    for method in ["prompts/list", "resources/list", "resources/templates/list"] {
+        let fast = raw.request(method, json!({}), &[]).await;
+        let via_rmcp = raw
+            .request(method, json!({}), &[("mcp-method", method)])
+            .await;
+        assert_eq!(fast.content_type, "application/json", "{method}");
+        assert_eq!(
+            fast.messages[0]["result"], via_rmcp.messages[0]["result"],
+            "{method}"
+        );
+    }
+    // A cursor is accepted (everything is one page); unknown parameters go to rmcp.
+    let cursor = raw
+        .request("tools/list", json!({"cursor": "anything"}), &[])
+        .await;
+    assert_eq!(tool_names(&cursor).len(), 4);
+
+    // A call whose answer comes first is one JSON body.
+    let call = raw
+        .request(
+            "tools/call",
+            json!({"name": "a__echo", "arguments": {"text": "hi"}}),
+            &[],
+        )
+        .await;
+    assert_eq!(call.content_type, "application/json");
+    assert_eq!(call.messages[0]["result"]["content"][0]["text"], "hi");
+
+    // A call that reports progress keeps the event stream: progress first,
+    // then the answer.
+    let slow = raw
+        .request(
+            "tools/call",
+            json!({"name": "a__slow", "arguments": {"ms": 350}, "_meta": {"progressToken": "p1"}}),
+            &[],
+        )
+        .await;
+    assert!(
+        slow.content_type.starts_with("text/event-stream"),
+        "{}",
+        slow.content_type
+    );
+    let methods: Vec<&str> = slow
+        .messages
+        .iter()
+        .map(|m| m["method"].as_str().unwrap_or("(answer)"))
+        .collect();
+    assert!(methods.len() >= 2, "{methods:?}");
+    assert!(
+        methods[..methods.len() - 1]
+            .iter()
+            .all(|m| *m == "notifications/progress"),
+        "{methods:?}"
+    );
+    assert_eq!(methods.last(), Some(&"(answer)"));
+    assert!(slow.messages.last().unwrap()["result"].is_object());
+
+    // An error answer is JSON too, and names the tool.
+    let unknown = raw
+        .request("tools/call", json!({"name": "nope", "arguments": {}}), &[])
+        .await;
+    assert_eq!(unknown.content_type, "application/json");
+    assert!(
+        unknown.messages[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nope")
+    );
+
+    // Unknown and ended sessions are refused by rmcp, lists included.
+    let session = raw.session.clone().unwrap();
+    raw.session = Some("not-a-session".into());
+    assert_eq!(raw.request("tools/list", json!({}), &[]).await.status, 404);
+    raw.session = Some(session.clone());
+    let deleted = reqwest::Client::new()
+        .delete(&hub.url)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        deleted.status().is_success(),
+        "DELETE: {}",
+        deleted.status()
+    );
+    let after = raw.request("tools/list", json!({}), &[]).await;
+    assert_eq!(after.status, 404, "a deleted session must not be served");
+}
