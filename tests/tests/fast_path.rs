@@ -164,9 +164,11 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
             {"name": "slow", "description": "sleeps", "behavior": "sleep"}
         ]),
     );
+    let counter = scratch.path().join("counts.json");
+    let counter_arg = counter.to_string_lossy().to_string();
     let hub = Hub::start(json!({
         "mcpServers": {
-            "a": stdio_fixture(&["--spec", &spec]),
+            "a": stdio_fixture(&["--spec", &spec, "--counter-file", &counter_arg]),
             "b": stdio_fixture(&["--tools", "x,y"]),
         }
     }))
@@ -232,6 +234,7 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
         )
         .await;
     assert_eq!(call.content_type, "application/json");
+    assert_eq!(call.messages[0]["id"], json!(raw.next_id - 1));
     assert_eq!(call.messages[0]["result"]["content"][0]["text"], "hi");
 
     // A call that reports progress keeps the event stream: progress first,
@@ -274,6 +277,56 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
             .unwrap()
             .contains("nope")
     );
+
+    // A call the client cancels (this client declared no capabilities, so its
+    // plain calls run on the fast path) is cancelled upstream too, and its
+    // POST ends without an answer, as on rmcp's path.
+    let calls_before = {
+        let counts: Value = serde_json::from_slice(&std::fs::read(&counter).unwrap()).unwrap();
+        counts["tools/call"].as_u64().unwrap()
+    };
+    let slow_id = raw.next_id;
+    raw.next_id += 1;
+    let long_call = {
+        let raw = Raw {
+            http: raw.http.clone(),
+            url: raw.url.clone(),
+            session: raw.session.clone(),
+            next_id: 0,
+        };
+        tokio::spawn(async move {
+            raw.post(
+                &json!({"jsonrpc": "2.0", "id": slow_id, "method": "tools/call",
+                        "params": {"name": "a__slow", "arguments": {"ms": 60000}}}),
+                &[],
+            )
+            .await
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let cancelled = raw
+        .post(
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": slow_id, "reason": "changed my mind"}}),
+            &[],
+        )
+        .await;
+    assert_eq!(cancelled.status, 202);
+    let long_call = tokio::time::timeout(std::time::Duration::from_secs(20), long_call)
+        .await
+        .expect("the cancelled call's POST ended")
+        .unwrap();
+    assert_eq!(long_call.status, 200);
+    assert!(
+        long_call.messages.is_empty(),
+        "no answer for a cancelled request: {:?}",
+        long_call.messages
+    );
+    switchboard_e2e::eventually("the upstream saw the cancellation", || async {
+        let counts: Value = serde_json::from_slice(&std::fs::read(&counter).ok()?).ok()?;
+        (counts["tools/call"].as_u64() == Some(calls_before + 1)).then_some(())
+    })
+    .await;
 
     // Unknown and ended sessions are refused by rmcp, lists included.
     let session = raw.session.clone().unwrap();

@@ -37,9 +37,16 @@ use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde::Deserialize;
 
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ErrorData, RequestId, ServerResult,
+};
+use tokio_util::sync::CancellationToken;
+
 use crate::catalog::ListResult;
 use crate::gateway::{Gateway, Scope};
 use crate::hub::HubHandle;
+use crate::sessions::Session;
+use crate::upstream::Downstream;
 
 /// How long a response waits for its answer before it is sent as an event
 /// stream. Short enough that clients with a response-header timeout never
@@ -114,7 +121,11 @@ pub async fn layer(State(state): State<FastPath>, request: Request, next: Next) 
     });
     let Some(id) = id else {
         // Not a single request (a notification, a response, a batch, or not
-        // JSON-RPC at all): rmcp answers it.
+        // JSON-RPC at all): rmcp answers it. A cancellation may be for a call
+        // running here, which rmcp does not know.
+        if probe.as_ref().and_then(|p| p.method.as_deref()) == Some("notifications/cancelled") {
+            cancel_fast_call(&state, &parts.headers, &bytes);
+        }
         return next
             .run(Request::from_parts(parts, Body::from(bytes)))
             .await;
@@ -122,6 +133,11 @@ pub async fn layer(State(state): State<FastPath>, request: Request, next: Next) 
     let method = probe.and_then(|p| p.method).unwrap_or_default();
     if let Some(which) = list_kind(&method, hub)
         && let Some(response) = prepared_list(&state, &parts.headers, &bytes, which, &id).await
+    {
+        return response;
+    }
+    if method == "tools/call"
+        && let Some(response) = fast_call(&state, &parts.headers, &bytes, &id).await
     {
         return response;
     }
@@ -189,6 +205,22 @@ async fn prepared_list(
     which: ListResult,
     id: &serde_json::Value,
 ) -> Option<Response> {
+    serde_json::from_slice::<ListRequest>(body).ok()?;
+    let session = merged_session(state, headers).await?;
+    let gateway = Gateway::for_session(state.hub.clone(), session);
+    let message = match gateway.prepared_list(which).await? {
+        Ok(result) => envelope(id, "result", &result),
+        Err(error) => {
+            let error = serde_json::to_vec(&error).ok()?;
+            envelope(id, "error", &error)
+        }
+    };
+    Some(json_response(HeaderMap::new(), Body::from(message)))
+}
+
+/// The live merged session a request names, if the hub knows it, rmcp still
+/// has it, and its protocol version header (if any) is one rmcp accepts.
+async fn merged_session(state: &FastPath, headers: &HeaderMap) -> Option<Arc<Session>> {
     let session_id = headers.get(SESSION_HEADER)?.to_str().ok()?;
     if let Some(version) = headers.get("mcp-protocol-version") {
         let version = version.to_str().ok()?;
@@ -200,7 +232,6 @@ async fn prepared_list(
             return None;
         }
     }
-    serde_json::from_slice::<ListRequest>(body).ok()?;
     let session = state.hub.inner.sessions.by_http_id(session_id)?;
     if *session.scope() != Scope::Merged {
         return None;
@@ -212,18 +243,110 @@ async fn prepared_list(
         .has_session(&Arc::from(session_id))
         .await
         .unwrap_or(false);
-    if !exists {
+    exists.then_some(session)
+}
+
+/// Runs a `tools/call` of a merged session here instead of in rmcp, when
+/// nothing but the answer can flow back on its stream: no progress token or
+/// other `_meta`, no multi-round-trip fields, and a client that declared
+/// neither sampling, elicitation, roots nor tasks (so no server→client request
+/// can be meant for it). `None` leaves the request to rmcp.
+async fn fast_call(
+    state: &FastPath,
+    headers: &HeaderMap,
+    body: &[u8],
+    id: &serde_json::Value,
+) -> Option<Response> {
+    #[derive(Deserialize)]
+    struct CallRequest {
+        params: CallToolRequestParams,
+    }
+    let session = merged_session(state, headers).await?;
+    let peer = session.peer()?.clone();
+    let quiet_client = peer.peer_info().is_some_and(|info| {
+        let c = &info.capabilities;
+        c.sampling.is_none() && c.elicitation.is_none() && c.roots.is_none() && !c.supports_tasks()
+    });
+    if !quiet_client {
         return None;
     }
+    let params = serde_json::from_slice::<CallRequest>(body).ok()?.params;
+    if params.meta.is_some() || params.input_responses.is_some() || params.request_state.is_some() {
+        return None;
+    }
+    let request_id: RequestId = serde_json::from_value(id.clone()).ok()?;
+    let downstream = Downstream {
+        peer,
+        request_id,
+        progress_token: None,
+    };
+    // The call runs in its own task: if the client goes away, this handler is
+    // dropped, the guard cancels the token, and the task tells the upstream.
+    let cancel = CancellationToken::new();
+    let _registered = session.start_fast_call(id.to_string(), cancel.clone());
+    let _cancel_on_drop = cancel.clone().drop_guard();
     let gateway = Gateway::for_session(state.hub.clone(), session);
-    let message = match gateway.prepared_list(which).await? {
-        Ok(result) => envelope(id, "result", &result),
-        Err(error) => {
-            let error = serde_json::to_vec(&error).ok()?;
-            envelope(id, "error", &error)
+    let for_task = cancel.clone();
+    let task = tokio::spawn(async move {
+        gateway
+            .forward_call(params, Some(downstream), &for_task)
+            .await
+    });
+    let outcome = match task.await {
+        Ok(outcome) => outcome,
+        Err(err) => Err(ErrorData::internal_error(
+            format!("the call failed inside Switchboard: {err}"),
+            None,
+        )),
+    };
+    if cancel.is_cancelled() && outcome.is_err() {
+        // Cancelled by the client: no answer is sent for a cancelled request,
+        // just as rmcp's stream for it ends without one.
+        let mut response = Response::new(Body::empty());
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/event-stream"),
+        );
+        return Some(response);
+    }
+    let message = match outcome {
+        // Clients that declared tasks never come here; a task handle is refused
+        // as rmcp refuses it for such clients.
+        Ok(CallToolResponse::Task(_)) => {
+            let error = ErrorData::missing_required_client_capability(
+                ClientCapabilities::builder().enable_tasks().build(),
+            );
+            envelope(id, "error", &serde_json::to_vec(&error).ok()?)
         }
+        Ok(response) => {
+            let result = ServerResult::from(response);
+            envelope(id, "result", &serde_json::to_vec(&result).ok()?)
+        }
+        Err(error) => envelope(id, "error", &serde_json::to_vec(&error).ok()?),
     };
     Some(json_response(HeaderMap::new(), Body::from(message)))
+}
+
+/// Passes a client's `notifications/cancelled` to the fast-path call it names.
+fn cancel_fast_call(state: &FastPath, headers: &HeaderMap, body: &[u8]) {
+    #[derive(Deserialize)]
+    struct Cancelled {
+        params: CancelledParams,
+    }
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct CancelledParams {
+        request_id: serde_json::Value,
+    }
+    let Some(session_id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
+        return;
+    };
+    let Some(session) = state.hub.inner.sessions.by_http_id(session_id) else {
+        return;
+    };
+    if let Ok(cancelled) = serde_json::from_slice::<Cancelled>(body) {
+        session.cancel_fast_call(&cancelled.params.request_id.to_string());
+    }
 }
 
 /// `{"jsonrpc":"2.0","id":<id>,"<field>":<value>}`.

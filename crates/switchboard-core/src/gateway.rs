@@ -113,6 +113,49 @@ impl Gateway {
         }))
     }
 
+    /// Routes a `tools/call` to its server (or a built-in tool) and forwards
+    /// it; `downstream` receives progress and server→client requests, `cancel`
+    /// cancels it upstream. Shared by rmcp's path and the HTTP fast path.
+    pub(crate) async fn forward_call(
+        &self,
+        mut request: CallToolRequestParams,
+        downstream: Option<Downstream>,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let upstream = match self.single()? {
+            Some(upstream) => {
+                if upstream
+                    .config()
+                    .disabled_tools
+                    .contains(request.name.as_ref())
+                {
+                    return Err(unknown("tool", &request.name));
+                }
+                upstream
+            }
+            None if self.hub.settings().builtin_tools
+                && crate::builtin::is_builtin(&request.name) =>
+            {
+                return crate::builtin::call(&self.hub, &request)
+                    .await
+                    .map(CallToolResponse::Complete);
+            }
+            None => {
+                let Some(route) = self.hub.route_tool(&request.name).await else {
+                    return Err(unknown("tool", &request.name));
+                };
+                request.name = Cow::Owned(route.name.to_string());
+                self.hub
+                    .upstream(route.server.as_str())
+                    .ok_or_else(|| removed(&route.server))?
+            }
+        };
+        upstream
+            .call_tool(request, downstream, cancel)
+            .await
+            .map_err(upstream_error)
+    }
+
     /// A gateway for an existing session (the HTTP fast path's way in).
     pub(crate) fn for_session(hub: HubHandle, session: Arc<Session>) -> Self {
         Self { hub, session }
@@ -247,41 +290,11 @@ impl ServerHandler for Gateway {
 
     async fn call_tool(
         &self,
-        mut request: CallToolRequestParams,
+        request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let upstream = match self.single()? {
-            Some(upstream) => {
-                if upstream
-                    .config()
-                    .disabled_tools
-                    .contains(request.name.as_ref())
-                {
-                    return Err(unknown("tool", &request.name));
-                }
-                upstream
-            }
-            None if self.hub.settings().builtin_tools
-                && crate::builtin::is_builtin(&request.name) =>
-            {
-                return crate::builtin::call(&self.hub, &request)
-                    .await
-                    .map(CallToolResponse::Complete);
-            }
-            None => {
-                let Some(route) = self.hub.route_tool(&request.name).await else {
-                    return Err(unknown("tool", &request.name));
-                };
-                request.name = Cow::Owned(route.name.to_string());
-                self.hub
-                    .upstream(route.server.as_str())
-                    .ok_or_else(|| removed(&route.server))?
-            }
-        };
-        upstream
-            .call_tool(request, downstream(&context), &context.ct)
+        self.forward_call(request, downstream(&context), &context.ct)
             .await
-            .map_err(upstream_error)
     }
 
     async fn list_prompts(

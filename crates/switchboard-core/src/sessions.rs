@@ -45,6 +45,9 @@ pub struct Session {
     peer: OnceLock<Peer<RoleServer>>,
     /// The `Mcp-Session-Id` the HTTP transport gave this session.
     http_id: OnceLock<Arc<str>>,
+    /// `tools/call` requests the HTTP fast path is running for this session,
+    /// by the JSON text of their id, so `notifications/cancelled` reaches them.
+    fast_calls: Mutex<HashMap<String, tokio_util::sync::CancellationToken>>,
     state: Mutex<SessionState>,
 }
 
@@ -91,6 +94,7 @@ impl Session {
             scope,
             peer: OnceLock::new(),
             http_id: OnceLock::new(),
+            fast_calls: Mutex::new(HashMap::new()),
             state: Mutex::new(SessionState::default()),
         }
     }
@@ -124,8 +128,48 @@ impl Session {
         state.last_listed_at = Some(SystemTime::now());
     }
 
+    /// The client's side of the session, once it has initialized.
+    pub(crate) fn peer(&self) -> Option<&Peer<RoleServer>> {
+        self.peer.get()
+    }
+
+    /// Registers a fast-path call; it stays cancellable until the guard drops.
+    pub(crate) fn start_fast_call(
+        self: &Arc<Self>,
+        id: String,
+        cancel: tokio_util::sync::CancellationToken,
+    ) -> FastCallGuard {
+        if let Ok(mut calls) = self.fast_calls.lock() {
+            calls.insert(id.clone(), cancel);
+        }
+        FastCallGuard {
+            session: self.clone(),
+            id,
+        }
+    }
+
+    /// Cancels the fast-path call with this id, if one is running.
+    pub(crate) fn cancel_fast_call(&self, id: &str) -> bool {
+        let token = self.fast_calls.lock().ok().and_then(|c| c.get(id).cloned());
+        token.map(|t| t.cancel()).is_some()
+    }
+
     pub(crate) fn is_live(&self) -> bool {
         self.peer.get().is_some_and(|p| !p.is_transport_closed())
+    }
+}
+
+/// Forgets a fast-path call when it ends.
+pub(crate) struct FastCallGuard {
+    session: Arc<Session>,
+    id: String,
+}
+
+impl Drop for FastCallGuard {
+    fn drop(&mut self) {
+        if let Ok(mut calls) = self.session.fast_calls.lock() {
+            calls.remove(&self.id);
+        }
     }
 }
 

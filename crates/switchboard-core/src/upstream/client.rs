@@ -101,18 +101,32 @@ impl Calls {
     }
 
     /// The call a server→client request belongs to: the one whose response
-    /// stream it arrived on, else the most recent one in flight.
-    fn waiting(&self, origin: Option<&InboundStreamOrigin>) -> Option<Downstream> {
+    /// stream it arrived on; else (stdio, or a server that sends it on its
+    /// standalone stream) the most recent call in flight whose client can
+    /// answer it (`able`), else the most recent one (which then refuses it
+    /// with a reason).
+    fn waiting(
+        &self,
+        origin: Option<&InboundStreamOrigin>,
+        able: impl Fn(&ClientCapabilities) -> bool,
+    ) -> Option<Downstream> {
         let table = self.lock();
         if let Some(InboundStreamOrigin::OutboundRequest(id)) = origin
             && let Some((_, downstream)) = table.by_request.get(id)
         {
             return Some(downstream.clone());
         }
+        let can_answer = |d: &Downstream| {
+            d.peer
+                .peer_info()
+                .is_some_and(|info| able(&info.capabilities))
+        };
         table
             .by_request
             .values()
+            .filter(|(_, d)| can_answer(d))
             .max_by_key(|(order, _)| *order)
+            .or_else(|| table.by_request.values().max_by_key(|(order, _)| *order))
             .map(|(_, d)| d.clone())
     }
 }
@@ -243,7 +257,9 @@ impl ClientHandler for UpstreamClient {
     ) -> Result<CreateMessageResult, ErrorData> {
         let downstream = self
             .calls
-            .waiting(context.extensions.get::<InboundStreamOrigin>())
+            .waiting(context.extensions.get::<InboundStreamOrigin>(), |c| {
+                c.sampling.is_some()
+            })
             .ok_or_else(|| self.no_client("sampling request"))?;
         let supported = downstream
             .peer
@@ -277,7 +293,9 @@ impl ClientHandler for UpstreamClient {
     ) -> Result<ElicitResult, ErrorData> {
         let downstream = self
             .calls
-            .waiting(context.extensions.get::<InboundStreamOrigin>())
+            .waiting(context.extensions.get::<InboundStreamOrigin>(), |c| {
+                c.elicitation.is_some()
+            })
             .ok_or_else(|| self.no_client("elicitation request"))?;
         let supported = downstream
             .peer
@@ -306,7 +324,9 @@ impl ClientHandler for UpstreamClient {
     ) -> Result<ListRootsResult, ErrorData> {
         let Some(downstream) = self
             .calls
-            .waiting(context.extensions.get::<InboundStreamOrigin>())
+            .waiting(context.extensions.get::<InboundStreamOrigin>(), |c| {
+                c.roots.is_some()
+            })
         else {
             // Outside a call there is no one client to ask; no roots is the honest answer.
             return Ok(ListRootsResult::default());
