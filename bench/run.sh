@@ -7,18 +7,24 @@
 #   bench/run.sh                 full run (under 10 minutes), writes docs/benchmarks.md
 #   bench/run.sh --smoke         pipeline check for CI (under a minute after the build);
 #                                tiny counts, every answer checked, exits non-zero on failure
+#   bench/run.sh --baseline bench/results/2026-11-30-370c0ed.jsonl
+#                                full run whose report also compares the key figures with
+#                                that earlier run ("Before and after")
 #
 # Options: --rounds N (2), --duration S per measurement (2), --no-build,
 #          --no-peers, --out FILE (docs/benchmarks.md; smoke: a temp file),
 #          --quiet CORES (0.3) --quiet-wait S (8): before each target, wait up to
-#          S seconds for the machine's other work to drop below CORES busy cores.
+#          S seconds for the machine's other work to drop below CORES busy cores,
+#          --baseline FILE: an earlier run's results to compare with.
+# A full run keeps its raw results as bench/results/<date>-<short commit>.jsonl
+# (-2, -3… if taken already), ready to be the next run's --baseline.
 # Peers are installed on first use into .tools/bench/ (gitignored): supergateway
 # (npm), mcp-proxy (PyPI, with mcp<2) and fastmcp (PyPI), each in its own place.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 COMMAND_LINE="bench/run.sh${*:+ $*}"
-SMOKE=0 ROUNDS=2 DURATION=2 WARMUP=0.5 BUILD=1 PEERS=1 OUT="" QUIET=0.3 QUIET_WAIT=8
+SMOKE=0 ROUNDS=2 DURATION=2 WARMUP=0.5 BUILD=1 PEERS=1 OUT="" QUIET=0.3 QUIET_WAIT=8 BASELINE=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --smoke) SMOKE=1 ;;
@@ -29,11 +35,16 @@ while [[ $# -gt 0 ]]; do
         --out) OUT=$2; shift ;;
         --quiet) QUIET=$2; shift ;;
         --quiet-wait) QUIET_WAIT=$2; shift ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        --baseline) BASELINE=$2; shift ;;
+        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift
 done
+# Checked now rather than after the run it would be compared with.
+if [[ -n $BASELINE && ! -r $BASELINE ]]; then
+    echo "--baseline $BASELINE: no such readable file" >&2; exit 2
+fi
 
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 export FASTMCP_CHECK_FOR_UPDATES=off
@@ -181,6 +192,7 @@ install_peers() {
 
 pip_version() { "$1/bin/python" -c "import importlib.metadata as m; print(m.version('$2'))" 2>/dev/null || echo "?"; }
 commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+SHORT_COMMIT=$commit RUN_DAY=$(date -u '+%Y-%m-%d')
 [[ -n $(git -C "$ROOT" status --porcelain --untracked-files=no -- crates 2>/dev/null) ]] && commit+=" + uncommitted changes in crates/"
 versions="switchboard $("$HUB" --version | awk '{print $2}') (built from $commit, binary of $(date -u -r "$REL/switchboard" '+%H:%M UTC')), rustc $(rustc --version | awk '{print $2}'), node $(node --version 2>/dev/null || echo none)"
 [[ -x $EVERYTHING ]] && versions+=", server-everything $(node -p "require('$ROOT/.tools/node/node_modules/@modelcontextprotocol/server-everything/package.json').version" 2>/dev/null)"
@@ -385,8 +397,23 @@ record --kind unmeasured --target "silent redeploys" --value "a change without l
 if [[ -z $OUT ]]; then
     if [[ $SMOKE == 1 ]]; then OUT=$WORK/benchmarks-smoke.md; else OUT=$ROOT/docs/benchmarks.md; fi
 fi
-"$BENCH" report --results "$RESULTS" --out "$OUT" --command "$COMMAND_LINE"
-[[ $SMOKE == 0 ]] && log "raw results: $RESULTS"
+REPORT_ARGS=()
+[[ -n $BASELINE ]] && REPORT_ARGS=(--baseline "$BASELINE")
+"$BENCH" report --results "$RESULTS" --out "$OUT" --command "$COMMAND_LINE" "${REPORT_ARGS[@]}"
+if [[ $SMOKE == 0 ]]; then
+    log "raw results: $RESULTS"
+    # Keep them for the next run's --baseline (never overwriting an earlier file).
+    mkdir -p "$ROOT/bench/results"
+    SAVED=$ROOT/bench/results/$RUN_DAY-$SHORT_COMMIT.jsonl n=1
+    while [[ -e $SAVED ]]; do
+        n=$((n + 1)); SAVED=$ROOT/bench/results/$RUN_DAY-$SHORT_COMMIT-$n.jsonl
+    done
+    if cp "$RESULTS" "$SAVED"; then
+        log "saved as ${SAVED#"$ROOT"/} (use it as --baseline next time)"
+    else
+        log "WARNING: could not save the results as $SAVED"
+    fi
+fi
 if [[ $FAILED != 0 ]]; then
     log "FAILED (see above; work directory kept: $WORK)"
     exit 1

@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
+use tokio::time::Instant;
 
 /// The protocol version every target is offered, so all are compared on the
 /// same footing (see PERF-NOTES: newer versions make some servers add work).
@@ -75,6 +76,9 @@ pub struct Session {
     next_id: u64,
     /// Bytes of the last response body (for reporting list sizes).
     pub last_body_len: usize,
+    /// When the last byte of the last response body was received (before any
+    /// of it was parsed); `None` while a request is under way or after it failed.
+    pub last_received_at: Option<Instant>,
 }
 
 impl Session {
@@ -86,6 +90,7 @@ impl Session {
             session_id: None,
             next_id: 0,
             last_body_len: 0,
+            last_received_at: None,
         };
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
@@ -190,6 +195,7 @@ impl Session {
                 .header("mcp-protocol-version", PROTOCOL_VERSION);
         }
         let request = builder.body(Full::new(body.unwrap_or_default()))?;
+        self.last_received_at = None;
         let sender = self.ready_sender().await?;
         let response = match sender.send_request(request).await {
             Ok(response) => response,
@@ -200,14 +206,16 @@ impl Session {
         };
         let status = response.status();
         let session_id = response.headers().get("mcp-session-id").cloned();
-        let body = match response.into_body().collect().await {
-            Ok(body) => body.to_bytes(),
+        let collected = match response.into_body().collect().await {
+            Ok(collected) => collected,
             Err(err) => {
                 self.sender = None;
                 return Err(err).context("reading the response body");
             }
         };
-        Ok((status, session_id, body))
+        // The last byte is in; joining the chunks is the generator's work.
+        self.last_received_at = Some(Instant::now());
+        Ok((status, session_id, collected.to_bytes()))
     }
 
     async fn ready_sender(&mut self) -> anyhow::Result<&mut SendRequest<Full<Bytes>>> {

@@ -21,6 +21,10 @@ pub struct ReportArgs {
     /// The command that produced the results, quoted in the report.
     #[arg(long)]
     command: String,
+    /// An earlier run's results file (e.g. one saved in bench/results/): adds a
+    /// "Before and after" table of the key figures.
+    #[arg(long)]
+    baseline: Option<PathBuf>,
 }
 
 /// The goals stated in the issue.
@@ -95,7 +99,65 @@ fn cost<'a>(record: &'a Value, label: &str) -> Option<&'a Value> {
         .find(|c| s(c, "label") == label)
 }
 
+/// The warm `tools/list` latency quantile `q` (e.g. `"p99_us"`) until the
+/// answer's last byte was received. Records from before the two timings were
+/// split have only the checked one (in `latency`), so none.
+fn list_received(list: &Value, q: &str) -> Option<f64> {
+    list.get("checked_latency")?;
+    f(list, &["latency", q])
+}
+
+/// The same until the answer was parsed and counted by the generator (what
+/// older records call `latency`).
+fn list_checked(list: &Value, q: &str) -> Option<f64> {
+    match list.get("checked_latency") {
+        Some(checked) => f(checked, &[q]),
+        None => f(list, &["latency", q]),
+    }
+}
+
+/// The commit a run measured, from its `versions` note
+/// ("switchboard 0.1.0 (built from 370c0ed, binary of …), …").
+fn built_from(versions: &str) -> Option<&str> {
+    let rest = versions.split_once("built from ")?.1;
+    let end = rest
+        .find(", binary of")
+        .or_else(|| rest.find(')'))
+        .unwrap_or(rest.len());
+    Some(rest[..end].trim()).filter(|c| !c.is_empty())
+}
+
 impl Results {
+    fn load(path: &std::path::Path) -> anyhow::Result<Self> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let records = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with('{'))
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        Ok(Self { records })
+    }
+
+    fn info(&self, key: &str) -> Option<String> {
+        self.kind("info")
+            .find(|i| s(i, "key") == key)
+            .map(|i| s(i, "value").to_string())
+    }
+
+    /// "370c0ed, 2026-11-30 02:19 UTC": which run this is, for column headers.
+    fn run_label(&self) -> Option<String> {
+        let versions = self.info("versions");
+        let parts: Vec<String> = [
+            versions.as_deref().and_then(built_from).map(str::to_string),
+            self.info("date"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+
     fn kind(&self, kind: &str) -> impl Iterator<Item = &Value> {
         let kind = kind.to_string();
         self.records.iter().filter(move |r| s(r, "kind") == kind)
@@ -141,6 +203,32 @@ impl Results {
                 .filter_map(|r| cost(r, label).and_then(|c| f(c, &[field])))
                 .collect(),
         )
+    }
+
+    /// The 1-session p50 through `target` minus the direct one, in ms.
+    fn added_p50_ms(&self, upstream: &str, target: &str) -> Option<f64> {
+        let direct = self.call_median(upstream, "direct", 1, &["latency", "p50_us"]);
+        let through = self.call_median(upstream, target, 1, &["latency", "p50_us"]);
+        through.zip(direct).map(|(t, d)| (t - d) / 1000.0)
+    }
+
+    /// Throughput through `target` relative to direct, same session count.
+    fn ratio_direct(&self, upstream: &str, target: &str, sessions: u64) -> Option<f64> {
+        let direct = self.call_median(upstream, "direct", sessions, &["rps"]);
+        let through = self.call_median(upstream, target, sessions, &["rps"]);
+        through.zip(direct).map(|(t, d)| t / d)
+    }
+
+    /// The `tools/list` measurement the goal is about: the most tools, fresh state.
+    fn big_list(&self) -> Option<&Value> {
+        self.kind("list")
+            .filter(|l| s(l, "target") == "lists")
+            .max_by_key(|l| l.get("tools").and_then(Value::as_u64).unwrap_or(0))
+    }
+
+    fn startup(&self, servers: u64) -> Option<&Value> {
+        self.kind("startup")
+            .find(|s| s.get("servers").and_then(Value::as_u64) == Some(servers))
     }
 
     fn errors(&self, upstream: &str, target: &str) -> u64 {
@@ -234,22 +322,259 @@ fn machine() -> String {
     )
 }
 
+/// How a "Before and after" row states the change.
+#[derive(Clone, Copy)]
+enum Change {
+    /// now − before, with this many digits and this unit ("−0.031 ms").
+    Diff(usize, &'static str),
+    /// now ÷ before: a percentage, or "×2.3" from double on.
+    Relative,
+    /// Not comparable.
+    None,
+}
+
+/// `+1.50` / `−1.50` / `±0.00`, with a real minus sign.
+fn signed(x: f64, digits: usize) -> String {
+    let magnitude = format!("{:.digits$}", x.abs());
+    if magnitude.trim_start_matches(['0', '.']).is_empty() {
+        format!("±{magnitude}")
+    } else if x < 0.0 {
+        format!("−{magnitude}")
+    } else {
+        format!("+{magnitude}")
+    }
+}
+
+fn change(before: Option<f64>, now: Option<f64>, how: Change) -> String {
+    let Some((b, n)) = before
+        .zip(now)
+        .filter(|(b, n)| b.is_finite() && n.is_finite())
+    else {
+        return "—".into();
+    };
+    match how {
+        Change::None => "—".into(),
+        Change::Diff(digits, unit) => format!("{}{unit}", signed(n - b, digits)),
+        Change::Relative if b <= 0.0 => "—".into(),
+        Change::Relative => {
+            let ratio = n / b;
+            if ratio >= 2.0 {
+                format!("×{ratio:.1}")
+            } else {
+                format!("{}%", signed((ratio - 1.0) * 100.0, 0))
+            }
+        }
+    }
+}
+
+/// One key figure, before and now.
+struct Figure {
+    label: String,
+    before: Option<f64>,
+    now: Option<f64>,
+    digits: usize,
+    suffix: &'static str,
+    change: Change,
+}
+
+/// The "Before and after" section: key figures of this run next to an
+/// earlier run's (medians over rounds, as in the tables).
+fn before_and_after(
+    w: &mut String,
+    now: &Results,
+    before: &Results,
+    path: &std::path::Path,
+) -> anyhow::Result<()> {
+    let both = |get: &dyn Fn(&Results) -> Option<f64>| (get(before), get(now));
+    let mut rows: Vec<Figure> = Vec::new();
+    let mut row = |label: String,
+                   (b, n): (Option<f64>, Option<f64>),
+                   digits: usize,
+                   suffix: &'static str,
+                   change: Change| {
+        rows.push(Figure {
+            label,
+            before: b,
+            now: n,
+            digits,
+            suffix,
+            change,
+        });
+    };
+    let ms_diff = Change::Diff(3, " ms");
+    for (upstream, name, targets) in [
+        (
+            "fixture",
+            "fixture",
+            &["hub-http", "hub-stdio", "hub-passthrough"][..],
+        ),
+        (
+            "everything",
+            "server-everything",
+            &["hub-http", "hub-stdio"][..],
+        ),
+    ] {
+        for &target in targets {
+            let path = format!("{name}, {}", now.describe("target", target));
+            if upstream == "fixture" {
+                row(
+                    format!("{path}: added p50 ms, 1 session"),
+                    both(&|r| r.added_p50_ms(upstream, target)),
+                    3,
+                    "",
+                    ms_diff,
+                );
+            }
+            row(
+                format!("{path}: calls/s, 16 sessions"),
+                both(&|r| r.call_median(upstream, target, 16, &["rps"])),
+                0,
+                "",
+                Change::Relative,
+            );
+            row(
+                format!("{path}: ×direct, 16 sessions"),
+                both(&|r| r.ratio_direct(upstream, target, 16)),
+                2,
+                "×",
+                Change::Diff(2, ""),
+            );
+            if upstream == "fixture" {
+                row(
+                    format!("{path}: proxy CPU µs/call, 16 sessions"),
+                    both(&|r| r.cost_median(upstream, target, 16, "proxy", "cpu_us_per_call")),
+                    0,
+                    "",
+                    Change::Relative,
+                );
+            }
+        }
+    }
+    let tools = |r: &Results| {
+        r.big_list()
+            .and_then(|l| l.get("tools"))
+            .and_then(Value::as_u64)
+    };
+    // Lists of different sizes are not compared (e.g. a smoke run's).
+    let same_list = tools(before) == tools(now);
+    let list_change = if same_list {
+        Change::Relative
+    } else {
+        Change::None
+    };
+    let listing = match (tools(before), tools(now)) {
+        (Some(b), Some(n)) if b != n => format!("tools/list of {n} tools (before: {b})"),
+        (b, n) => n
+            .or(b)
+            .map_or("tools/list".into(), |t| format!("tools/list of {t} tools")),
+    };
+    // Older records timed lists only until the answer was parsed and counted.
+    let only_checked = before
+        .big_list()
+        .is_some_and(|l| l.get("checked_latency").is_none());
+    let list_ms = |r: &Results, get: fn(&Value, &str) -> Option<f64>, q: &str| {
+        r.big_list().and_then(|l| get(l, q)).map(|us| us / 1000.0)
+    };
+    for (q, name) in [("p50_us", "p50"), ("p99_us", "p99")] {
+        row(
+            format!("{listing}: {name} ms, answer received"),
+            both(&|r| list_ms(r, list_received, q)),
+            3,
+            "",
+            list_change,
+        );
+        row(
+            format!(
+                "{listing}: {name} ms, answer checked{}",
+                if only_checked {
+                    " (the only figure the baseline has)"
+                } else {
+                    ""
+                }
+            ),
+            both(&|r| list_ms(r, list_checked, q)),
+            3,
+            "",
+            list_change,
+        );
+    }
+    row(
+        format!("{listing}: hub CPU µs/list"),
+        both(&|r| {
+            r.big_list()
+                .and_then(|l| cost(l, "proxy"))
+                .and_then(|c| f(c, &["cpu_us_per_call"]))
+        }),
+        0,
+        "",
+        list_change,
+    );
+    row(
+        "ready ms with 100 servers (median)".into(),
+        both(&|r| r.startup(100).and_then(|s| f(s, &["ready_ms_median"]))),
+        1,
+        "",
+        Change::Diff(1, " ms"),
+    );
+    for servers in [0, 100] {
+        row(
+            format!("idle RSS MiB, {servers} servers"),
+            both(&|r| {
+                r.startup(servers)
+                    .and_then(|s| f(s, &["idle_rss_kib_median"]))
+                    .map(|k| k / 1024.0)
+            }),
+            1,
+            "",
+            Change::Diff(1, " MiB"),
+        );
+    }
+
+    writeln!(w, "## Before and after\n")?;
+    writeln!(
+        w,
+        "Key figures of this run next to an earlier run's results, `{}`{}. Medians over \
+         rounds, taken as in the tables below; \"—\": the figure is missing on that side.\n",
+        path.display(),
+        before
+            .info("versions")
+            .map_or(String::new(), |v| format!(" ({v})"))
+    )?;
+    writeln!(
+        w,
+        "| figure | before ({}) | now{} | change |\n|---|---|---|---|",
+        before.run_label().unwrap_or_else(|| "baseline".into()),
+        now.run_label().map_or(String::new(), |l| format!(" ({l})")),
+    )?;
+    for fig in rows {
+        let value = |v: Option<f64>| {
+            v.map_or("—".into(), |v| {
+                format!("{}{}", num(Some(v), fig.digits), fig.suffix)
+            })
+        };
+        writeln!(
+            w,
+            "| {} | {} | {} | {} |",
+            fig.label,
+            value(fig.before),
+            value(fig.now),
+            change(fig.before, fig.now, fig.change)
+        )?;
+    }
+    writeln!(w)?;
+    Ok(())
+}
+
 pub fn render(args: &ReportArgs) -> anyhow::Result<u8> {
-    let text = std::fs::read_to_string(&args.results)
-        .with_context(|| format!("reading {}", args.results.display()))?;
-    let records = text
-        .lines()
-        .filter(|l| l.trim_start().starts_with('{'))
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
-    let r = Results { records };
+    let r = Results::load(&args.results)?;
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(|path| Results::load(path).map(|b| (path, b)))
+        .transpose()?;
     let mut md = String::new();
     let w = &mut md;
-    let info = |key: &str| {
-        r.kind("info")
-            .find(|i| s(i, "key") == key)
-            .map(|i| s(i, "value").to_string())
-    };
+    let info = |key: &str| r.info(key);
 
     writeln!(w, "# Benchmarks\n")?;
     writeln!(
@@ -296,10 +621,8 @@ pub fn render(args: &ReportArgs) -> anyhow::Result<u8> {
     // Goals first: the reason this page exists.
     writeln!(w, "## Goals from the issue\n")?;
     writeln!(w, "| goal | measured | result |\n|---|---|---|")?;
-    let direct_p50 = r.call_median("fixture", "direct", 1, &["latency", "p50_us"]);
     for target in ["hub-http", "hub-stdio"] {
-        let through = r.call_median("fixture", target, 1, &["latency", "p50_us"]);
-        let added = through.zip(direct_p50).map(|(t, d)| (t - d) / 1000.0);
+        let added = r.added_p50_ms("fixture", target);
         writeln!(
             w,
             "| added p50 per call ≤ {ADDED_P50_MAX_MS} ms (fixture, 1 session, {}) | {} ms | {} |",
@@ -310,9 +633,7 @@ pub fn render(args: &ReportArgs) -> anyhow::Result<u8> {
     }
     for upstream in r.order("upstream", None) {
         for target in ["hub-http", "hub-stdio"] {
-            let direct = r.call_median(&upstream, "direct", 16, &["rps"]);
-            let through = r.call_median(&upstream, target, 16, &["rps"]);
-            let ratio = through.zip(direct).map(|(t, d)| t / d);
+            let ratio = r.ratio_direct(&upstream, target, 16);
             if ratio.is_none() {
                 continue;
             }
@@ -326,24 +647,27 @@ pub fn render(args: &ReportArgs) -> anyhow::Result<u8> {
             )?;
         }
     }
-    let big_list = r
-        .kind("list")
-        .filter(|l| s(l, "target") == "lists")
-        .max_by_key(|l| l.get("tools").and_then(Value::as_u64).unwrap_or(0));
-    let list_p99 = big_list.and_then(|l| f(l, &["latency", "p99_us"]));
+    let big_list = r.big_list();
+    // The server's figure: until the answer's last byte was received.
+    let list_p99 = big_list.and_then(|l| list_received(l, "p99_us"));
+    let measured = match (list_p99, big_list.and_then(|l| list_checked(l, "p99_us"))) {
+        (Some(p99), _) => format!("{} ms", ms(Some(p99))),
+        // An older record: it timed lists only until they were parsed and counted.
+        (None, Some(checked)) => format!(
+            "— (this record has only the time until the answer was checked: {} ms)",
+            ms(Some(checked))
+        ),
+        (None, None) => "—".into(),
+    };
     writeln!(
         w,
-        "| `tools/list` of {} tools p99 < {LIST_P99_MAX_MS} ms | {} ms | {} |",
+        "| `tools/list` of {} tools p99 < {LIST_P99_MAX_MS} ms (request → last byte of the answer received) | {measured} | {} |",
         big_list
             .and_then(|l| l.get("tools"))
             .map_or("5,000".into(), Value::to_string),
-        ms(list_p99),
         met(list_p99.map(|p| p / 1000.0 < LIST_P99_MAX_MS))
     )?;
-    let startup = |servers: u64| {
-        r.kind("startup")
-            .find(|s| s.get("servers").and_then(Value::as_u64) == Some(servers))
-    };
+    let startup = |servers: u64| r.startup(servers);
     let ready100 = startup(100).and_then(|s| f(s, &["ready_ms_median"]));
     let ready100_max = startup(100).and_then(|s| f(s, &["ready_ms_max"]));
     writeln!(
@@ -364,6 +688,10 @@ pub fn render(args: &ReportArgs) -> anyhow::Result<u8> {
     }
     writeln!(w)?;
 
+    if let Some((path, before)) = &baseline {
+        before_and_after(w, &r, before, path)?;
+    }
+
     // Call overhead, one table per upstream.
     writeln!(w, "## Call overhead: `tools/call` of an echo tool\n")?;
     writeln!(
@@ -382,23 +710,12 @@ pub fn render(args: &ReportArgs) -> anyhow::Result<u8> {
             "| path | p50 ms (1 session) | p99 ms (1 session) | added p50 ms | calls/s (1) | calls/s (16) | ×direct (16) | p99 ms (16) | calls/s (64) | ×direct (64) | proxy CPU µs/call | upstream CPU µs/call | errors |"
         )?;
         writeln!(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")?;
-        let direct = |c: u64| r.call_median(&upstream, "direct", c, &["rps"]);
-        let d50 = r.call_median(&upstream, "direct", 1, &["latency", "p50_us"]);
         for target in r.order("target", Some(&upstream)) {
             let m = |c: u64, path: &[&str]| r.call_median(&upstream, &target, c, path);
             let p50 = m(1, &["latency", "p50_us"]);
-            let added = if target == "direct" {
-                None
-            } else {
-                p50.zip(d50).map(|(a, b)| (a - b) / 1000.0)
-            };
-            let ratio = |c: u64| {
-                if target == "direct" {
-                    None
-                } else {
-                    m(c, &["rps"]).zip(direct(c)).map(|(a, b)| a / b)
-                }
-            };
+            let through = target != "direct";
+            let added = r.added_p50_ms(&upstream, &target).filter(|_| through);
+            let ratio = |c: u64| r.ratio_direct(&upstream, &target, c).filter(|_| through);
             writeln!(
                 w,
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -461,12 +778,15 @@ pub fn render(args: &ReportArgs) -> anyhow::Result<u8> {
         "`tools/list` on Switchboard's `/mcp`, one session. \"First list\" is the first list \
          after the hub started: with fresh state it starts and lists every server; after a \
          restart it is answered from the saved warm catalog. The other figures are later \
-         lists, answered from the in-memory catalog. The generator only counts the tools \
-         (it does not build them), so the figures are the hub's.\n"
+         lists, answered from the in-memory catalog. Their latency (p50/p90/p99) runs from \
+         sending the request to receiving the last byte of the answer (pages summed). Only \
+         then does the generator parse every answer and count its tools (a wrong count is an \
+         error); that parse is included in the \"checked\" columns (request → answer parsed \
+         and counted) and in \"first list\", and costs the same whichever server answers.\n"
     )?;
     writeln!(
         w,
-        "| setup | tools (+ built-in) | pages | response KiB | first list ms | p50 ms | p90 ms | p99 ms | hub CPU µs/list | hub RSS MiB | errors |\n|---|---|---|---|---|---|---|---|---|---|---|"
+        "| setup | tools (+ built-in) | pages | response KiB | first list ms | p50 ms | p90 ms | p99 ms | checked p50 ms | checked p99 ms | hub CPU µs/list | hub RSS MiB | errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     )?;
     for l in r.kind("list") {
         let builtin = l
@@ -476,15 +796,17 @@ pub fn render(args: &ReportArgs) -> anyhow::Result<u8> {
             .map_or(String::new(), |b| format!(" (+ {b})"));
         writeln!(
             w,
-            "| {} | {}{builtin} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {}{builtin} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.describe("target", s(l, "target")),
             l.get("tools").unwrap_or(&Value::Null),
             l.get("pages").unwrap_or(&Value::Null),
             num(f(l, &["body_bytes"]).map(|b| b / 1024.0), 0),
             num(f(l, &["cold_ms"]), 1),
-            ms(f(l, &["latency", "p50_us"])),
-            ms(f(l, &["latency", "p90_us"])),
-            ms(f(l, &["latency", "p99_us"])),
+            ms(list_received(l, "p50_us")),
+            ms(list_received(l, "p90_us")),
+            ms(list_received(l, "p99_us")),
+            ms(list_checked(l, "p50_us")),
+            ms(list_checked(l, "p99_us")),
             num(cost(l, "proxy").and_then(|c| f(c, &["cpu_us_per_call"])), 0),
             num(
                 cost(l, "proxy")
@@ -657,4 +979,49 @@ pub fn render(args: &ReportArgs) -> anyhow::Result<u8> {
     std::fs::write(&args.out, md).with_context(|| format!("writing {}", args.out.display()))?;
     eprintln!("wrote {}", args.out.display());
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn changes_read_as_differences_or_ratios() {
+        assert_eq!(
+            change(Some(0.58), Some(0.27), Change::Diff(3, " ms")),
+            "−0.310 ms"
+        );
+        assert_eq!(change(Some(100.0), Some(38.0), Change::Relative), "−62%");
+        assert_eq!(change(Some(100.0), Some(190.0), Change::Relative), "+90%");
+        assert_eq!(change(Some(100.0), Some(230.0), Change::Relative), "×2.3");
+        assert_eq!(change(Some(5.0), Some(5.0), Change::Relative), "±0%");
+        assert_eq!(change(None, Some(5.0), Change::Relative), "—");
+        assert_eq!(change(Some(0.0), Some(5.0), Change::Relative), "—");
+    }
+
+    #[test]
+    fn old_list_records_have_only_the_checked_latency() {
+        let old = json!({"latency": {"p99_us": 26000.0}});
+        assert_eq!(list_received(&old, "p99_us"), None);
+        assert_eq!(list_checked(&old, "p99_us"), Some(26000.0));
+        let new = json!({"latency": {"p99_us": 900.0}, "checked_latency": {"p99_us": 5000.0}});
+        assert_eq!(list_received(&new, "p99_us"), Some(900.0));
+        assert_eq!(list_checked(&new, "p99_us"), Some(5000.0));
+    }
+
+    #[test]
+    fn finds_the_measured_commit() {
+        assert_eq!(
+            built_from("switchboard 0.1.0 (built from 370c0ed, binary of 02:04 UTC), rustc 1.95.0"),
+            Some("370c0ed")
+        );
+        assert_eq!(
+            built_from(
+                "switchboard 0.1.0 (built from abc + uncommitted changes in crates/, binary of 02:04 UTC)"
+            ),
+            Some("abc + uncommitted changes in crates/")
+        );
+        assert_eq!(built_from("switchboard 0.1.0"), None);
+    }
 }
