@@ -7,6 +7,8 @@
 #   bench/run.sh                 full run (under 10 minutes), writes docs/benchmarks.md
 #   bench/run.sh --smoke         pipeline check for CI (under a minute after the build);
 #                                tiny counts, every answer checked, exits non-zero on failure
+#   bench/run.sh --smoke --debug the same with debug builds (what scripts/test.sh runs: the
+#                                test suite has built them already; the figures mean nothing)
 #   bench/run.sh --baseline bench/results/2026-11-30-370c0ed.jsonl
 #                                full run whose report also compares the key figures with
 #                                that earlier run ("Before and after")
@@ -24,7 +26,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 COMMAND_LINE="bench/run.sh${*:+ $*}"
-SMOKE=0 ROUNDS=2 DURATION=2 WARMUP=0.5 BUILD=1 PEERS=1 OUT="" QUIET=0.3 QUIET_WAIT=8 BASELINE=""
+SMOKE=0 ROUNDS=2 DURATION=2 WARMUP=0.5 BUILD=1 PEERS=1 OUT="" QUIET=0.3 QUIET_WAIT=8 BASELINE="" PROFILE=release
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --smoke) SMOKE=1 ;;
@@ -36,11 +38,15 @@ while [[ $# -gt 0 ]]; do
         --quiet) QUIET=$2; shift ;;
         --quiet-wait) QUIET_WAIT=$2; shift ;;
         --baseline) BASELINE=$2; shift ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        --debug) PROFILE=debug ;;
+        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift
 done
+if [[ $PROFILE == debug && $SMOKE == 0 ]]; then
+    echo "--debug is for --smoke only: debug builds are not worth measuring" >&2; exit 2
+fi
 # Checked now rather than after the run it would be compared with.
 if [[ -n $BASELINE && ! -r $BASELINE ]]; then
     echo "--baseline $BASELINE: no such readable file" >&2; exit 2
@@ -48,7 +54,7 @@ fi
 
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 export FASTMCP_CHECK_FOR_UPDATES=off
-REL=$CARGO_TARGET_DIR/release
+REL=$CARGO_TARGET_DIR/$PROFILE
 HUB=$REL/switchboard
 FIXTURE=$REL/switchboard-fixture
 BENCH=$REL/switchboard-bench
@@ -146,9 +152,11 @@ json_str() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')";
 # ---------------------------------------------------------------- build and peers
 BUILD_NOTE=""
 if [[ $BUILD == 1 ]]; then
-    log "building (release)…"
-    (cd "$ROOT/bench" && cargo build --release -q)
-    if ! (cd "$ROOT" && cargo build --release -q -p switchboard -p switchboard-fixtures); then
+    log "building ($PROFILE)…"
+    PROFILE_FLAG=()
+    [[ $PROFILE == release ]] && PROFILE_FLAG=(--release)
+    (cd "$ROOT/bench" && cargo build "${PROFILE_FLAG[@]}" -q)
+    if ! (cd "$ROOT" && cargo build "${PROFILE_FLAG[@]}" -q -p switchboard -p switchboard-fixtures); then
         # A full run measures the last good binaries (and says so) rather than
         # nothing when the tree is mid-edit; the CI smoke run must build.
         [[ $SMOKE == 1 ]] && exit 1

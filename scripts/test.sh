@@ -387,6 +387,11 @@ cargo build -p switchboard-app
 step "desktop: the app under Xvfb (tests/ui/desktop.test.mjs)"
 desktop_tests
 
+# The benchmark is not pass/fail on speed; this only checks that it still runs
+# end to end (every answer checked) with the debug builds made above.
+step "bench: smoke run (bench/run.sh --smoke --debug --no-peers)"
+bench/run.sh --smoke --debug --no-peers
+
 if [[ $QUICK -eq 0 ]]; then
     step "pytest tests/python"
     pytest_rc=0

@@ -208,14 +208,28 @@ async fn prepared_list(
     serde_json::from_slice::<ListRequest>(body).ok()?;
     let session = merged_session(state, headers).await?;
     let gateway = Gateway::for_session(state.hub.clone(), session);
-    let message = match gateway.prepared_list(which).await? {
-        Ok(result) => envelope(id, "result", &result),
+    match gateway.prepared_list(which).await? {
+        Ok(result) => {
+            // The shared result bytes go out as they are, between the envelope's
+            // head and tail: no copy of a list that can be megabytes long.
+            let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#);
+            let length = head.len() + result.len() + 1;
+            let parts = [Bytes::from(head), result, Bytes::from_static(b"}")];
+            let body = Body::from_stream(futures::stream::iter(
+                parts.into_iter().map(Ok::<_, std::convert::Infallible>),
+            ));
+            let mut headers = HeaderMap::new();
+            headers.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
+            Some(json_response(headers, body))
+        }
         Err(error) => {
             let error = serde_json::to_vec(&error).ok()?;
-            envelope(id, "error", &error)
+            Some(json_response(
+                HeaderMap::new(),
+                Body::from(envelope(id, "error", &error)),
+            ))
         }
-    };
-    Some(json_response(HeaderMap::new(), Body::from(message)))
+    }
 }
 
 /// The live merged session a request names, if the hub knows it, rmcp still
