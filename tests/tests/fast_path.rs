@@ -328,6 +328,30 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
     })
     .await;
 
+    // The pass-through route: its calls run on the fast path too (checked by
+    // the answer's id and content); a merged session id is not valid there.
+    let mut single = Raw::new(&format!("{}/servers/a/mcp", hub.base));
+    let init = single.initialize().await;
+    assert_eq!(init.status, 200);
+    let echoed = single
+        .request(
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "direct"}}),
+            &[],
+        )
+        .await;
+    assert_eq!(echoed.content_type, "application/json");
+    assert_eq!(echoed.messages[0]["id"], json!(single.next_id - 1));
+    assert_eq!(echoed.messages[0]["result"]["content"][0]["text"], "direct");
+    let listed = single.request("tools/list", json!({}), &[]).await;
+    assert_eq!(tool_names(&listed), vec!["echo", "slow"]);
+    single.session = raw.session.clone();
+    assert_eq!(
+        single.request("tools/list", json!({}), &[]).await.status,
+        404,
+        "a merged session is not a session of the pass-through route"
+    );
+
     // Unknown and ended sessions are refused by rmcp, lists included.
     let session = raw.session.clone().unwrap();
     raw.session = Some("not-a-session".into());

@@ -79,7 +79,7 @@ async fn pass_through(
     let Some(upstream) = hub.upstream(&id) else {
         return not_found(&id);
     };
-    let mut service = hub.pass_through_service(&upstream.id, |server| {
+    let mut service = hub.pass_through_service(&upstream.id, |server, sessions| {
         let for_sessions = hub.clone();
         let config = StreamableHttpServerConfig::default()
             .with_cancellation_token(hub.inner.cancel.child_token())
@@ -91,7 +91,7 @@ async fn pass_through(
                     Scope::Server(server.clone()),
                 ))
             },
-            Arc::new(LocalSessionManager::default()),
+            sessions,
             config,
         )
     });

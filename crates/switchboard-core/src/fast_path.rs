@@ -132,12 +132,14 @@ pub async fn layer(State(state): State<FastPath>, request: Request, next: Next) 
     };
     let method = probe.and_then(|p| p.method).unwrap_or_default();
     if let Some(which) = list_kind(&method, hub)
-        && let Some(response) = prepared_list(&state, &parts.headers, &bytes, which, &id).await
+        && let Some(response) =
+            prepared_list(&state, parts.uri.path(), &parts.headers, &bytes, which, &id).await
     {
         return response;
     }
     if method == "tools/call"
-        && let Some(response) = fast_call(&state, &parts.headers, &bytes, &id).await
+        && let Some(response) =
+            fast_call(&state, parts.uri.path(), &parts.headers, &bytes, &id).await
     {
         return response;
     }
@@ -200,13 +202,14 @@ fn list_kind(method: &str, hub: &HubHandle) -> Option<ListResult> {
 /// header rmcp would refuse).
 async fn prepared_list(
     state: &FastPath,
+    path: &str,
     headers: &HeaderMap,
     body: &[u8],
     which: ListResult,
     id: &serde_json::Value,
 ) -> Option<Response> {
     serde_json::from_slice::<ListRequest>(body).ok()?;
-    let session = merged_session(state, headers).await?;
+    let session = known_session(state, headers, path).await?;
     let gateway = Gateway::for_session(state.hub.clone(), session);
     match gateway.prepared_list(which).await? {
         Ok(result) => {
@@ -232,9 +235,10 @@ async fn prepared_list(
     }
 }
 
-/// The live merged session a request names, if the hub knows it, rmcp still
-/// has it, and its protocol version header (if any) is one rmcp accepts.
-async fn merged_session(state: &FastPath, headers: &HeaderMap) -> Option<Arc<Session>> {
+/// The live session a request names, if the hub knows it, it belongs to the
+/// route the request came in on, rmcp still has it, and the request's protocol
+/// version header (if any) is one rmcp accepts.
+async fn known_session(state: &FastPath, headers: &HeaderMap, path: &str) -> Option<Arc<Session>> {
     let session_id = headers.get(SESSION_HEADER)?.to_str().ok()?;
     if let Some(version) = headers.get("mcp-protocol-version") {
         let version = version.to_str().ok()?;
@@ -247,26 +251,40 @@ async fn merged_session(state: &FastPath, headers: &HeaderMap) -> Option<Arc<Ses
         }
     }
     let session = state.hub.inner.sessions.by_http_id(session_id)?;
-    if *session.scope() != Scope::Merged {
-        return None;
-    }
     // A deleted or expired session may linger in the hub's table for a moment;
     // rmcp's manager is the one that knows, and answers 404 then.
-    let exists = state
-        .merged_sessions
-        .has_session(&Arc::from(session_id))
-        .await
-        .unwrap_or(false);
-    exists.then_some(session)
+    let exists = match session.scope() {
+        Scope::Merged if path == "/mcp" => {
+            state
+                .merged_sessions
+                .has_session(&Arc::from(session_id))
+                .await
+        }
+        Scope::Server(id)
+            if path
+                .strip_prefix("/servers/")
+                .and_then(|p| p.strip_suffix("/mcp"))
+                == Some(id.as_str()) =>
+        {
+            state
+                .hub
+                .pass_through_sessions(id)?
+                .has_session(&Arc::from(session_id))
+                .await
+        }
+        _ => return None,
+    };
+    exists.unwrap_or(false).then_some(session)
 }
 
-/// Runs a `tools/call` of a merged session here instead of in rmcp, when
+/// Runs a `tools/call` here instead of in rmcp, when
 /// nothing but the answer can flow back on its stream: no progress token or
 /// other `_meta`, no multi-round-trip fields, and a client that declared
 /// neither sampling, elicitation, roots nor tasks (so no server→client request
 /// can be meant for it). `None` leaves the request to rmcp.
 async fn fast_call(
     state: &FastPath,
+    path: &str,
     headers: &HeaderMap,
     body: &[u8],
     id: &serde_json::Value,
@@ -275,7 +293,7 @@ async fn fast_call(
     struct CallRequest {
         params: CallToolRequestParams,
     }
-    let session = merged_session(state, headers).await?;
+    let session = known_session(state, headers, path).await?;
     let peer = session.peer()?.clone();
     let quiet_client = peer.peer_info().is_some_and(|info| {
         let c = &info.capabilities;

@@ -81,14 +81,17 @@ pub(crate) struct HubInner {
     catalog_changed: Arc<tokio::sync::Notify>,
     /// Where the warm catalog is kept (`None` disables it).
     warm_catalog: Option<PathBuf>,
-    /// The MCP services of the pass-through routes, one per server id.
-    pass_through: Mutex<std::collections::HashMap<ServerId, PassThroughService>>,
+    /// The MCP services of the pass-through routes, one per server id, each
+    /// with its session manager (which the HTTP fast path asks about sessions).
+    pass_through:
+        Mutex<std::collections::HashMap<ServerId, (PassThroughService, Arc<PassThroughSessions>)>>,
 }
 
-pub(crate) type PassThroughService = rmcp::transport::StreamableHttpService<
-    crate::gateway::Gateway,
-    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
->;
+pub(crate) type PassThroughSessions =
+    rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+pub(crate) type PassThroughService =
+    rmcp::transport::StreamableHttpService<crate::gateway::Gateway, PassThroughSessions>;
 
 /// A cheap handle on a running hub.
 #[derive(Clone)]
@@ -554,7 +557,7 @@ impl HubHandle {
     pub(crate) fn pass_through_service(
         &self,
         server: &ServerId,
-        make: impl FnOnce(ServerId) -> PassThroughService,
+        make: impl FnOnce(ServerId, Arc<PassThroughSessions>) -> PassThroughService,
     ) -> PassThroughService {
         let mut services = self
             .inner
@@ -563,8 +566,25 @@ impl HubHandle {
             .unwrap_or_else(|e| e.into_inner());
         services
             .entry(server.clone())
-            .or_insert_with(|| make(server.clone()))
+            .or_insert_with(|| {
+                let sessions = Arc::new(PassThroughSessions::default());
+                (make(server.clone(), sessions.clone()), sessions)
+            })
+            .0
             .clone()
+    }
+
+    /// The session manager of a server's pass-through route, once it has one.
+    pub(crate) fn pass_through_sessions(
+        &self,
+        server: &ServerId,
+    ) -> Option<Arc<PassThroughSessions>> {
+        let services = self
+            .inner
+            .pass_through
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        services.get(server).map(|(_, sessions)| sessions.clone())
     }
 
     /// Enabled servers with a live connection.
