@@ -209,8 +209,11 @@ impl FreshCache {
         self.ttl
     }
 
-    pub async fn is_fresh(&self, server: &ServerId) -> bool {
-        self.ttl > Duration::ZERO && self.inner.get(server).await.is_some()
+    /// Whether `server` was listed within the TTL. Not a cache read (no
+    /// maintenance work, no popularity update): every list request asks this
+    /// for every server, so it must stay a plain lookup.
+    pub fn is_fresh(&self, server: &ServerId) -> bool {
+        self.ttl > Duration::ZERO && self.inner.contains_key(server)
     }
 
     pub async fn mark_fresh(&self, server: &ServerId, listed_at: SystemTime) {
@@ -250,11 +253,11 @@ mod tests {
         let cache = FreshCache::new(Duration::from_millis(50), 1);
         let a = ServerId::new("a").unwrap();
         cache.mark_fresh(&a, SystemTime::now()).await;
-        assert!(cache.is_fresh(&a).await);
+        assert!(cache.is_fresh(&a));
         tokio::time::sleep(Duration::from_millis(120)).await;
-        assert!(!cache.is_fresh(&a).await);
+        assert!(!cache.is_fresh(&a));
         let zero = FreshCache::new(Duration::ZERO, 10);
         zero.mark_fresh(&a, SystemTime::now()).await;
-        assert!(!zero.is_fresh(&a).await);
+        assert!(!zero.is_fresh(&a));
     }
 }

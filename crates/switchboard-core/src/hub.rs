@@ -492,7 +492,7 @@ impl HubHandle {
         // would undo the idle shutdown.
         if upstream.is_unverified()
             || upstream.is_sleeping()
-            || self.inner.fresh.is_fresh(&upstream.id).await
+            || self.inner.fresh.is_fresh(&upstream.id)
         {
             return None;
         }
