@@ -25,8 +25,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
 use axum::body::Bytes;
-use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
-use serde::Serialize;
+use rmcp::model::{
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Prompt,
+    Resource, ResourceTemplate, ServerResult, Tool,
+};
 use sha2::{Digest, Sha256};
 
 use crate::capabilities::Capabilities;
@@ -119,21 +121,16 @@ impl std::fmt::Debug for Prepared {
     }
 }
 
-/// `{"<key>":[items]}`, the shape of rmcp's list results with every item on
-/// one page (no cursor, no `_meta`).
-fn page<T: Serialize>(key: &str, items: &[T]) -> Bytes {
-    let mut out = Vec::with_capacity(64 + items.len() * 256);
-    out.extend_from_slice(b"{\"");
-    out.extend_from_slice(key.as_bytes());
-    out.extend_from_slice(b"\":");
+/// A list result as rmcp sends it to a peer on a protocol before 2026-07-28
+/// (all Switchboard negotiates): every item on one page, and the same legacy
+/// shaping rmcp's server handler applies (no `resultType`, no non-object tool
+/// output schemas).
+fn legacy_result_bytes(mut result: ServerResult) -> Bytes {
+    result.strip_result_type_for_legacy_peer();
+    result.strip_non_object_output_for_legacy_peer();
     // Serializing plain rmcp types into memory does not fail; if it ever did,
-    // the list would be empty rather than malformed.
-    if serde_json::to_writer(&mut out, items).is_err() {
-        out.truncate(key.len() + 4);
-        out.extend_from_slice(b"[]");
-    }
-    out.push(b'}');
-    Bytes::from(out)
+    // the answer would be an empty object rather than malformed JSON.
+    Bytes::from(serde_json::to_vec(&result).unwrap_or_else(|_| b"{}".to_vec()))
 }
 
 /// Which of the merged lists differ between two catalogs.
@@ -270,18 +267,29 @@ impl Catalog {
             ListResult::ResourceTemplates => 4,
         };
         self.prepared.0[slot]
-            .get_or_init(|| match which {
-                ListResult::Tools { builtin: false } => page("tools", &self.tools),
-                ListResult::Tools { builtin: true } => {
-                    let builtin = crate::builtin::tools();
-                    let all: Vec<&Tool> = builtin.iter().chain(self.tools.iter()).collect();
-                    page("tools", &all)
-                }
-                ListResult::Prompts => page("prompts", &self.prompts),
-                ListResult::Resources => page("resources", &self.resources),
-                ListResult::ResourceTemplates => {
-                    page("resourceTemplates", &self.resource_templates)
-                }
+            .get_or_init(|| {
+                legacy_result_bytes(match which {
+                    ListResult::Tools { builtin } => {
+                        let mut tools = if builtin {
+                            crate::builtin::tools()
+                        } else {
+                            Vec::new()
+                        };
+                        tools.extend(self.tools.iter().cloned());
+                        ServerResult::ListToolsResult(ListToolsResult::with_all_items(tools))
+                    }
+                    ListResult::Prompts => ServerResult::ListPromptsResult(
+                        ListPromptsResult::with_all_items(self.prompts.to_vec()),
+                    ),
+                    ListResult::Resources => ServerResult::ListResourcesResult(
+                        ListResourcesResult::with_all_items(self.resources.to_vec()),
+                    ),
+                    ListResult::ResourceTemplates => ServerResult::ListResourceTemplatesResult(
+                        ListResourceTemplatesResult::with_all_items(
+                            self.resource_templates.to_vec(),
+                        ),
+                    ),
+                })
             })
             .clone()
     }
@@ -632,5 +640,62 @@ mod tests {
         let b = Catalog::build(vec![source("a", &["x", "y"])]);
         let d = a.diff(&b);
         assert!(d.tools && d.prompts && !d.resources);
+    }
+
+    #[test]
+    fn prepared_list_results_are_what_rmcp_would_serialize() {
+        let c = Catalog::build(vec![source("b", &["y"]), source("a", &["x"])]);
+        let parsed =
+            |which| -> serde_json::Value { serde_json::from_slice(&c.list_result(which)).unwrap() };
+        // What rmcp's server handler sends a peer on 2025-11-25 or earlier.
+        let legacy = |mut result: ServerResult| {
+            result.strip_result_type_for_legacy_peer();
+            result.strip_non_object_output_for_legacy_peer();
+            serde_json::to_value(result).unwrap()
+        };
+        let tools = parsed(ListResult::Tools { builtin: false });
+        assert_eq!(
+            tools,
+            legacy(ServerResult::ListToolsResult(
+                ListToolsResult::with_all_items(c.tools.to_vec())
+            ))
+        );
+        assert_eq!(tools["resultType"], serde_json::Value::Null);
+        assert_eq!(tools["tools"][0]["name"], "a__x");
+        let mut with_builtin = crate::builtin::tools();
+        with_builtin.extend(c.tools.iter().cloned());
+        assert_eq!(
+            parsed(ListResult::Tools { builtin: true }),
+            legacy(ServerResult::ListToolsResult(
+                ListToolsResult::with_all_items(with_builtin)
+            ))
+        );
+        assert_eq!(
+            parsed(ListResult::Prompts),
+            legacy(ServerResult::ListPromptsResult(
+                ListPromptsResult::with_all_items(c.prompts.to_vec())
+            ))
+        );
+        assert_eq!(
+            parsed(ListResult::Resources),
+            serde_json::json!({"resources": []})
+        );
+        assert_eq!(
+            parsed(ListResult::ResourceTemplates),
+            serde_json::json!({"resourceTemplates": []})
+        );
+        // Made once: a second request gets the very same bytes.
+        let first = c.list_result(ListResult::Prompts);
+        assert_eq!(first.as_ptr(), c.list_result(ListResult::Prompts).as_ptr());
+        // A clone starts without them (it may be changed before it is shared).
+        assert_eq!(
+            c.clone()
+                .prepared
+                .0
+                .iter()
+                .filter(|p| p.get().is_some())
+                .count(),
+            0
+        );
     }
 }

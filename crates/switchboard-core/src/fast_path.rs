@@ -12,7 +12,15 @@
 //!    here, from the catalog's list results serialized once per catalog version
 //!    (see [`Catalog::list_result`](crate::catalog::Catalog::list_result)), with
 //!    the same session bookkeeping as the rmcp path (`Gateway::lists`).
-//! 2. **JSON when the answer comes first.** Every other request goes to rmcp;
+//! 2. **Plain calls.** A `tools/call` of a known, live session (merged or
+//!    pass-through, on its own route) with no `_meta` (so no progress token)
+//!    and no multi-round-trip fields, from a client that declared neither
+//!    sampling, elicitation, roots nor tasks, runs here through the same
+//!    routing as rmcp's path (`Gateway::forward_call`), in its own task: only
+//!    its answer can flow back, so rmcp's per-request session machinery is
+//!    skipped. `notifications/cancelled` for it is passed to it (and to rmcp,
+//!    as always); a client that goes away cancels it upstream.
+//! 3. **JSON when the answer comes first.** Every other request goes to rmcp;
 //!    if the first message on its stream is the answer itself, and it comes
 //!    within [`JSON_WAIT`], the client gets it as `application/json`. If
 //!    progress, a log message or a server→client request (sampling,
@@ -88,7 +96,8 @@ struct ListRequest {
 }
 
 /// What the middleware needs: the hub, and the session manager of the merged
-/// endpoint, which alone decides whether a session still exists.
+/// endpoint (the pass-through routes' managers are kept by the hub); rmcp's
+/// managers alone decide whether a session still exists.
 #[derive(Clone)]
 pub struct FastPath {
     pub hub: HubHandle,
@@ -350,8 +359,19 @@ async fn fast_call(
             );
             envelope(id, "error", &serde_json::to_vec(&error).ok()?)
         }
+        // Switchboard negotiates protocols before 2026-07-28 only, where rmcp
+        // refuses an input-required result and sends the legacy shape.
+        Ok(CallToolResponse::InputRequired(_)) => {
+            let error = ErrorData::invalid_request(
+                "InputRequiredResult requires negotiated protocol version 2026-07-28 or newer",
+                None,
+            );
+            envelope(id, "error", &serde_json::to_vec(&error).ok()?)
+        }
         Ok(response) => {
-            let result = ServerResult::from(response);
+            let mut result = ServerResult::from(response);
+            result.strip_result_type_for_legacy_peer();
+            result.strip_non_object_output_for_legacy_peer();
             envelope(id, "result", &serde_json::to_vec(&result).ok()?)
         }
         Err(error) => envelope(id, "error", &serde_json::to_vec(&error).ok()?),

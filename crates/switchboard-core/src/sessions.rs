@@ -225,6 +225,11 @@ impl Sessions {
         if session.http_id.set(id.clone()).is_ok()
             && let Ok(mut by_id) = self.by_http_id.lock()
         {
+            // Ended sessions also leave whenever the sessions are walked; this
+            // keeps a hub that is never walked (no changes, no snapshot) small.
+            if by_id.len() >= 64 {
+                by_id.retain(|_, s| s.upgrade().is_some_and(|s| s.is_live()));
+            }
             by_id.insert(id, Arc::downgrade(session));
         }
     }
