@@ -67,7 +67,7 @@ pub(crate) struct HubInner {
     pub(crate) sessions: Sessions,
     snapshot: watch::Sender<Arc<HubSnapshot>>,
     events: mpsc::UnboundedSender<UpstreamEvent>,
-    http: reqwest::Client,
+    http: SharedHttp,
     /// OAuth tokens (OS keyring), logins in progress, keyring secrets.
     pub(crate) auth: Arc<crate::auth::Auth>,
     pub(crate) cancel: CancellationToken,
@@ -85,6 +85,27 @@ pub(crate) struct HubInner {
     /// with its session manager (which the HTTP fast path asks about sessions).
     pass_through:
         Mutex<std::collections::HashMap<ServerId, (PassThroughService, Arc<PassThroughSessions>)>>,
+}
+
+/// The one pooled HTTP client for remote servers and OAuth, built when first
+/// needed: building it loads the system's root certificates (hundreds of
+/// files, most of a hub's start-up time), which a hub of local servers never
+/// needs.
+#[derive(Clone, Default)]
+pub(crate) struct SharedHttp(Arc<std::sync::OnceLock<reqwest::Client>>);
+
+impl SharedHttp {
+    pub(crate) fn get(&self) -> reqwest::Client {
+        self.0
+            .get_or_init(|| {
+                reqwest::Client::builder()
+                    .pool_idle_timeout(Duration::from_secs(90))
+                    .tcp_nodelay(true)
+                    .build()
+                    .unwrap_or_default()
+            })
+            .clone()
+    }
 }
 
 pub(crate) type PassThroughSessions =
@@ -140,11 +161,7 @@ impl Hub {
             .map_err(|source| HubError::Bind { addr, source })?;
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let cancel = CancellationToken::new();
-        let http = reqwest::Client::builder()
-            .pool_idle_timeout(Duration::from_secs(90))
-            .tcp_nodelay(true)
-            .build()
-            .unwrap_or_default();
+        let http = SharedHttp::default();
         let endpoint = format!("http://{local_addr}/mcp");
         // Off the runtime and with a deadline: D-Bus may be slow or absent.
         let opened = crate::auth::store::open_async(settings.token_store).await;

@@ -373,7 +373,7 @@ pub struct Upstream {
     settings: Arc<Settings>,
     /// Child of the hub's root token; cancelled when this upstream is retired.
     cancel: CancellationToken,
-    http: reqwest::Client,
+    http: crate::hub::SharedHttp,
     /// OAuth tokens of remote servers and keyring secrets of stdio servers.
     auth: Arc<crate::auth::Auth>,
     events: tokio::sync::mpsc::UnboundedSender<UpstreamEvent>,
@@ -396,7 +396,7 @@ impl Upstream {
         config: ServerConfig,
         settings: Arc<Settings>,
         cancel: CancellationToken,
-        http: reqwest::Client,
+        http: crate::hub::SharedHttp,
         auth: Arc<crate::auth::Auth>,
         events: tokio::sync::mpsc::UnboundedSender<UpstreamEvent>,
     ) -> Self {
@@ -964,7 +964,7 @@ impl Upstream {
                     &self.id,
                     url,
                     server_config.oauth.as_ref(),
-                    self.http.clone(),
+                    self.http.get(),
                 )
                 .await
                 .map_err(|err| self.auth_setup_error(url, err))?
@@ -978,7 +978,7 @@ impl Upstream {
             }
             None => {
                 let transport =
-                    StreamableHttpClientTransport::with_client(self.http.clone(), config);
+                    StreamableHttpClientTransport::with_client(self.http.get(), config);
                 (self.client().serve(transport).await, None)
             }
         };
