@@ -960,12 +960,7 @@ impl Upstream {
             None
         } else {
             self.auth
-                .authorized_client(
-                    &self.id,
-                    url,
-                    server_config.oauth.as_ref(),
-                    self.http.get(),
-                )
+                .authorized_client(&self.id, url, server_config.oauth.as_ref(), self.http.get())
                 .await
                 .map_err(|err| self.auth_setup_error(url, err))?
         };
@@ -977,8 +972,7 @@ impl Upstream {
                 (self.client().serve(transport).await, Some(refresher))
             }
             None => {
-                let transport =
-                    StreamableHttpClientTransport::with_client(self.http.get(), config);
+                let transport = StreamableHttpClientTransport::with_client(self.http.get(), config);
                 (self.client().serve(transport).await, None)
             }
         };
