@@ -154,6 +154,21 @@ fn tool_names(answer: &Answer) -> Vec<String> {
         .collect()
 }
 
+/// Calls echo tool `tool` with `text`: the answer must be one JSON body with
+/// this request's id and the text.
+async fn assert_echo_is_json(raw: &mut Raw, tool: &str, text: &str) {
+    let call = raw
+        .request(
+            "tools/call",
+            json!({"name": tool, "arguments": {"text": text}}),
+            &[],
+        )
+        .await;
+    assert_eq!(call.content_type, "application/json", "{tool}");
+    assert_eq!(call.messages[0]["id"], json!(raw.next_id - 1), "{tool}");
+    assert_eq!(call.messages[0]["result"]["content"][0]["text"], text);
+}
+
 #[tokio::test]
 async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
     let scratch = tempfile::tempdir().unwrap();
@@ -219,23 +234,14 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
             "{method}"
         );
     }
-    // A cursor is accepted (everything is one page); unknown parameters go to rmcp.
+    // A cursor is accepted: everything is one page.
     let cursor = raw
         .request("tools/list", json!({"cursor": "anything"}), &[])
         .await;
     assert_eq!(tool_names(&cursor).len(), 4);
 
     // A call whose answer comes first is one JSON body.
-    let call = raw
-        .request(
-            "tools/call",
-            json!({"name": "a__echo", "arguments": {"text": "hi"}}),
-            &[],
-        )
-        .await;
-    assert_eq!(call.content_type, "application/json");
-    assert_eq!(call.messages[0]["id"], json!(raw.next_id - 1));
-    assert_eq!(call.messages[0]["result"]["content"][0]["text"], "hi");
+    assert_echo_is_json(&mut raw, "a__echo", "hi").await;
 
     // A call that reports progress keeps the event stream: progress first,
     // then the answer.
@@ -333,16 +339,7 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
     let mut single = Raw::new(&format!("{}/servers/a/mcp", hub.base));
     let init = single.initialize().await;
     assert_eq!(init.status, 200);
-    let echoed = single
-        .request(
-            "tools/call",
-            json!({"name": "echo", "arguments": {"text": "direct"}}),
-            &[],
-        )
-        .await;
-    assert_eq!(echoed.content_type, "application/json");
-    assert_eq!(echoed.messages[0]["id"], json!(single.next_id - 1));
-    assert_eq!(echoed.messages[0]["result"]["content"][0]["text"], "direct");
+    assert_echo_is_json(&mut single, "echo", "direct").await;
     let listed = single.request("tools/list", json!({}), &[]).await;
     assert_eq!(tool_names(&listed), vec!["echo", "slow"]);
     single.session = raw.session.clone();
