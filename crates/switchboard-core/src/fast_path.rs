@@ -224,7 +224,7 @@ async fn prepared_list(
         Ok(result) => {
             // The shared result bytes go out as they are, between the envelope's
             // head and tail: no copy of a list that can be megabytes long.
-            let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#);
+            let head = envelope_head(id, "result");
             let length = head.len() + result.len() + 1;
             let parts = [Bytes::from(head), result, Bytes::from_static(b"}")];
             let body = Body::from_stream(futures::stream::iter(
@@ -401,15 +401,16 @@ fn cancel_fast_call(state: &FastPath, headers: &HeaderMap, body: &[u8]) {
     }
 }
 
+/// `{"jsonrpc":"2.0","id":<id>,"<field>":` — an answer up to its value.
+fn envelope_head(id: &serde_json::Value, field: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"{field}":"#)
+}
+
 /// `{"jsonrpc":"2.0","id":<id>,"<field>":<value>}`.
 fn envelope(id: &serde_json::Value, field: &str, value: &[u8]) -> Vec<u8> {
-    let id = id.to_string();
-    let mut out = Vec::with_capacity(value.len() + id.len() + field.len() + 32);
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    out.extend_from_slice(id.as_bytes());
-    out.extend_from_slice(b",\"");
-    out.extend_from_slice(field.as_bytes());
-    out.extend_from_slice(b"\":");
+    let head = envelope_head(id, field);
+    let mut out = Vec::with_capacity(head.len() + value.len() + 1);
+    out.extend_from_slice(head.as_bytes());
     out.extend_from_slice(value);
     out.push(b'}');
     out

@@ -106,11 +106,12 @@ impl Gateway {
             ListResult::Prompts => ListKind::Prompts,
             ListResult::Resources | ListResult::ResourceTemplates => ListKind::Resources,
         };
-        Some(self.lists(kind).await.map(|lists| match lists {
-            Lists::Merged(catalog) => catalog.list_result(which),
-            // Only pass-through sessions get server lists.
-            Lists::Server(..) => axum::body::Bytes::new(),
-        }))
+        match self.lists(kind).await {
+            Ok(Lists::Merged(catalog)) => Some(Ok(catalog.list_result(which))),
+            // Only pass-through sessions get one server's lists.
+            Ok(Lists::Server(..)) => None,
+            Err(error) => Some(Err(error)),
+        }
     }
 
     /// Routes a `tools/call` to its server (or a built-in tool) and forwards
