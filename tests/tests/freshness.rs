@@ -10,18 +10,25 @@ use switchboard_e2e::{
     HttpFixture, Hub, counts, eventually, free_port, stdio_fixture, write_control,
 };
 
-#[tokio::test]
-async fn a_silent_redeploy_is_found_by_the_poll_and_announced_once() {
+/// An HTTP fixture with tool `x` on a fixed port (so it can come back on the
+/// same address) and a hub that polls it every second.
+async fn polled_remote() -> (String, HttpFixture, Hub) {
     let addr = format!("127.0.0.1:{}", free_port());
-    let mut fixture = HttpFixture::start_on(&addr, &["--tools", "x"])
+    let fixture = HttpFixture::start_on(&addr, &["--tools", "x"])
         .await
         .unwrap();
-    let mut hub = Hub::start(json!({
+    let hub = Hub::start(json!({
         "mcpServers": {"remote": {"url": fixture.url}},
         "settings": {"pollIntervalSecs": 1}
     }))
     .await
     .unwrap();
+    (addr, fixture, hub)
+}
+
+#[tokio::test]
+async fn a_silent_redeploy_is_found_by_the_poll_and_announced_once() {
+    let (addr, mut fixture, mut hub) = polled_remote().await;
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["remote__x"]);
 
@@ -126,16 +133,7 @@ async fn simultaneous_refresh_triggers_share_one_listing() {
 
 #[tokio::test]
 async fn a_failing_poll_keeps_the_lists_and_health_recovers() {
-    let addr = format!("127.0.0.1:{}", free_port());
-    let mut fixture = HttpFixture::start_on(&addr, &["--tools", "x"])
-        .await
-        .unwrap();
-    let mut hub = Hub::start(json!({
-        "mcpServers": {"remote": {"url": fixture.url}},
-        "settings": {"pollIntervalSecs": 1}
-    }))
-    .await
-    .unwrap();
+    let (addr, mut fixture, mut hub) = polled_remote().await;
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["remote__x"]);
     hub.wait_server("remote", "healthy", |s| s["health"] == "healthy")
