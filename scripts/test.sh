@@ -307,11 +307,14 @@ desktop_tests() {
 }
 
 # The keyring tests (#[ignore]d in the plain run) against a real Secret Service: a private
-# session bus with GNOME Keyring unlocked, its keyrings in a temporary XDG_DATA_HOME.
+# session bus with GNOME Keyring unlocked, its keyrings in a temporary XDG_DATA_HOME, and
+# the kernel keyring in a session keyring of the test's own.
 keyring_tests() {
     local data rc=0
     data="$(mktemp -d)"
-    XDG_DATA_HOME="$data" dbus-run-session -- bash -c \
+    # `keyctl session -`: a fresh session keyring for the keyutils test (the inherited one
+    # may belong to another user and refuse access).
+    XDG_DATA_HOME="$data" keyctl session - dbus-run-session -- bash -c \
         'echo -n ci | gnome-keyring-daemon --unlock --components=secrets >/dev/null;
          cargo test -p switchboard-e2e --test keyring -- --ignored' || rc=$?
     rm -rf "$data"

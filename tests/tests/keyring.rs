@@ -7,7 +7,10 @@
 //! `dbus-run-session -- bash -c 'echo -n ci | gnome-keyring-daemon --unlock --components=secrets; …'`
 //! with a temporary `XDG_DATA_HOME`. Without a Secret Service they skip with
 //! the reason, or fail when `SWITCHBOARD_REQUIRE_EXTERNAL` is set. The kernel
-//! keyring (keyutils, the headless fallback) needs no bus and runs always.
+//! keyring (keyutils, the headless fallback) needs no bus but a session keyring
+//! of its own: the one a login or a container hands down may belong to another
+//! user and refuse access, so that test is `#[ignore]`d too and `scripts/test.sh`
+//! runs the whole file inside `keyctl session -` (a fresh anonymous session keyring).
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -255,6 +258,7 @@ async fn keyring_secrets_reach_stdio_servers_and_stay_out_of_files() {
 /// The kernel keyring (the headless fallback): `secret set` stores, a hub
 /// started by the same user session reads it, `secret delete` removes it.
 #[tokio::test]
+#[ignore = "needs a session keyring of its own: run with --ignored under `keyctl session -`"]
 async fn keyutils_keeps_secrets_for_the_session() {
     const KEYUTILS: [(&str, &str); 1] = [("SWITCHBOARD_TOKEN_STORE", "keyutils")];
     let pid = std::process::id();
