@@ -97,7 +97,8 @@ async fn import_skips_every_url_of_a_running_hub_on_any_port() {
             ),
             (
                 "hub-route",
-                &json!({"kind": "runningSwitchboard", "origin": format!("http://localhost:{port}")})
+                // The same origin as above (`localhost` is 127.0.0.1): asked once.
+                &json!({"kind": "runningSwitchboard", "origin": format!("http://127.0.0.1:{port}")})
             ),
         ]
     );
