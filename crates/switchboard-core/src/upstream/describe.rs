@@ -324,7 +324,9 @@ mod tests {
             .unwrap()
             .port();
         let transport = HttpTransport::from_uri(format!("http://127.0.0.1:{port}/mcp"));
-        let err = ().serve(transport).await.err().expect("nothing listens");
+        let Err(err) = ().serve(transport).await else {
+            panic!("nothing listens, yet the handshake succeeded");
+        };
         // rmcp's own words name its types; ours do not.
         assert!(err.to_string().contains("rmcp::"), "{err}");
         let text = init_failure(&err);
@@ -358,7 +360,9 @@ mod tests {
                 }
             });
             let transport = HttpTransport::from_uri(format!("http://{addr}/mcp"));
-            let err = ().serve(transport).await.err().expect("the server fails");
+            let Err(err) = ().serve(transport).await else {
+                panic!("the server fails, yet the handshake succeeded");
+            };
             let text = init_failure(&err);
             assert_plain(&text);
             assert_eq!(text, expected);
