@@ -711,7 +711,7 @@ mod tests {
         };
         let plan = import_with(&req, &probe).unwrap();
         let added: Vec<&str> = plan.added.iter().map(|a| a.id.as_str()).collect();
-        assert_eq!(added, vec!["local", "other"]);
+        assert_eq!(added, vec!["other", "local"]);
         let skipped: Vec<(&str, &SkipReason)> = plan
             .skipped
             .iter()
