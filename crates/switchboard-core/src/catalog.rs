@@ -14,7 +14,10 @@
 //!   so the result does not depend on the order servers were listed in;
 //! - the mapping back to (server, original name) is exact;
 //! - lists are sorted by exposed name, so the merged view does not depend on
-//!   the order upstreams list things in.
+//!   the order upstreams list things in;
+//! - [`could_expose`] tells, by these same rules, whether a server's prefix
+//!   can produce a given name: routing uses it for names of servers that
+//!   were never listed.
 //!
 //! Resources and resource templates keep their URIs. When two servers list the
 //! same resource URI, the server whose id sorts first owns it and the other

@@ -10,7 +10,10 @@
 //! [`Catalog`] is written only by [`HubHandle::rebuild_catalog`] (under
 //! `catalog_write`, a std mutex never held across an `.await`); the snapshot
 //! is published only by the event loop. Start-up never waits for upstreams:
-//! they start on first need.
+//! they start on first need. List requests wait for never-listed servers
+//! once per server (one cold-start deadline shared by every list method and
+//! session); names are routed by their server part first
+//! ([`HubHandle::route_tool`]), so a name of no server starts nothing.
 
 use std::future::Future;
 use std::net::SocketAddr;

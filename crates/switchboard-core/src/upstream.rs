@@ -18,6 +18,11 @@
 //! leaves no process of the server's process group behind. A remote server
 //! goes to `AuthRequired` when it answers with an OAuth challenge or its
 //! tokens stop working (see `crate::auth`); a login reconnects it.
+//!
+//! Errors: every failure is an [`UpstreamError`] naming the server; rmcp's
+//! own errors are put in plain words first (`describe`), so no message names
+//! a Rust type. A remote URL that leads back to this hub is refused
+//! ([`UpstreamError::SelfReference`], see `crate::identity`).
 
 use std::collections::{HashMap, VecDeque};
 use std::process::Stdio;
