@@ -207,7 +207,7 @@ async def test_unknown_tool_is_an_error_and_the_hub_keeps_serving(
         with pytest.raises(McpError) as raised:
             await session.call_tool("nope__x", {"text": "hello"})
         assert (raised.value.error.code, raised.value.error.message) == (
-            -32602, "unknown tool 'nope__x'")
+            -32602, "unknown tool 'nope__x': no server 'nope' is configured")
 
         result = await session.call_tool("a__x", {"text": "still here"})
         assert (result.isError, texts(result)) == (False, ["still here"])

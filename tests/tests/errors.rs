@@ -16,7 +16,10 @@ async fn unknown_tool_is_an_invalid_params_error() {
     let err = client.call_text("nope__x", json!({})).await.unwrap_err();
     let err = rpc_error(&err);
     assert_eq!(err.code.0, -32602);
-    assert_eq!(err.message, "unknown tool 'nope__x'");
+    assert_eq!(
+        err.message,
+        "unknown tool 'nope__x': no server 'nope' is configured"
+    );
     // The hub keeps serving.
     assert_eq!(
         client

@@ -14,7 +14,10 @@
 //!   so the result does not depend on the order servers were listed in;
 //! - the mapping back to (server, original name) is exact;
 //! - lists are sorted by exposed name, so the merged view does not depend on
-//!   the order upstreams list things in.
+//!   the order upstreams list things in;
+//! - [`could_expose`] tells, by these same rules, whether a server's prefix
+//!   can produce a given name: routing uses it for names of servers that
+//!   were never listed.
 //!
 //! Resources and resource templates keep their URIs. When two servers list the
 //! same resource URI, the server whose id sorts first owns it and the other
@@ -354,6 +357,33 @@ fn assign_names<'a>(entries: impl Iterator<Item = (&'a CatalogSource, &'a str)>)
         .collect()
 }
 
+/// Whether a server whose names carry `prefix` could expose a tool or prompt
+/// as `exposed`, by the naming rules above: a plain `<prefix>__<name>`, a
+/// hashed name that starts the same way, or a 64-character hashed name cut
+/// inside `<prefix>__`. An empty prefix (bare names) could expose anything.
+/// Routing uses it to tell which servers a name can belong to before they
+/// were ever listed.
+pub fn could_expose(prefix: &str, exposed: &str) -> bool {
+    if prefix.is_empty() {
+        return true;
+    }
+    let head = format!("{prefix}{SEPARATOR}");
+    if exposed.starts_with(&head) {
+        return true;
+    }
+    // `hashed_name` cut `<prefix>__<name>` to fit its suffix: the result is
+    // exactly MAX_NAME_LEN long and ends in `_` plus lowercase hex digits.
+    exposed.len() == MAX_NAME_LEN
+        && exposed.rsplit_once('_').is_some_and(|(cut, hex)| {
+            hex.len() >= HASH_HEX
+                && hex
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+                && !cut.is_empty()
+                && head.starts_with(cut)
+        })
+}
+
 /// `<prefix>__<name>` when that is already a valid name, else `None`.
 fn plain_name(prefix: &str, name: &str) -> Option<String> {
     let joined = join(prefix, name);
@@ -571,6 +601,57 @@ mod tests {
                 .iter()
                 .any(|r| r.server.as_str() == "a__b" && &*r.name == "c")
         );
+    }
+
+    #[test]
+    fn could_expose_follows_the_naming_rules() {
+        // Every name a catalog assigns is one its server's prefix could expose,
+        // and no other server's prefix claims it unless the names overlap.
+        let long_prefix = "p".repeat(60);
+        let sources = vec![
+            source("a", &["x", "get.weather", &"t".repeat(100)]),
+            source("a__b", &["c"]),
+            source("ab", &["x"]),
+            {
+                let mut s = source("long", &["tool", "x.y"]);
+                s.prefix = long_prefix.clone();
+                s
+            },
+        ];
+        let prefixes: Vec<String> = sources.iter().map(|s| s.prefix.clone()).collect();
+        let c = Catalog::build(sources);
+        for tool in c.tools.iter() {
+            let route = c.tool(&tool.name).unwrap();
+            let own = if route.server.as_str() == "long" {
+                long_prefix.as_str()
+            } else {
+                route.server.as_str()
+            };
+            assert!(could_expose(own, &tool.name), "{} from {own}", tool.name);
+        }
+        // Names cut inside a 60-character prefix still point at it.
+        let cut: Vec<_> = c
+            .tools
+            .iter()
+            .map(|t| t.name.to_string())
+            .filter(|n| !n.starts_with(&format!("{long_prefix}__")))
+            .filter(|n| n.starts_with(&long_prefix[..10]))
+            .collect();
+        assert_eq!(cut.len(), 2, "{:?}", names(&c));
+        assert!(cut.iter().all(|n| could_expose(&long_prefix, n)));
+        assert!(cut.iter().all(|n| !could_expose("a", n)));
+        // Ids with `_` and `__`: "a__b__c" could be server "a" or server "a__b".
+        assert!(could_expose("a", "a__b__c") && could_expose("a__b", "a__b__c"));
+        assert!(!could_expose("ab", "a__b__c"));
+        assert!(!could_expose("a", "ab__x"));
+        assert!(!could_expose("nosuchserver", "a__x"));
+        assert!(!could_expose("a", "a_x"));
+        assert!(could_expose("", "anything"));
+        // A 64-character name ending in hex but cut elsewhere is not the prefix's.
+        let other = format!("{}_{}", "q".repeat(55), "0123abcd");
+        assert_eq!(other.len(), MAX_NAME_LEN);
+        assert!(!could_expose(&long_prefix, &other));
+        assert!(prefixes.iter().all(|p| !could_expose(p, "zzz__x")));
     }
 
     #[test]

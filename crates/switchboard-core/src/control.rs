@@ -1,6 +1,10 @@
 //! The HTTP surface on the hub's one listener: the merged MCP endpoint at
 //! `/mcp` and the local control API under `/api/v1` (JSON).
 //!
+//! Every answer names the hub (`switchboard-instance`, see `identity`), and a
+//! request that came from this very hub (an upstream URL leading back to
+//! it) is answered `508 Loop Detected`.
+//!
 //! Local access is protected the way a loopback service must be against
 //! browsers: every request's `Host` must be a loopback name (DNS rebinding),
 //! and a request that carries an `Origin` must come from a loopback origin
@@ -23,6 +27,7 @@ use crate::capabilities::RefreshTrigger;
 use crate::config::ServerId;
 use crate::gateway::{Gateway, Scope};
 use crate::hub::HubHandle;
+use crate::identity::{HubIdentity, INSTANCE_HEADER, VIA_HEADER};
 use crate::reload::{ReloadError, ReloadResult};
 
 /// Builds the router for the hub's listener.
@@ -66,6 +71,45 @@ pub fn router(hub: HubHandle) -> Router {
         .nest("/api/v1", api)
         .merge(crate::ui_assets::router())
         .layer(middleware::from_fn(local_only))
+        .layer(middleware::from_fn_with_state(
+            hub.inner.identity.clone(),
+            identify,
+        ))
+}
+
+/// Names this hub on every answer ([`INSTANCE_HEADER`]), and answers a
+/// request that came from this very hub ([`VIA_HEADER`] = its own id: an
+/// upstream URL that leads back here) with `508 Loop Detected` instead of
+/// serving it. Outermost, so it holds whatever `Host` the request used.
+async fn identify(
+    State(identity): State<Arc<HubIdentity>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let from_itself = request
+        .headers()
+        .get(VIA_HEADER)
+        .is_some_and(|via| via.as_bytes() == identity.instance.as_bytes());
+    let mut response = if from_itself {
+        tracing::warn!(
+            path = %request.uri().path(),
+            "refused a request from this hub itself: a server's URL leads back to it"
+        );
+        (
+            StatusCode::LOOP_DETECTED,
+            Json(json!({
+                "error": "this request came from this Switchboard itself: a server in its config \
+                          points back at it, and a hub cannot serve itself"
+            })),
+        )
+            .into_response()
+    } else {
+        next.run(request).await
+    };
+    if let Ok(value) = header::HeaderValue::from_str(&identity.instance) {
+        response.headers_mut().insert(INSTANCE_HEADER, value);
+    }
+    response
 }
 
 /// `/servers/<id>/mcp`: one upstream, original names (see `gateway::Scope`).

@@ -38,7 +38,7 @@ use serde_json::json;
 use crate::capabilities::{Capabilities, canonical_hash};
 use crate::catalog::Catalog;
 use crate::config::ServerId;
-use crate::hub::HubHandle;
+use crate::hub::{HubHandle, Unrouted};
 use crate::sessions::{ListKind, Session};
 use crate::upstream::{Downstream, Upstream, UpstreamError};
 
@@ -142,9 +142,11 @@ impl Gateway {
                     .map(CallToolResponse::Complete);
             }
             None => {
-                let Some(route) = self.hub.route_tool(&request.name).await else {
-                    return Err(unknown("tool", &request.name));
-                };
+                let route = self
+                    .hub
+                    .route_tool(&request.name)
+                    .await
+                    .map_err(|why| unrouted("tool", &request.name, why))?;
                 request.name = Cow::Owned(route.name.to_string());
                 self.hub
                     .upstream(route.server.as_str())
@@ -317,9 +319,11 @@ impl ServerHandler for Gateway {
         let upstream = match self.single()? {
             Some(upstream) => upstream,
             None => {
-                let Some(route) = self.hub.route_prompt(&request.name).await else {
-                    return Err(unknown("prompt", &request.name));
-                };
+                let route = self
+                    .hub
+                    .route_prompt(&request.name)
+                    .await
+                    .map_err(|why| unrouted("prompt", &request.name, why))?;
                 request.name = route.name.to_string();
                 self.hub
                     .upstream(route.server.as_str())
@@ -425,9 +429,11 @@ impl ServerHandler for Gateway {
         let upstream = match (self.single()?, &request.r#ref) {
             (Some(upstream), _) => upstream,
             (None, Reference::Prompt(prompt)) => {
-                let Some(route) = self.hub.route_prompt(&prompt.name).await else {
-                    return Err(unknown("prompt", &prompt.name));
-                };
+                let route = self
+                    .hub
+                    .route_prompt(&prompt.name)
+                    .await
+                    .map_err(|why| unrouted("prompt", &prompt.name, why))?;
                 request.r#ref = Reference::for_prompt(route.name.to_string());
                 self.hub
                     .upstream(route.server.as_str())
@@ -559,6 +565,43 @@ pub(crate) fn pass_through_versions(upstream: &Upstream, caps: &Capabilities) ->
         canonical_hash(&caps.prompts),
         canonical_hash(&(&caps.resources, &caps.resource_templates)),
     ]
+}
+
+/// The error for a name that leads to no server: "unknown tool" (-32602)
+/// with the reason, or the error of the server it belongs to when that server
+/// could not be started or listed.
+fn unrouted(what: &str, name: &str, why: Unrouted) -> ErrorData {
+    let (reason, kind) = match why {
+        Unrouted::Failed(err) => return upstream_error(err),
+        Unrouted::NotListed => return unknown(what, name),
+        Unrouted::Disabled(servers) => {
+            let list: Vec<String> = servers.iter().map(|s| format!("'{s}'")).collect();
+            let verb = if list.len() == 1 { "is" } else { "are" };
+            (
+                format!("server {} {verb} disabled", list.join(" and ")),
+                "disabled",
+            )
+        }
+        Unrouted::NoServer {
+            renamed: Some((id, prefix)),
+        } => (
+            format!("server '{id}' names its {what}s '{prefix}__<name>'"),
+            "noSuchServer",
+        ),
+        Unrouted::NoServer { renamed: None } => match name.split_once("__") {
+            Some((part, _)) if !part.is_empty() => {
+                (format!("no server '{part}' is configured"), "noSuchServer")
+            }
+            _ => (
+                format!("{what} names are '<server>__<{what}>'"),
+                "noSuchServer",
+            ),
+        },
+    };
+    ErrorData::invalid_params(
+        format!("unknown {what} '{name}': {reason}"),
+        Some(json!({what: name, "kind": kind})),
+    )
 }
 
 fn unknown(what: &str, name: &str) -> ErrorData {

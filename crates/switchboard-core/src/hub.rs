@@ -10,7 +10,10 @@
 //! [`Catalog`] is written only by [`HubHandle::rebuild_catalog`] (under
 //! `catalog_write`, a std mutex never held across an `.await`); the snapshot
 //! is published only by the event loop. Start-up never waits for upstreams:
-//! they start on first need.
+//! they start on first need. List requests wait for never-listed servers
+//! once per server (one cold-start deadline shared by every list method and
+//! session); names are routed by their server part first
+//! ([`HubHandle::route_tool`]), so a name of no server starts nothing.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -68,6 +71,8 @@ pub(crate) struct HubInner {
     snapshot: watch::Sender<Arc<HubSnapshot>>,
     events: mpsc::UnboundedSender<UpstreamEvent>,
     http: SharedHttp,
+    /// This hub's instance id and listener, to never serve itself.
+    pub(crate) identity: Arc<crate::identity::HubIdentity>,
     /// OAuth tokens (OS keyring), logins in progress, keyring secrets.
     pub(crate) auth: Arc<crate::auth::Auth>,
     pub(crate) cancel: CancellationToken,
@@ -81,6 +86,15 @@ pub(crate) struct HubInner {
     catalog_changed: Arc<tokio::sync::Notify>,
     /// Where the warm catalog is kept (`None` disables it).
     warm_catalog: Option<PathBuf>,
+    /// Each server's one cold-start wait for list requests (see
+    /// [`HubHandle::merged_catalog`]): the fingerprint it was set for and
+    /// when it ends.
+    cold_deadlines: Mutex<
+        std::collections::HashMap<
+            ServerId,
+            (crate::fingerprint::Fingerprint, tokio::time::Instant),
+        >,
+    >,
     /// The MCP services of the pass-through routes, one per server id, each
     /// with its session manager (which the HTTP fast path asks about sessions).
     pass_through:
@@ -113,6 +127,22 @@ pub(crate) type PassThroughSessions =
 
 pub(crate) type PassThroughService =
     rmcp::transport::StreamableHttpService<crate::gateway::Gateway, PassThroughSessions>;
+
+/// Why a tool or prompt name leads to no server (see [`HubHandle::route_tool`]).
+#[derive(Debug)]
+pub enum Unrouted {
+    /// No configured server's names can look like this. `renamed` is set when
+    /// the part before `__` is a server id whose names carry another prefix
+    /// (its `namespace`): (id, prefix).
+    NoServer { renamed: Option<(ServerId, String)> },
+    /// Only disabled servers' names can look like this.
+    Disabled(Vec<ServerId>),
+    /// The servers it could belong to are listed and have no such name.
+    NotListed,
+    /// The server it could belong to could not be listed (not started, not
+    /// reachable...): its own error.
+    Failed(UpstreamError),
+}
 
 /// A cheap handle on a running hub.
 #[derive(Clone)]
@@ -180,6 +210,7 @@ impl Hub {
             catalog_changed: Arc::new(tokio::sync::Notify::new()),
             warm_catalog: options.warm_catalog,
             pass_through: Mutex::new(std::collections::HashMap::new()),
+            cold_deadlines: Mutex::new(std::collections::HashMap::new()),
             registry: Registry::default(),
             catalog: RwLock::new(Arc::new(Catalog::default())),
             catalog_write: Mutex::new(()),
@@ -187,6 +218,7 @@ impl Hub {
             snapshot: watch::Sender::new(Arc::new(HubSnapshot::default())),
             events: events_tx,
             http,
+            identity: Arc::new(crate::identity::HubIdentity::new(local_addr)),
             auth,
             cancel,
             tasks: TaskTracker::new(),
@@ -448,6 +480,7 @@ impl HubHandle {
             self.inner.settings.clone(),
             self.inner.cancel.child_token(),
             self.inner.http.clone(),
+            self.inner.identity.clone(),
             self.inner.auth.clone(),
             self.inner.events.clone(),
         )
@@ -485,18 +518,48 @@ impl HubHandle {
     /// The merged catalog for a client's list request: servers never listed are
     /// started and listed, waiting at most the cold-list timeout (late ones
     /// arrive with `list_changed`); stale ones are revalidated in the background.
+    ///
+    /// Each server gets one cold-start wait: its deadline is set by the first
+    /// list request that waits for it, and every later list request — of any
+    /// kind, from any session — waits at most until that same deadline.
     pub async fn merged_catalog(&self) -> Arc<Catalog> {
         let mut cold = Vec::new();
         for upstream in self.inner.registry.enabled() {
             if let Some(wait) = self.ensure_fresh(&upstream).await {
-                cold.push(wait);
+                cold.push((self.cold_deadline(&upstream), wait));
             }
         }
         if !cold.is_empty() {
-            let all = futures::future::join_all(cold);
-            let _ = tokio::time::timeout(self.inner.settings.cold_list_timeout, all).await;
+            let waits = cold.into_iter().map(|(deadline, wait)| async move {
+                let _ = tokio::time::timeout_at(deadline, wait).await;
+            });
+            futures::future::join_all(waits).await;
         }
         self.catalog()
+    }
+
+    /// Until when list requests wait for `upstream`'s first listing: set on
+    /// first use to now + `coldListTimeoutMs`, per server id and fingerprint
+    /// (a server rebuilt by a reload gets a wait of its own).
+    fn cold_deadline(&self, upstream: &Upstream) -> tokio::time::Instant {
+        let mut deadlines = self
+            .inner
+            .cold_deadlines
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let fingerprint = upstream.fingerprint();
+        match deadlines.get(&upstream.id) {
+            Some((fp, deadline)) if *fp == fingerprint => *deadline,
+            _ => {
+                let now = tokio::time::Instant::now();
+                // A huge setting means "wait as long as it takes" (about 30 years).
+                let deadline = now
+                    .checked_add(self.inner.settings.cold_list_timeout)
+                    .unwrap_or_else(|| now + Duration::from_secs(30 * 365 * 86_400));
+                deadlines.insert(upstream.id.clone(), (fingerprint, deadline));
+                deadline
+            }
+        }
     }
 
     /// Makes sure `upstream`'s listing is fresh. Returns a handle to await when
@@ -629,25 +692,21 @@ impl HubHandle {
             .collect()
     }
 
-    /// Where a tool name leads. An unknown name waits for servers that were
-    /// never listed (up to their start-up timeout) before giving up, so a call
-    /// made right after start-up without a list still works.
-    pub async fn route_tool(&self, name: &str) -> Option<Route> {
-        self.route(|c| c.tool(name).cloned()).await
+    /// Where an exposed tool name leads (see [`HubHandle::route_name`]).
+    pub async fn route_tool(&self, name: &str) -> Result<Route, Unrouted> {
+        self.route_name(name, |c| c.tool(name).cloned()).await
     }
 
-    pub async fn route_prompt(&self, name: &str) -> Option<Route> {
-        self.route(|c| c.prompt(name).cloned()).await
+    /// Where an exposed prompt name leads (see [`HubHandle::route_name`]).
+    pub async fn route_prompt(&self, name: &str) -> Result<Route, Unrouted> {
+        self.route_name(name, |c| c.prompt(name).cloned()).await
     }
 
     pub async fn resource_owner(&self, uri: &str) -> Option<ServerId> {
-        self.route(|c| c.resource_owner(uri).cloned()).await
-    }
-
-    async fn route<T>(&self, find: impl Fn(&Catalog) -> Option<T>) -> Option<T> {
-        if let Some(found) = find(&self.catalog()) {
+        if let Some(found) = self.catalog().resource_owner(uri).cloned() {
             return Some(found);
         }
+        // A URI names no server: every server never listed may own it.
         let unlisted: Vec<_> = self
             .inner
             .registry
@@ -658,15 +717,87 @@ impl HubHandle {
         if unlisted.is_empty() {
             return None;
         }
-        let waits = unlisted.iter().map(|u| {
+        self.list_first_time(&unlisted).await;
+        self.catalog().resource_owner(uri).cloned()
+    }
+
+    /// Routes a tool or prompt name by its server part first. A name in the
+    /// catalog leads to its server at once. Otherwise only the servers whose
+    /// prefix the name could carry ([`crate::catalog::could_expose`]) are
+    /// considered: none configured → [`Unrouted::NoServer`] at once, only
+    /// disabled ones → [`Unrouted::Disabled`]; those never listed are listed
+    /// now (one start each, bounded by their start-up timeout, so a call made
+    /// right after start-up without a list still works), and if the name is
+    /// still unknown, a server that could not be listed answers with its own
+    /// error ([`Unrouted::Failed`]).
+    async fn route_name(
+        &self,
+        name: &str,
+        find: impl Fn(&Catalog) -> Option<Route>,
+    ) -> Result<Route, Unrouted> {
+        if let Some(found) = find(&self.catalog()) {
+            return Ok(found);
+        }
+        let mut candidates: Vec<Arc<Upstream>> = self
+            .inner
+            .registry
+            .all()
+            .into_iter()
+            .filter(|u| crate::catalog::could_expose(u.config().prefix(), name))
+            .collect();
+        // The longest prefix is the likeliest owner: its error is the one reported.
+        candidates.sort_by_key(|u| std::cmp::Reverse(u.config().prefix().len()));
+        let (enabled, disabled): (Vec<_>, Vec<_>) =
+            candidates.into_iter().partition(|u| u.is_enabled());
+        if enabled.is_empty() {
+            if !disabled.is_empty() {
+                return Err(Unrouted::Disabled(
+                    disabled.iter().map(|u| u.id.clone()).collect(),
+                ));
+            }
+            // Named after a server whose names carry another prefix?
+            let renamed = name.split_once("__").and_then(|(part, _)| {
+                let upstream = self.upstream(part)?;
+                let prefix = upstream.config().prefix().to_string();
+                Some((upstream.id.clone(), prefix))
+            });
+            return Err(Unrouted::NoServer { renamed });
+        }
+        let unlisted: Vec<_> = enabled
+            .into_iter()
+            .filter(|u| u.capabilities().is_none())
+            .collect();
+        if unlisted.is_empty() {
+            return Err(Unrouted::NotListed);
+        }
+        let outcomes = self.list_first_time(&unlisted).await;
+        if let Some(found) = find(&self.catalog()) {
+            return Ok(found);
+        }
+        match outcomes.into_iter().find_map(Result::err) {
+            Some(err) => Err(Unrouted::Failed(err)),
+            None => Err(Unrouted::NotListed),
+        }
+    }
+
+    /// Lists servers that were never listed, concurrently, and waits for the
+    /// outcomes. The listings run as hub tasks, so a caller that gives up does
+    /// not cut a start short.
+    async fn list_first_time(&self, upstreams: &[Arc<Upstream>]) -> Vec<Result<(), UpstreamError>> {
+        let waits = upstreams.iter().map(|u| {
             let hub = self.clone();
             let id = u.id.clone();
+            let task = self
+                .inner
+                .tasks
+                .spawn(async move { hub.refresh(&id, RefreshTrigger::FirstUse).await });
+            let id = u.id.clone();
             async move {
-                let _ = hub.refresh(&id, RefreshTrigger::FirstUse).await;
+                task.await
+                    .unwrap_or_else(|_| Err(UpstreamError::ShuttingDown { server: id }))
             }
         });
-        futures::future::join_all(waits).await;
-        find(&self.catalog())
+        futures::future::join_all(waits).await
     }
 
     /// Rebuilds the merged catalog from every enabled server's last listing and

@@ -16,6 +16,7 @@ pub mod fingerprint;
 pub mod freshness;
 pub mod gateway;
 pub mod hub;
+pub mod identity;
 pub mod persist;
 pub mod registry;
 pub mod reload;

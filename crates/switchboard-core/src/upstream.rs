@@ -18,6 +18,11 @@
 //! leaves no process of the server's process group behind. A remote server
 //! goes to `AuthRequired` when it answers with an OAuth challenge or its
 //! tokens stop working (see `crate::auth`); a login reconnects it.
+//!
+//! Errors: every failure is an [`UpstreamError`] naming the server; rmcp's
+//! own errors are put in plain words first (`describe`), so no message names
+//! a Rust type. A remote URL that leads back to this hub is refused
+//! ([`UpstreamError::SelfReference`], see `crate::identity`).
 
 use std::collections::{HashMap, VecDeque};
 use std::process::Stdio;
@@ -41,6 +46,7 @@ use crate::capabilities::{Capabilities, RefreshTrigger};
 use crate::config::{ServerConfig, ServerId, Settings, TransportConfig};
 use crate::fingerprint::Fingerprint;
 mod client;
+mod describe;
 
 pub use client::Downstream;
 use client::{Calls, UpstreamClient};
@@ -91,7 +97,7 @@ pub enum UpstreamError {
         during: &'static str,
         after: Duration,
     },
-    #[error("server '{server}' is unreachable at {url}: {message}")]
+    #[error("server '{server}' ({url}): {message}")]
     Connect {
         server: ServerId,
         url: String,
@@ -118,6 +124,10 @@ pub enum UpstreamError {
     },
     #[error("server '{server}': the client cancelled the request")]
     Cancelled { server: ServerId },
+    #[error(
+        "server '{server}' points back at this hub ({url}); a hub cannot serve itself, so it is not started"
+    )]
+    SelfReference { server: ServerId, url: String },
 }
 
 fn tail_suffix(tail: &str) -> String {
@@ -152,7 +162,8 @@ impl UpstreamError {
             | Self::Protocol { server, .. }
             | Self::ShuttingDown { server }
             | Self::CircuitOpen { server, .. }
-            | Self::Cancelled { server } => server,
+            | Self::Cancelled { server }
+            | Self::SelfReference { server, .. } => server,
         }
     }
 
@@ -171,6 +182,7 @@ impl UpstreamError {
             Self::ShuttingDown { .. } => "shuttingDown",
             Self::CircuitOpen { .. } => "circuitOpen",
             Self::Cancelled { .. } => "cancelled",
+            Self::SelfReference { .. } => "selfReference",
         }
     }
 
@@ -187,9 +199,11 @@ impl UpstreamError {
         )
     }
 
-    /// Whether trying again soon could help (for discovery retries).
+    /// Whether trying again soon could help (for discovery retries). Not a
+    /// timeout: it already took the whole start-up or call allowance, and
+    /// trying again would multiply the wait of whoever needs the listing.
     fn is_retryable(&self) -> bool {
-        self.is_transport_failure()
+        self.is_transport_failure() && !matches!(self, Self::Timeout { .. })
     }
 }
 
@@ -374,6 +388,8 @@ pub struct Upstream {
     /// Child of the hub's root token; cancelled when this upstream is retired.
     cancel: CancellationToken,
     http: crate::hub::SharedHttp,
+    /// The hub's own id and listener: a remote URL leading back to it is refused.
+    identity: Arc<crate::identity::HubIdentity>,
     /// OAuth tokens of remote servers and keyring secrets of stdio servers.
     auth: Arc<crate::auth::Auth>,
     events: tokio::sync::mpsc::UnboundedSender<UpstreamEvent>,
@@ -397,6 +413,7 @@ impl Upstream {
         settings: Arc<Settings>,
         cancel: CancellationToken,
         http: crate::hub::SharedHttp,
+        identity: Arc<crate::identity::HubIdentity>,
         auth: Arc<crate::auth::Auth>,
         events: tokio::sync::mpsc::UnboundedSender<UpstreamEvent>,
     ) -> Self {
@@ -414,6 +431,7 @@ impl Upstream {
             settings,
             cancel,
             http,
+            identity,
             auth,
             events,
             conn: tokio::sync::Mutex::new(None),
@@ -876,8 +894,13 @@ impl Upstream {
             resolved.insert(name.clone(), value);
         }
         let env = &resolved;
+        let instance = self.identity.instance.clone();
         let mut wrapped = process_wrap::tokio::CommandWrap::with_new(command, |cmd| {
-            cmd.args(args).envs(env);
+            // A `switchboard stdio` bridge started by this hub sends it back
+            // (see `identity`), so a bridge to this very hub is refused.
+            cmd.args(args)
+                .env(crate::identity::VIA_ENV, &*instance)
+                .envs(env);
             if let Some(cwd) = cwd {
                 cmd.current_dir(cwd);
             }
@@ -918,7 +941,11 @@ impl Upstream {
                     kill_process_group(pid);
                 }
                 let tail = self.stderr.run_tail(STDERR_TAIL_IN_ERRORS);
-                tracing::debug!(server = %self.id, error = %err, "stdio initialize failed");
+                tracing::debug!(
+                    server = %self.id,
+                    error = %describe::init_failure(&err),
+                    "stdio initialize failed"
+                );
                 Err(UpstreamError::ProcessExited {
                     server: self.id.clone(),
                     stderr_tail: tail,
@@ -932,6 +959,12 @@ impl Upstream {
         url: &str,
         headers: &std::collections::BTreeMap<String, String>,
     ) -> Result<Connection, UpstreamError> {
+        if self.identity.is_own_address(url) {
+            return Err(UpstreamError::SelfReference {
+                server: self.id.clone(),
+                url: url.to_string(),
+            });
+        }
         let mut custom = HashMap::new();
         for (name, value) in headers {
             let name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|e| {
@@ -946,6 +979,14 @@ impl Upstream {
                     message: format!("value of header {name}: {e}"),
                 })?;
             custom.insert(name, value);
+        }
+        // Names this hub, so that a URL leading back to it by another way
+        // (a forwarded port, another name) is answered 508 by its listener.
+        if let Ok(value) = http::HeaderValue::from_str(&self.identity.instance) {
+            custom.insert(
+                http::HeaderName::from_static(crate::identity::VIA_HEADER),
+                value,
+            );
         }
         let config = StreamableHttpClientTransportConfig::with_uri(url)
             .custom_headers(custom)
@@ -1005,10 +1046,16 @@ impl Upstream {
                         reason: self.auth_reason(),
                     });
                 }
+                if describe::init_http_status(&err) == Some(describe::LOOP_DETECTED) {
+                    return Err(UpstreamError::SelfReference {
+                        server: self.id.clone(),
+                        url: url.to_string(),
+                    });
+                }
                 Err(UpstreamError::Connect {
                     server: self.id.clone(),
                     url: url.to_string(),
-                    message: error_chain(&err),
+                    message: describe::init_failure(&err),
                 })
             }
         }
@@ -1312,7 +1359,7 @@ impl Upstream {
             }
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
                 let detail = match &err {
-                    ServiceError::TransportSend(e) => Some(error_chain(e)),
+                    ServiceError::TransportSend(e) => Some(describe::transport_failure(e)),
                     _ => None,
                 };
                 // Wait briefly for the monitor to record why (exit status, stderr).
@@ -1346,7 +1393,7 @@ impl Upstream {
             }
             other => UpstreamError::Protocol {
                 server: self.id.clone(),
-                message: other.to_string(),
+                message: describe::service_failure(&other),
             },
         };
         self.record_failure(&mapped, None);
@@ -1374,7 +1421,7 @@ impl Upstream {
             .await
             .map_err(|err| UpstreamError::Protocol {
                 server: self.id.clone(),
-                message: err.to_string(),
+                message: describe::service_failure(&err),
             });
         let handle = match handle {
             Ok(handle) => handle,

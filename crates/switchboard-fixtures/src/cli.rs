@@ -54,6 +54,10 @@ pub struct Args {
     /// Spawn `sleep 1000` in this process group and write its pid here.
     #[arg(long, value_name = "PIDFILE")]
     pub spawn_grandchild: Option<PathBuf>,
+    /// With --http: answer every request with this HTTP status (e.g. 500)
+    /// and a plain-text body, instead of serving MCP.
+    #[arg(long, value_name = "STATUS")]
+    pub fail_http: Option<u16>,
 }
 
 impl Args {
@@ -108,9 +112,10 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         tokio::time::sleep(Duration::from_millis(args.startup_delay_ms)).await;
     }
     let server = FixtureServer::new(args.name.as_str(), state);
-    match &args.http {
-        Some(addr) => serve::http(server, addr).await,
-        None => serve::stdio(server).await,
+    match (&args.http, args.fail_http) {
+        (Some(addr), Some(status)) => serve::http_failing(addr, status).await,
+        (Some(addr), None) => serve::http(server, addr).await,
+        (None, _) => serve::stdio(server).await,
     }
 }
 

@@ -1,7 +1,8 @@
 //! The two transports a fixture can serve: stdio and Streamable HTTP, shared by
 //! both fixture binaries.
 //!
-//! Stdio serves one session until stdin closes. HTTP serves stateful sessions
+//! Stdio serves one session until stdin closes (`--fail-http` makes the HTTP
+//! listener answer every request with one status instead). HTTP serves stateful sessions
 //! (rmcp `LocalSessionManager`) at `/mcp` until the process is killed, and
 //! announces its address with the only line the fixture ever writes to stdout.
 
@@ -49,6 +50,16 @@ pub async fn http(server: FixtureServer, addr: &str) -> anyhow::Result<()> {
         StreamableHttpServerConfig::default(),
     );
     serve_mcp_router(axum::Router::new().nest_service("/mcp", service), addr).await
+}
+
+/// Binds `addr` like [`http`], but answers every request with `status` and a
+/// plain-text body: an HTTP server that is up but broken.
+pub async fn http_failing(addr: &str, status: u16) -> anyhow::Result<()> {
+    let status = axum::http::StatusCode::from_u16(status)
+        .with_context(|| format!("{status} is not an HTTP status"))?;
+    let router =
+        axum::Router::new().fallback(move || async move { (status, "fixture failing on purpose") });
+    serve_mcp_router(router, addr).await
 }
 
 /// Binds `addr` (TCP_NODELAY on every connection), prints

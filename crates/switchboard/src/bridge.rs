@@ -7,7 +7,9 @@
 //! needs to know a method. Stdout carries only protocol; diagnostics go to
 //! stderr. When no hub answers at the URL, the bridge says so on stderr and
 //! exits non-zero: it does not start a hub of its own, so that every client
-//! shares the one hub the tray app or `switchboard serve` runs.
+//! shares the one hub the tray app or `switchboard serve` runs. Started by a
+//! hub as one of its own servers (`SWITCHBOARD_VIA` set), it refuses to
+//! connect back to that same hub.
 
 use std::time::Duration;
 
@@ -47,8 +49,18 @@ async fn check_hub(url: &str) -> anyhow::Result<()> {
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(3))
         .build()?;
-    match client.get(&status).send().await {
+    let mut request = client.get(&status);
+    // Started by a hub as one of its servers: say which hub, so that a
+    // bridge back to that same hub is refused instead of looping.
+    if let Ok(via) = std::env::var(switchboard_core::identity::VIA_ENV) {
+        request = request.header(switchboard_core::identity::VIA_HEADER, via);
+    }
+    match request.send().await {
         Ok(response) if response.status().is_success() => Ok(()),
+        Ok(response) if response.status() == reqwest::StatusCode::LOOP_DETECTED => bail!(
+            "{base} is the Switchboard that started this bridge as one of its servers; \
+             a hub cannot serve itself"
+        ),
         Ok(response) => bail!(
             "{base} answered {} instead of Switchboard's status; is another program using that port?",
             response.status()

@@ -28,6 +28,8 @@ mod connect;
 mod convert;
 #[path = "clients/fsio.rs"]
 mod fsio;
+#[path = "clients/hub_probe.rs"]
+mod hub_probe;
 #[path = "clients/import.rs"]
 mod import;
 #[path = "clients/jsonc.rs"]
@@ -44,7 +46,7 @@ pub use connect::{
 };
 pub use import::{
     AddedServer, ApplyOutcome, FileStatus, ImportPlan, ImportRequest, ImportSource, InvalidServer,
-    Origin, SkipReason, SkippedServer, SourceFile, apply_import, import,
+    Origin, SkipReason, SkippedServer, SourceFile, apply_import, import, import_with,
 };
 
 /// Why reading or writing a client's or Switchboard's config failed.

@@ -215,7 +215,10 @@ impl UpstreamClient {
             result = sent => result.map_err(|err| match err {
                 rmcp::ServiceError::McpError(error) => error,
                 other => ErrorData::internal_error(
-                    format!("forwarding to the client failed: {other}"),
+                    format!(
+                        "forwarding to the client failed: {}",
+                        super::describe::service_failure(&other)
+                    ),
                     None,
                 ),
             }),

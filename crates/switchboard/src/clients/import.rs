@@ -115,6 +115,9 @@ pub enum SkipReason {
     Duplicate { of: String, in_config: bool },
     /// The entry is the one `connect` writes: it points at Switchboard.
     Switchboard,
+    /// The entry's URL leads to a running Switchboard (at `origin`), on
+    /// whatever port: serving it would make a hub serve itself.
+    RunningSwitchboard { origin: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -171,7 +174,29 @@ pub struct ApplyOutcome {
 ///
 /// Files that do not exist are listed as missing; a client file that cannot be
 /// parsed is listed as unreadable (for [`ImportSource::File`] it is an error).
+/// An entry whose URL leads to a running Switchboard (any port; it is asked,
+/// see `hub_probe`) is skipped.
 pub fn import(req: &ImportRequest) -> Result<ImportPlan, ClientError> {
+    import_with(req, &super::hub_probe::running_switchboard)
+}
+
+/// [`import`] with the way of recognising a running Switchboard given:
+/// `running_hub(url)` is the hub's origin when `url` leads to one.
+pub fn import_with(
+    req: &ImportRequest,
+    running_hub: &dyn Fn(&str) -> Option<String>,
+) -> Result<ImportPlan, ClientError> {
+    // One question per origin, however many entries point there.
+    let mut asked: std::collections::HashMap<String, Option<String>> =
+        std::collections::HashMap::new();
+    let mut hub_behind = |entry: &Value| -> Option<String> {
+        entry_urls(entry).find_map(|url| {
+            asked
+                .entry(origin_of(url))
+                .or_insert_with(|| running_hub(url))
+                .clone()
+        })
+    };
     let existing = existing_servers(&req.config_path)?;
     let mut plan = ImportPlan {
         config_path: req.config_path.clone(),
@@ -278,6 +303,13 @@ pub fn import(req: &ImportRequest) -> Result<ImportPlan, ClientError> {
                 });
                 continue;
             }
+            if let Some(origin) = hub_behind(&entry.value) {
+                plan.skipped.push(SkippedServer {
+                    from,
+                    reason: SkipReason::RunningSwitchboard { origin },
+                });
+                continue;
+            }
             let converted = match convert(format, &entry.value, entry.disabled) {
                 Ok(c) => c,
                 Err(reason) => {
@@ -334,24 +366,34 @@ pub(crate) fn existing_servers(
         .collect())
 }
 
-/// True for the entry `connect` writes: Switchboard's URL, or the stdio bridge.
+/// The URLs of an entry, under the keys clients use for them.
+fn entry_urls(entry: &Value) -> impl Iterator<Item = &str> {
+    ["url", "serverUrl", "httpUrl"]
+        .into_iter()
+        .filter_map(|k| entry.get(k).and_then(Value::as_str))
+}
+
+/// `scheme://host:port` of a URL, lowercased, `localhost` as `127.0.0.1`.
+fn origin_of(url: &str) -> String {
+    let url = url.trim().to_ascii_lowercase();
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url.as_str()));
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let authority = match authority.strip_prefix("localhost") {
+        Some(port) => format!("127.0.0.1{port}"),
+        None => authority.to_string(),
+    };
+    format!("{scheme}://{authority}")
+}
+
+/// True for Switchboard's own entries: any URL at the origin of its endpoint
+/// (`/mcp` or a `/servers/<id>/mcp` route), or the stdio bridge.
 pub(crate) fn points_at_switchboard(entry: &Value, endpoint: Option<&str>) -> bool {
     let Some(obj) = entry.as_object() else {
         return false;
     };
     if let Some(endpoint) = endpoint {
-        let norm = |u: &str| {
-            u.trim()
-                .trim_end_matches('/')
-                .replace("://localhost:", "://127.0.0.1:")
-                .to_ascii_lowercase()
-        };
-        let target = norm(endpoint);
-        if ["url", "serverUrl", "httpUrl"]
-            .iter()
-            .filter_map(|k| obj.get(*k).and_then(Value::as_str))
-            .any(|u| norm(u) == target)
-        {
+        let target = origin_of(endpoint);
+        if entry_urls(entry).any(|u| origin_of(u) == target) {
             return true;
         }
     }
@@ -544,6 +586,9 @@ impl fmt::Display for ImportPlan {
                     }
                     SkipReason::Duplicate { of, .. } => format!("same server as {of:?} above"),
                     SkipReason::Switchboard => "this is Switchboard itself".to_string(),
+                    SkipReason::RunningSwitchboard { origin } => {
+                        format!("points at the Switchboard running at {origin}")
+                    }
                 };
                 writeln!(f, "  = {:<20} from {}: {why}", s.from.name, s.from)?;
             }
@@ -624,5 +669,64 @@ mod tests {
             &json!({"url": "http://127.0.0.1:9999/mcp"}),
             e
         ));
+        // Its pass-through routes are Switchboard too.
+        assert!(points_at_switchboard(
+            &json!({"url": "http://localhost:8420/servers/github/mcp"}),
+            e
+        ));
+        assert!(!points_at_switchboard(
+            &json!({"url": "http://127.0.0.1:84200/mcp"}),
+            e
+        ));
+    }
+
+    #[test]
+    fn entries_at_a_running_hub_are_skipped_with_a_note() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("mcp.json");
+        std::fs::write(
+            &file,
+            r#"{"mcpServers": {
+                "hub": {"url": "http://127.0.0.1:5555/mcp"},
+                "hub-one": {"url": "http://localhost:5555/servers/x/mcp"},
+                "other": {"url": "http://127.0.0.1:6666/mcp"},
+                "local": {"command": "echo"}
+            }}"#,
+        )
+        .unwrap();
+        let req = ImportRequest {
+            source: ImportSource::File {
+                path: file,
+                client: Some(Client::Cursor),
+            },
+            bases: Bases::new(dir.path(), dir.path()),
+            config_path: dir.path().join("config.json"),
+            endpoint: Some("http://127.0.0.1:8420/mcp".into()),
+        };
+        let asked = std::cell::RefCell::new(Vec::new());
+        let probe = |url: &str| {
+            asked.borrow_mut().push(url.to_string());
+            url.contains(":5555")
+                .then(|| "http://127.0.0.1:5555".to_string())
+        };
+        let plan = import_with(&req, &probe).unwrap();
+        let added: Vec<&str> = plan.added.iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(added, vec!["other", "local"]);
+        let skipped: Vec<(&str, &SkipReason)> = plan
+            .skipped
+            .iter()
+            .map(|s| (s.from.name.as_str(), &s.reason))
+            .collect();
+        let hub = SkipReason::RunningSwitchboard {
+            origin: "http://127.0.0.1:5555".into(),
+        };
+        assert_eq!(skipped, vec![("hub", &hub), ("hub-one", &hub)]);
+        // One question per origin.
+        assert_eq!(asked.borrow().len(), 2, "{:?}", asked.borrow());
+        assert!(
+            plan.to_string()
+                .contains("points at the Switchboard running at http://127.0.0.1:5555"),
+            "{plan}"
+        );
     }
 }
