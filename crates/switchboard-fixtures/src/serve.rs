@@ -51,6 +51,30 @@ pub async fn http(server: FixtureServer, addr: &str) -> anyhow::Result<()> {
     serve_mcp_router(axum::Router::new().nest_service("/mcp", service), addr).await
 }
 
+/// Binds `addr` and answers every request at `/mcp` with `status` and a
+/// text body quoting the request line (`POST /mcp?token=...`) and each header
+/// value in brackets, without the header names: what a careless server's
+/// error page does with the credentials it was sent.
+pub async fn failing(addr: &str, status: u16) -> anyhow::Result<()> {
+    let status = axum::http::StatusCode::from_u16(status).context("--fail-status")?;
+    let answer = move |request: axum::extract::Request| async move {
+        let values: Vec<String> = request
+            .headers()
+            .values()
+            .map(|v| format!("[{}]", String::from_utf8_lossy(v.as_bytes())))
+            .collect();
+        let body = format!(
+            "refused {} {}; sent {}",
+            request.method(),
+            request.uri(),
+            values.join(" ")
+        );
+        (status, [(axum::http::header::CONTENT_TYPE, "text/plain")], body)
+    };
+    let router = axum::Router::new().route("/mcp", axum::routing::any(answer));
+    serve_mcp_router(router, addr).await
+}
+
 /// Binds `addr` (TCP_NODELAY on every connection), prints
 /// `listening on http://<bound addr>/mcp` to stdout once bound, and serves
 /// `router` until the process is killed. `router` is expected to serve MCP at
