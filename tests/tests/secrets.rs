@@ -13,7 +13,7 @@
 
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use switchboard_e2e::{DEADLINE, Hub, HttpFixture, bin, free_port, stdio_fixture};
 
 /// A secret no output could contain by chance.

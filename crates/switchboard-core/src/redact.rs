@@ -445,20 +445,29 @@ fn redact_header_line(line: &str) -> String {
             .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
             .map_or(0, |i| i + 1);
         let name = &rest[name_start..colon];
-        let headerish = SECRET_HEADERS.contains(&name.to_ascii_lowercase().as_str())
-            || (name.contains(['-', '_']) && is_secret_header(name));
+        // A header starts a line or follows a delimiter (`| Authorization: x`,
+        // `{cookie: x`), not a word: "requires authorization: log in" is prose.
+        let before = rest[..name_start].trim_end_matches([' ', '\t']);
+        let starts_item = before.is_empty() && out.is_empty()
+            || before.ends_with([';', ',', '|', '{', '[', '(', '"', '\'', '\r']);
+        let headerish = starts_item
+            && !name.is_empty()
+            && (SECRET_HEADERS.contains(&name.to_ascii_lowercase().as_str())
+                || (name.contains(['-', '_']) && is_secret_header(name)));
         let value = &rest[colon + 1..];
         if headerish && value.starts_with(' ') {
             let end = value
-                .find([',', ';', '"', '\'', '}', ')'])
+                .find([',', ';', '"', '\'', '}', ')', '|'])
                 .unwrap_or(value.len());
             let shown = value[..end].trim();
             out.push_str(&rest[..=colon]);
             if shown.is_empty() || shown == MASK || shown.ends_with(MASK) {
                 out.push_str(&value[..end]);
             } else {
+                let shown_all = &value[..end];
                 out.push(' ');
                 out.push_str(MASK);
+                out.push_str(&shown_all[shown_all.trim_end().len()..]);
             }
             rest = &value[end..];
         } else {
@@ -708,6 +717,15 @@ mod tests {
         assert_eq!(
             text(r#"{"error":"bad","access_token":"tok\"en","n":1}"#),
             r#"{"error":"bad","access_token":"***","n":1}"#
+        );
+        assert_eq!(
+            text("stderr: a | Proxy-Authorization: Digest u=1 | b"),
+            "stderr: a | Proxy-Authorization: *** | b"
+        );
+        // Prose is not a header.
+        assert_eq!(
+            text("server 'r' requires authorization: log in with `switchboard login r`"),
+            "server 'r' requires authorization: log in with `switchboard login r`"
         );
         assert_eq!(header_value("Authorization", "Bearer x"), "***");
         assert_eq!(header_value("Accept", "application/json"), "application/json");
