@@ -109,7 +109,10 @@ async fn disable_keeps_the_configs_mode_owner_and_symlink() {
     let (code, body) = hub.post("/api/v1/servers/beta/disable").await;
     assert_eq!(code, 200, "{body}");
     let link = fs::symlink_metadata(&hub.config_path).unwrap();
-    assert!(link.file_type().is_symlink(), "the config is no longer a link");
+    assert!(
+        link.file_type().is_symlink(),
+        "the config is no longer a link"
+    );
     assert_eq!(
         fs::read_link(&hub.config_path).unwrap(),
         Path::new("dotfiles/switchboard.json")
@@ -122,7 +125,10 @@ async fn disable_keeps_the_configs_mode_owner_and_symlink() {
     let (code, _) = hub.post("/api/v1/servers/beta/enable").await;
     assert_eq!(code, 200);
     let file: Value = serde_json::from_slice(&fs::read(&target).unwrap()).unwrap();
-    assert!(file["mcpServers"]["beta"].get("enabled").is_none(), "{file}");
+    assert!(
+        file["mcpServers"]["beta"].get("enabled").is_none(),
+        "{file}"
+    );
     assert!(
         fs::symlink_metadata(&hub.config_path)
             .unwrap()
@@ -177,7 +183,11 @@ async fn import_writes_private_configs_and_backups() {
     set_mode(&client, 0o600);
 
     // Into a config that does not exist yet, in directories that do not either.
-    let fresh = dir.path().join("new").join("switchboard").join("config.json");
+    let fresh = dir
+        .path()
+        .join("new")
+        .join("switchboard")
+        .join("config.json");
     let (code, out) = run(
         &[
             "import",
@@ -190,7 +200,11 @@ async fn import_writes_private_configs_and_backups() {
     )
     .await;
     assert_eq!(code, 0, "{out}");
-    assert!(fs::read_to_string(&fresh).unwrap().contains("ghp_secret_value_123"));
+    assert!(
+        fs::read_to_string(&fresh)
+            .unwrap()
+            .contains("ghp_secret_value_123")
+    );
     assert_eq!(mode(&fresh), 0o600);
     assert_eq!(mode(fresh.parent().unwrap()), 0o700);
     assert_eq!(mode(&dir.path().join("new")), 0o700);

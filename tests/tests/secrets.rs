@@ -14,7 +14,7 @@
 use std::path::Path;
 
 use serde_json::json;
-use switchboard_e2e::{DEADLINE, Hub, HttpFixture, bin, free_port, stdio_fixture};
+use switchboard_e2e::{DEADLINE, HttpFixture, Hub, bin, free_port, stdio_fixture};
 
 /// A secret no output could contain by chance.
 fn unique(tag: &str) -> String {
@@ -169,7 +169,9 @@ async fn secrets_of_failing_servers_never_come_out() {
     };
     let closed_error = error("closed");
     assert!(
-        closed_error.contains(&format!("http://***@127.0.0.1:{closed}/mcp?token=***&page=2")),
+        closed_error.contains(&format!(
+            "http://***@127.0.0.1:{closed}/mcp?token=***&page=2"
+        )),
         "{closed_error}"
     );
     let echoed = error("echo401");
@@ -189,13 +191,21 @@ async fn secrets_of_failing_servers_never_come_out() {
     assert_clean(&secrets, "the event stream", &first_sse_event(&base).await);
 
     // The CLI.
-    assert_clean(&secrets, "switchboard status", &cli(&["status", "--url", &base]).await);
+    assert_clean(
+        &secrets,
+        "switchboard status",
+        &cli(&["status", "--url", &base]).await,
+    );
     assert_clean(
         &secrets,
         "switchboard status --json",
         &cli(&["status", "--json", "--url", &base]).await,
     );
-    assert_clean(&secrets, "switchboard refresh", &cli(&["refresh", "--url", &base]).await);
+    assert_clean(
+        &secrets,
+        "switchboard refresh",
+        &cli(&["refresh", "--url", &base]).await,
+    );
     for id in failing {
         let refresh = cli(&["refresh", id, "--url", &base]).await;
         assert_clean(&secrets, &format!("switchboard refresh {id}"), &refresh);
@@ -203,7 +213,11 @@ async fn secrets_of_failing_servers_never_come_out() {
         assert!(logs.contains("failed"), "logs of {id}: {logs}");
         assert_clean(&secrets, &format!("switchboard logs {id}"), &logs);
         let api_logs = hub.get(&format!("/api/v1/servers/{id}/logs")).await;
-        assert_clean(&secrets, &format!("the logs API of {id}"), &api_logs.to_string());
+        assert_clean(
+            &secrets,
+            &format!("the logs API of {id}"),
+            &api_logs.to_string(),
+        );
     }
 
     // The built-in tools an AI client reads.
@@ -232,9 +246,11 @@ async fn secrets_of_failing_servers_never_come_out() {
     let pass_through = reqwest::Client::new()
         .post(format!("{base}/servers/echo401/mcp"))
         .header("accept", "application/json, text/event-stream")
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}}))
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        )
         .send()
         .await
         .unwrap()

@@ -683,14 +683,15 @@ impl RawServer {
                     None | Some("http" | "streamable-http" | "streamableHttp" | "sse") => {}
                     Some(kind) => return Err(format!("has `url` but `type` is {kind:?}")),
                 }
-                let parsed = reqwest::Url::parse(&url)
-                    .map_err(|err| {
-                        let shown = crate::redact::url(&url);
-                        format!("`url` {shown:?} is not a valid URL: {err}")
-                    })?;
+                let parsed = reqwest::Url::parse(&url).map_err(|err| {
+                    let shown = crate::redact::url(&url);
+                    format!("`url` {shown:?} is not a valid URL: {err}")
+                })?;
                 if !matches!(parsed.scheme(), "http" | "https") {
                     let shown = crate::redact::url(&url);
-                    return Err(format!("`url` {shown:?} must start with http:// or https://"));
+                    return Err(format!(
+                        "`url` {shown:?} must start with http:// or https://"
+                    ));
                 }
                 for name in self.headers.keys() {
                     if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
@@ -812,7 +813,10 @@ mod tests {
         for value in ["pw-123456", "tok-123456", "key-123456"] {
             assert!(web.iter().any(|v| v == value), "{value} in {web:?}");
         }
-        assert!(!web.iter().any(|v| v == "text/plain" || v == "1"), "{web:?}");
+        assert!(
+            !web.iter().any(|v| v == "text/plain" || v == "1"),
+            "{web:?}"
+        );
         let cli = cfg.servers[1].secret_values();
         for value in ["dbpass-1", "env-123456"] {
             assert!(cli.iter().any(|v| v == value), "{value} in {cli:?}");

@@ -145,7 +145,10 @@ fn temp_path(dir: &Path, target: &Path) -> PathBuf {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "file".into());
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    dir.join(format!(".{name}.switchboard-{}-{n}.tmp", std::process::id()))
+    dir.join(format!(
+        ".{name}.switchboard-{}-{n}.tmp",
+        std::process::id()
+    ))
 }
 
 fn write_temp(
@@ -199,7 +202,8 @@ fn sync_dir(dir: &Path) {
     let _ = dir;
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
@@ -253,7 +257,12 @@ mod tests {
         std::os::unix::fs::symlink("dotfiles/switchboard.json", &link).unwrap();
         let written = write_atomic(&link, b"new", FileMode::Keep).unwrap();
         assert_eq!(written, root.path().join("dotfiles/switchboard.json"));
-        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         assert_eq!(fs::read_to_string(&target).unwrap(), "new");
         assert_eq!(mode(&target), 0o600);
         // A chain of links and a dangling link resolve too.

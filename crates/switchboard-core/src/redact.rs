@@ -557,7 +557,11 @@ fn redact_pairs(text: &str) -> String {
 
 fn redact_remembered(text: &str) -> String {
     let known: Vec<String> = match REMEMBERED.lock() {
-        Ok(known) => known.iter().filter(|k| text.contains(k.as_str())).cloned().collect(),
+        Ok(known) => known
+            .iter()
+            .filter(|k| text.contains(k.as_str()))
+            .cloned()
+            .collect(),
         Err(_) => return text.to_string(),
     };
     if known.is_empty() {
@@ -627,8 +631,18 @@ mod tests {
             assert!(is_secret_name(yes), "{yes}");
         }
         for no in [
-            "monkey", "turkey", "name", "page", "q", "limit", "tokens_used", "keys", "", "host",
-            "encode", "barcode",
+            "monkey",
+            "turkey",
+            "name",
+            "page",
+            "q",
+            "limit",
+            "tokens_used",
+            "keys",
+            "",
+            "host",
+            "encode",
+            "barcode",
         ] {
             assert!(!is_secret_name(no), "{no}");
         }
@@ -645,7 +659,10 @@ mod tests {
             url("https://user:pass@host.example/mcp"),
             "https://***@host.example/mcp"
         );
-        assert_eq!(url("https://ghp_abc@github.com/x"), "https://***@github.com/x");
+        assert_eq!(
+            url("https://ghp_abc@github.com/x"),
+            "https://***@github.com/x"
+        );
         assert_eq!(url("http://u:p@[::1]:8080/"), "http://***@[::1]:8080/");
         // An '@' in the path is not userinfo.
         assert_eq!(
@@ -664,7 +681,10 @@ mod tests {
             url("https://h/mcp?x-api-key=v&access%5Ftoken=t&q=token"),
             "https://h/mcp?x-api-key=***&access%5Ftoken=***&q=token"
         );
-        assert_eq!(url("https://h/mcp?token=&flag"), "https://h/mcp?token=&flag");
+        assert_eq!(
+            url("https://h/mcp?token=&flag"),
+            "https://h/mcp?token=&flag"
+        );
     }
 
     #[test]
@@ -678,7 +698,10 @@ mod tests {
 
     #[test]
     fn malformed_urls_are_redacted_by_shape() {
-        assert_eq!(url("https://u:p@[::1/mcp?key=1x"), "https://***@[::1/mcp?key=***");
+        assert_eq!(
+            url("https://u:p@[::1/mcp?key=1x"),
+            "https://***@[::1/mcp?key=***"
+        );
         assert_eq!(url("http://:secret@"), "http://***@");
         assert_eq!(url("not a url token=abc"), "not a url token=***");
         assert_eq!(url("htp//x?token=abc"), "htp//x?token=***");
@@ -712,7 +735,10 @@ mod tests {
             text("sent Authorization: Bearer abc.def-ghi, then"),
             "sent Authorization: Bearer ***, then"
         );
-        assert_eq!(text("authorization: Basic dXNlcjpwYXNz"), "authorization: Basic ***");
+        assert_eq!(
+            text("authorization: Basic dXNlcjpwYXNz"),
+            "authorization: Basic ***"
+        );
         assert_eq!(text("x-api-key: k-123456\nnext"), "x-api-key: ***\nnext");
         assert_eq!(
             text(r#"{"error":"bad","access_token":"tok\"en","n":1}"#),
@@ -728,7 +754,10 @@ mod tests {
             "server 'r' requires authorization: log in with `switchboard login r`"
         );
         assert_eq!(header_value("Authorization", "Bearer x"), "***");
-        assert_eq!(header_value("Accept", "application/json"), "application/json");
+        assert_eq!(
+            header_value("Accept", "application/json"),
+            "application/json"
+        );
     }
 
     #[test]
@@ -777,7 +806,10 @@ mod tests {
         assert!(secrets_in("NODE_ENV", "production").is_empty());
         assert!(secrets_in("PATH", "/usr/local/bin:/usr/bin2024").is_empty());
         assert_eq!(
-            secrets_in("DATABASE_URL", "postgres://u:pw@db/x?sslmode=require&password=p2"),
+            secrets_in(
+                "DATABASE_URL",
+                "postgres://u:pw@db/x?sslmode=require&password=p2"
+            ),
             ["u:pw", "u", "pw", "p2", "p2"]
         );
     }

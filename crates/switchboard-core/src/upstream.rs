@@ -80,7 +80,11 @@ pub enum ServerState {
 pub enum UpstreamError {
     #[error("server '{server}' is disabled")]
     Disabled { server: ServerId },
-    #[error("server '{server}' could not be started (`{command}`): {}", redact::text(.message))]
+    #[error(
+        "server '{server}' could not be started (`{}`): {}",
+        redact::text(.command),
+        redact::text(.message)
+    )]
     Spawn {
         server: ServerId,
         command: String,

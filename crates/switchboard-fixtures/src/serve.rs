@@ -69,7 +69,11 @@ pub async fn failing(addr: &str, status: u16) -> anyhow::Result<()> {
             request.uri(),
             values.join(" ")
         );
-        (status, [(axum::http::header::CONTENT_TYPE, "text/plain")], body)
+        (
+            status,
+            [(axum::http::header::CONTENT_TYPE, "text/plain")],
+            body,
+        )
     };
     let router = axum::Router::new().route("/mcp", axum::routing::any(answer));
     serve_mcp_router(router, addr).await

@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
-use toml_edit::{DocumentMut, Item, Table};
 use switchboard_core::files::FileMode;
+use toml_edit::{DocumentMut, Item, Table};
 
 use super::convert::{TransportKey, convert};
 use super::import::{existing_servers, points_at_switchboard};
