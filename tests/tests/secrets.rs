@@ -5,8 +5,8 @@
 //! 500, a command that cannot start, a process that prints its arguments and
 //! exits), and then every output is searched for the secret: the status API,
 //! the SSE stream, the CLI's `status`, `logs` and `refresh`, the refresh API,
-//! the built-in tools AI clients call, the hub's log, and every file in the
-//! state directory.
+//! the built-in tools AI clients call, the pass-through endpoint, a refused
+//! config's error, the hub's log, and every file in the state directory.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -259,6 +259,36 @@ async fn secrets_of_failing_servers_never_come_out() {
         .unwrap();
     assert_clean(&secrets, "the pass-through endpoint", &pass_through);
     drop(client);
+
+    // A config refused for a bad URL quotes the URL redacted (reload answer,
+    // `configError` in the status).
+    let bad_user = unique("baduser");
+    let bad_query = unique("badquery");
+    let secrets: Vec<String> = secrets
+        .iter()
+        .cloned()
+        .chain([bad_user.clone(), bad_query.clone()])
+        .collect();
+    std::fs::write(
+        &hub.config_path,
+        json!({"mcpServers": {"bad": {"url": format!("ftp://u:{bad_user}@h/?key={bad_query}")}}})
+            .to_string(),
+    )
+    .unwrap();
+    let (code, reload) = hub.post("/api/v1/reload").await;
+    assert_eq!(code, 422, "{reload}");
+    assert!(
+        reload.to_string().contains("ftp://***@h/?key=***"),
+        "{reload}"
+    );
+    assert_clean(&secrets, "the reload answer", &reload.to_string());
+    let status = hub.status().await;
+    assert!(status["configError"].is_object(), "{status}");
+    assert_clean(
+        &secrets,
+        "the status with a config error",
+        &status.to_string(),
+    );
 
     // After shutdown (the warm catalog is written once more): the log and
     // every file the hub keeps.
