@@ -218,7 +218,7 @@ async fn every_list_method_and_session_shares_one_cold_start_wait() {
 #[tokio::test]
 async fn http_upstream_failures_read_in_plain_words() {
     let refused_url = format!("http://127.0.0.1:{}/mcp", free_port());
-    let mut failing = HttpFixture::start(&["--fail-http", "500"]).await.unwrap();
+    let mut failing = HttpFixture::start(&["--fail-status", "500"]).await.unwrap();
     let mut going = HttpFixture::start(&["--tools", "x"]).await.unwrap();
     let mut hub = Hub::start(json!({"mcpServers": {
         "refused": {"url": refused_url},

@@ -154,9 +154,12 @@ impl Auth {
             ConfigValue::Literal(text) => Ok(text.clone()),
             ConfigValue::Keyring(name) => {
                 let account = store::secret_account(name);
-                store::call(&self.opened.store, move |s| s.get(&account))
+                let value = store::call(&self.opened.store, move |s| s.get(&account))
                     .await?
-                    .ok_or_else(|| AuthError::MissingSecret { name: name.clone() })
+                    .ok_or_else(|| AuthError::MissingSecret { name: name.clone() })?;
+                // A keyring value is a secret whatever its shape: mask it in every output.
+                crate::redact::remember([value.as_str()]);
+                Ok(value)
             }
         }
     }

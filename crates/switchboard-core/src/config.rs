@@ -202,6 +202,42 @@ pub enum TransportConfig {
     },
 }
 
+impl ServerConfig {
+    /// The literal values in this server's config that are or contain
+    /// secrets (see [`crate::redact::secrets_in`]): header and env values,
+    /// the URL's userinfo and secret query values, args that carry a URL
+    /// with credentials, and a literal OAuth client secret. Values kept in
+    /// the keyring are not here; they are registered when read.
+    pub fn secret_values(&self) -> Vec<String> {
+        use crate::redact::{secrets_in, url_secrets};
+        let mut found = Vec::new();
+        match &self.transport {
+            TransportConfig::Stdio { args, env, .. } => {
+                for (name, value) in env {
+                    if let ConfigValue::Literal(value) = value {
+                        found.extend(secrets_in(name, value));
+                    }
+                }
+                for arg in args {
+                    found.extend(url_secrets(arg));
+                }
+            }
+            TransportConfig::Http { url, headers } => {
+                found.extend(url_secrets(url));
+                for (name, value) in headers {
+                    found.extend(secrets_in(name, value));
+                }
+            }
+        }
+        if let Some(ConfigValue::Literal(secret)) =
+            self.oauth.as_ref().and_then(|o| o.client_secret.as_ref())
+        {
+            found.push(secret.clone());
+        }
+        found
+    }
+}
+
 impl TransportConfig {
     pub fn kind(&self) -> &'static str {
         match self {
@@ -284,6 +320,44 @@ pub enum ConfigError {
         value: String,
         message: String,
     },
+}
+
+impl ConfigError {
+    /// The same error with [`crate::redact::text`] applied to the text that
+    /// can quote the file or the environment (for the snapshot and logs).
+    pub fn redacted(self) -> Self {
+        use crate::redact::text;
+        match self {
+            Self::Read { path, message } => Self::Read {
+                path,
+                message: text(&message),
+            },
+            Self::Invalid {
+                path,
+                line,
+                column,
+                message,
+            } => Self::Invalid {
+                path,
+                line,
+                column,
+                message: text(&message),
+            },
+            Self::Env {
+                name,
+                value,
+                message,
+            } => Self::Env {
+                value: if crate::redact::is_secret_name(&name) {
+                    crate::redact::MASK.to_string()
+                } else {
+                    text(&value)
+                },
+                name,
+                message: text(&message),
+            },
+        }
+    }
 }
 
 impl Config {
@@ -609,10 +683,15 @@ impl RawServer {
                     None | Some("http" | "streamable-http" | "streamableHttp" | "sse") => {}
                     Some(kind) => return Err(format!("has `url` but `type` is {kind:?}")),
                 }
-                let parsed = reqwest::Url::parse(&url)
-                    .map_err(|err| format!("`url` {url:?} is not a valid URL: {err}"))?;
+                let parsed = reqwest::Url::parse(&url).map_err(|err| {
+                    let shown = crate::redact::url(&url);
+                    format!("`url` {shown:?} is not a valid URL: {err}")
+                })?;
                 if !matches!(parsed.scheme(), "http" | "https") {
-                    return Err(format!("`url` {url:?} must start with http:// or https://"));
+                    let shown = crate::redact::url(&url);
+                    return Err(format!(
+                        "`url` {shown:?} must start with http:// or https://"
+                    ));
                 }
                 for name in self.headers.keys() {
                     if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
@@ -717,6 +796,38 @@ mod tests {
         assert_eq!(cfg.settings.cache_ttl, Duration::from_secs(10));
         assert_eq!(cfg.settings.listen.port(), 0);
         assert_eq!(cfg.settings.poll_interval, Duration::from_secs(300));
+    }
+
+    #[test]
+    fn secret_values_and_bad_urls_in_errors() {
+        let cfg = parse(
+            r#"{"mcpServers": {
+                "web": {"url": "https://me:pw-123456@h/mcp?token=tok-123456&page=1",
+                        "headers": {"X-Api-Key": "key-123456", "Accept": "text/plain"}},
+                "cli": {"command": "srv", "args": ["--db", "postgres://u:dbpass-1@h/x"],
+                        "env": {"GITHUB_TOKEN": "env-123456", "NODE_ENV": "production"}}
+            }}"#,
+        )
+        .unwrap();
+        let web = cfg.servers[0].secret_values();
+        for value in ["pw-123456", "tok-123456", "key-123456"] {
+            assert!(web.iter().any(|v| v == value), "{value} in {web:?}");
+        }
+        assert!(
+            !web.iter().any(|v| v == "text/plain" || v == "1"),
+            "{web:?}"
+        );
+        let cli = cfg.servers[1].secret_values();
+        for value in ["dbpass-1", "env-123456"] {
+            assert!(cli.iter().any(|v| v == value), "{value} in {cli:?}");
+        }
+        assert!(!cli.iter().any(|v| v == "production"), "{cli:?}");
+
+        let err = parse(r#"{"mcpServers": {"a": {"url": "ftp://u:hidden@h/?key=k9"}}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("ftp://***@h/?key=***"), "{err}");
+        assert!(!err.contains("hidden") && !err.contains("k9"), "{err}");
     }
 
     #[test]

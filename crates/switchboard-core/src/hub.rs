@@ -895,7 +895,7 @@ impl HubHandle {
                     refresh_trigger: caps.map(|c| c.trigger),
                     ttl_expires_at: caps.map(|c| timestamp(c.listed_at + ttl)),
                     stale: view.stale,
-                    last_error: view.last_error.map(|e| e.to_string()),
+                    last_error: view.last_error.map(|e| crate::redact::text(&e)),
                     last_ok_at: view.last_ok_at.map(timestamp),
                     last_failure_at: view.last_failure_at.map(timestamp),
                     consecutive_failures: view.consecutive_failures,
@@ -923,7 +923,11 @@ impl HubHandle {
                         config.transport,
                         crate::config::TransportConfig::Http { .. }
                     )
-                    .then(|| self.inner.auth.snapshot(&u.id, config.oauth.as_ref())),
+                    .then(|| {
+                        let mut auth = self.inner.auth.snapshot(&u.id, config.oauth.as_ref());
+                        auth.message = auth.message.map(|m| crate::redact::text(&m));
+                        auth
+                    }),
                 }
             })
             .collect();
@@ -936,7 +940,13 @@ impl HubHandle {
                 .config_path
                 .as_ref()
                 .map(|p| p.display().to_string()),
-            config_error: self.inner.config_error.lock().ok().and_then(|e| e.clone()),
+            config_error: self
+                .inner
+                .config_error
+                .lock()
+                .ok()
+                .and_then(|e| e.clone())
+                .map(ConfigError::redacted),
             last_reload: self.inner.last_reload.lock().ok().and_then(|r| r.clone()),
             started_at: Some(timestamp(self.inner.started_at)),
             generated_at: Some(timestamp(SystemTime::now())),

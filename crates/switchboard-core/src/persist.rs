@@ -7,8 +7,10 @@
 //! fingerprint; an entry is used only while the fingerprint still matches, so
 //! an edited server never shows a stale catalog. Loaded listings are marked
 //! unverified until the server is started and listed for real. Writes are
-//! atomic (temp file + rename) and debounced; a missing or unreadable file
-//! only means a cold start.
+//! atomic and debounced ([`crate::files::write_atomic`]); the file is `0600`
+//! and the state directory `0700` on Unix (tools' descriptions can carry
+//! whatever a server puts there). A missing or unreadable file only means a
+//! cold start.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -119,14 +121,10 @@ pub(crate) fn save<'a>(
             .collect(),
     };
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        crate::files::own_dir(dir)?;
     }
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(
-        &tmp,
-        serde_json::to_vec(&file).map_err(std::io::Error::other)?,
-    )?;
-    std::fs::rename(&tmp, path)
+    let bytes = serde_json::to_vec(&file).map_err(std::io::Error::other)?;
+    crate::files::write_atomic(path, &bytes, crate::files::FileMode::Private).map(|_| ())
 }
 
 #[cfg(test)]

@@ -17,6 +17,8 @@
 //! snapshot carries the error (path, line, column) until a valid file arrives.
 //! [`watch_config`] reloads when the file changes (its directory is watched,
 //! so editors that save by rename are seen; events are debounced).
+//! [`HubHandle::set_enabled`] edits the file through
+//! [`crate::files::write_atomic`]: its mode, owner and symlink are kept.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -268,7 +270,8 @@ impl HubHandle {
     }
 }
 
-/// Writes `doc` as pretty JSON to a temp file beside `path`, then renames it.
+/// Writes `doc` as pretty JSON over the config atomically, keeping its mode,
+/// owner and symlink ([`crate::files::write_atomic`]).
 fn write_atomically(path: &Path, doc: &serde_json::Value) -> Result<(), ReloadError> {
     let fail = |err: std::io::Error| ReloadError::Write {
         path: path.to_path_buf(),
@@ -276,9 +279,9 @@ fn write_atomically(path: &Path, doc: &serde_json::Value) -> Result<(), ReloadEr
     };
     let mut text = serde_json::to_string_pretty(doc).map_err(|e| fail(e.into()))?;
     text.push('\n');
-    let tmp = path.with_extension("json.switchboard-tmp");
-    std::fs::write(&tmp, text).map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(fail)
+    crate::files::write_atomic(path, text.as_bytes(), crate::files::FileMode::Keep)
+        .map(|_| ())
+        .map_err(fail)
 }
 
 /// Whether a file event can mean new content: creation, removal, a write or a
@@ -331,7 +334,7 @@ pub(crate) async fn watch_config(hub: HubHandle, path: PathBuf, cancel: Cancella
             return;
         }
     };
-    if let Err(err) = std::fs::create_dir_all(&dir)
+    if let Err(err) = crate::files::private_dir(&dir)
         .map_err(notify::Error::io)
         .and_then(|()| watcher.watch(&dir, RecursiveMode::NonRecursive))
     {

@@ -2,6 +2,11 @@
 //! and the tray show. It is rebuilt by the hub whenever an upstream reports a
 //! change and published on a `watch` channel; readers never touch live state.
 //! Field names are camelCase in JSON (`GET /api/v1/status`).
+//!
+//! A snapshot never carries a secret: no URL, header or env value of a server
+//! is in it, and the text fields that can quote one (`lastError`,
+//! `stderrTail`, `auth.message`, `configError`) are redacted by the builder
+//! (`crate::redact`), on top of the redaction where that text is made.
 
 use std::time::SystemTime;
 

@@ -45,6 +45,7 @@ use tokio_util::sync::CancellationToken;
 use crate::capabilities::{Capabilities, RefreshTrigger};
 use crate::config::{ServerConfig, ServerId, Settings, TransportConfig};
 use crate::fingerprint::Fingerprint;
+use crate::redact;
 mod client;
 mod describe;
 
@@ -76,17 +77,26 @@ pub enum ServerState {
 }
 
 /// Why an upstream could not serve a request. Each names the server.
+///
+/// The message never shows a secret: every field that can carry outside text
+/// (a URL, an error chain, stderr, a reason) is shown through
+/// [`crate::redact`], and URLs are stored redacted. The one exception is
+/// `Rpc`, the server's own answer, passed on unchanged.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum UpstreamError {
     #[error("server '{server}' is disabled")]
     Disabled { server: ServerId },
-    #[error("server '{server}' could not be started (`{command}`): {message}")]
+    #[error(
+        "server '{server}' could not be started (`{}`): {}",
+        redact::text(.command),
+        redact::text(.message)
+    )]
     Spawn {
         server: ServerId,
         command: String,
         message: String,
     },
-    #[error("server '{server}' exited{}", tail_suffix(.stderr_tail))]
+    #[error("server '{server}' exited{}", tail_suffix(&redact::text(.stderr_tail)))]
     ProcessExited {
         server: ServerId,
         stderr_tail: String,
@@ -97,24 +107,25 @@ pub enum UpstreamError {
         during: &'static str,
         after: Duration,
     },
-    #[error("server '{server}' ({url}): {message}")]
+    #[error("server '{server}' ({}): {}", redact::url(.url), redact::text(.message))]
     Connect {
         server: ServerId,
         url: String,
         message: String,
     },
-    #[error("server '{server}' requires authorization: {reason}")]
+    #[error("server '{server}' requires authorization: {}", redact::text(.reason))]
     AuthRequired { server: ServerId, reason: String },
     #[error("server '{server}' closed the connection")]
     Closed { server: ServerId },
     #[error("server '{server}' answered with an error: {}", .error.message)]
     Rpc { server: ServerId, error: ErrorData },
-    #[error("server '{server}': {message}")]
+    #[error("server '{server}': {}", redact::text(.message))]
     Protocol { server: ServerId, message: String },
     #[error("server '{server}' is shutting down")]
     ShuttingDown { server: ServerId },
     #[error(
-        "server '{server}' is failing ({reason}); calls are paused and it will be retried in {}",
+        "server '{server}' is failing ({}); calls are paused and it will be retried in {}",
+        redact::text(.reason),
         humanize(*.retry_in)
     )]
     CircuitOpen {
@@ -125,7 +136,8 @@ pub enum UpstreamError {
     #[error("server '{server}': the client cancelled the request")]
     Cancelled { server: ServerId },
     #[error(
-        "server '{server}' points back at this hub ({url}); a hub cannot serve itself, so it is not started"
+        "server '{server}' points back at this hub ({}); a hub cannot serve itself, so it is not started",
+        redact::url(.url)
     )]
     SelfReference { server: ServerId, url: String },
 }
@@ -221,7 +233,10 @@ impl StderrLog {
         self.run.fetch_add(1, Ordering::SeqCst) + 1
     }
 
-    fn push(&self, run: u64, line: String) {
+    /// Stores a line, redacted ([`redact::text`]): every reader of the ring
+    /// (snapshot, logs API, error messages) sees the redacted text.
+    fn push(&self, run: u64, line: &str) {
+        let line = redact::text(line);
         if let Ok(mut lines) = self.lines.lock() {
             if lines.len() == STDERR_LINES {
                 lines.pop_front();
@@ -422,6 +437,7 @@ impl Upstream {
         } else {
             ServerState::Disabled
         };
+        redact::remember(config.secret_values().iter().map(String::as_str));
         Self {
             id: config.id.clone(),
             fingerprint: Fingerprint::of(&config),
@@ -471,6 +487,7 @@ impl Upstream {
     /// see changes, such as `disabledTools` or timeouts).
     pub(crate) fn set_config(&self, config: ServerConfig) {
         debug_assert_eq!(Fingerprint::of(&config), self.fingerprint);
+        redact::remember(config.secret_values().iter().map(String::as_str));
         match self.config.write() {
             Ok(mut current) => *current = Arc::new(config),
             Err(poisoned) => *poisoned.into_inner() = Arc::new(config),
@@ -544,7 +561,9 @@ impl Upstream {
             .unwrap_or_default()
     }
 
+    /// Adds a line to the hub's log about this server, redacted.
     fn note(&self, level: &'static str, message: String) {
+        let message = redact::text(&message);
         if let Ok(mut lines) = self.events_log.lock() {
             if lines.len() == LOG_LINES {
                 lines.pop_front();
@@ -590,7 +609,7 @@ impl Upstream {
             if let Some(state) = state {
                 s.state = state;
             }
-            s.last_error = Some(Arc::from(err.to_string()));
+            s.last_error = Some(Arc::from(redact::text(&err.to_string())));
             s.last_failure_at = Some(SystemTime::now());
             if transport {
                 opened = s.breaker.on_failure(tokio::time::Instant::now());
@@ -925,8 +944,8 @@ impl Upstream {
             tokio::spawn(async move {
                 let mut lines = tokio::io::BufReader::new(stderr).lines();
                 while let Ok(Some(line)) = lines.next_line().await {
-                    tracing::debug!(target: "switchboard::upstream::stderr", server = %server, "{line}");
-                    log.push(run, line);
+                    log.push(run, &line);
+                    tracing::debug!(target: "switchboard::upstream::stderr", server = %server, "{}", redact::text(&line));
                 }
             })
         });
@@ -1054,7 +1073,7 @@ impl Upstream {
                 }
                 Err(UpstreamError::Connect {
                     server: self.id.clone(),
-                    url: url.to_string(),
+                    url: redact::url(url),
                     message: describe::init_failure(&err),
                 })
             }
@@ -1075,7 +1094,7 @@ impl Upstream {
     fn auth_setup_error(&self, url: &str, err: crate::auth::AuthError) -> UpstreamError {
         UpstreamError::Connect {
             server: self.id.clone(),
-            url: url.to_string(),
+            url: redact::url(url),
             message: format!("cannot use the stored OAuth token: {err}"),
         }
     }
@@ -1376,7 +1395,7 @@ impl Upstream {
                     },
                     (TransportConfig::Http { url, .. }, Some(message)) => UpstreamError::Connect {
                         server: self.id.clone(),
-                        url: url.clone(),
+                        url: redact::url(url),
                         message,
                     },
                     (TransportConfig::Http { .. }, None) => UpstreamError::Closed {
@@ -1822,7 +1841,7 @@ mod tests {
         let log = StderrLog::default();
         let run = log.start_run();
         for i in 0..(STDERR_LINES + 5) {
-            log.push(run, format!("line {i}"));
+            log.push(run, &format!("line {i}"));
         }
         assert_eq!(
             log.tail(2),
@@ -1833,7 +1852,7 @@ mod tests {
         );
         assert_eq!(log.tail(10_000).len(), STDERR_LINES);
         let next = log.start_run();
-        log.push(next, "second run".into());
+        log.push(next, "second run");
         assert_eq!(log.run_tail(5), "second run");
         assert_eq!(
             log.tail(2),
@@ -1862,5 +1881,32 @@ mod tests {
         };
         assert_eq!(err.to_string(), "server 'notes' exited; stderr: boom");
         assert_eq!(err.kind(), "processExited");
+    }
+
+    #[test]
+    fn error_messages_never_show_secrets() {
+        let server = ServerId::new("gh").unwrap();
+        let err = UpstreamError::Connect {
+            server: server.clone(),
+            url: "https://me:pw@h/mcp?token=t1".into(),
+            message: "error sending request for url (https://me:pw@h/mcp?token=t1)".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "server 'gh' is unreachable at https://***@h/mcp?token=***: \
+             error sending request for url (https://***@h/mcp?token=***)"
+        );
+        let err = UpstreamError::ProcessExited {
+            server: server.clone(),
+            stderr_tail: "bad arg https://x:y@h/?api_key=k | Authorization: Bearer abc".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "server 'gh' exited; stderr: bad arg https://***@h/?api_key=*** | Authorization: Bearer ***"
+        );
+        let log = StderrLog::default();
+        let run = log.start_run();
+        log.push(run, "connecting to https://u:p@h/?sig=s");
+        assert_eq!(log.tail(1), ["connecting to https://***@h/?sig=***"]);
     }
 }

@@ -54,10 +54,11 @@ pub struct Args {
     /// Spawn `sleep 1000` in this process group and write its pid here.
     #[arg(long, value_name = "PIDFILE")]
     pub spawn_grandchild: Option<PathBuf>,
-    /// With --http: answer every request with this HTTP status (e.g. 500)
-    /// and a plain-text body, instead of serving MCP.
-    #[arg(long, value_name = "STATUS")]
-    pub fail_http: Option<u16>,
+    /// With --http: answer every request with this HTTP status and a plain
+    /// text body echoing the request line and every header value (a server
+    /// that quotes what it was sent in its error pages).
+    #[arg(long, value_name = "CODE", alias = "fail-http")]
+    pub fail_status: Option<u16>,
 }
 
 impl Args {
@@ -112,10 +113,12 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         tokio::time::sleep(Duration::from_millis(args.startup_delay_ms)).await;
     }
     let server = FixtureServer::new(args.name.as_str(), state);
-    match (&args.http, args.fail_http) {
-        (Some(addr), Some(status)) => serve::http_failing(addr, status).await,
-        (Some(addr), None) => serve::http(server, addr).await,
-        (None, _) => serve::stdio(server).await,
+    match &args.http {
+        Some(addr) if args.fail_status.is_some() => {
+            serve::failing(addr, args.fail_status.unwrap_or(500)).await
+        }
+        Some(addr) => serve::http(server, addr).await,
+        None => serve::stdio(server).await,
     }
 }
 

@@ -52,13 +52,31 @@ pub async fn http(server: FixtureServer, addr: &str) -> anyhow::Result<()> {
     serve_mcp_router(axum::Router::new().nest_service("/mcp", service), addr).await
 }
 
-/// Binds `addr` like [`http`], but answers every request with `status` and a
-/// plain-text body: an HTTP server that is up but broken.
-pub async fn http_failing(addr: &str, status: u16) -> anyhow::Result<()> {
-    let status = axum::http::StatusCode::from_u16(status)
-        .with_context(|| format!("{status} is not an HTTP status"))?;
-    let router =
-        axum::Router::new().fallback(move || async move { (status, "fixture failing on purpose") });
+/// Binds `addr` and answers every request (any path) with `status` and a
+/// text body quoting the request line (`POST /mcp?token=...`) and each header
+/// value in brackets, without the header names: what a careless server's
+/// error page does with the credentials it was sent.
+pub async fn failing(addr: &str, status: u16) -> anyhow::Result<()> {
+    let status = axum::http::StatusCode::from_u16(status).context("--fail-status")?;
+    let answer = move |request: axum::extract::Request| async move {
+        let values: Vec<String> = request
+            .headers()
+            .values()
+            .map(|v| format!("[{}]", String::from_utf8_lossy(v.as_bytes())))
+            .collect();
+        let body = format!(
+            "refused {} {}; sent {}",
+            request.method(),
+            request.uri(),
+            values.join(" ")
+        );
+        (
+            status,
+            [(axum::http::header::CONTENT_TYPE, "text/plain")],
+            body,
+        )
+    };
+    let router = axum::Router::new().fallback(answer);
     serve_mcp_router(router, addr).await
 }
 

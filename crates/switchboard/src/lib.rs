@@ -3,8 +3,10 @@
 //!
 //! - [`clients`]: AI clients' MCP config files (`import`, `connect`);
 //! - [`bridge`]: the stdio bridge (`switchboard stdio`);
-//! - [`remote`]: talking to a running hub's control API (`status`, `refresh`, ...).
+//! - [`remote`]: talking to a running hub's control API (`status`, `refresh`, ...);
+//! - [`log_writer`]: the stderr writer of the log, which redacts every line.
 
 pub mod bridge;
 pub mod clients;
+pub mod log_writer;
 pub mod remote;

@@ -224,7 +224,8 @@ fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         .add_directive("rmcp::transport::auth=info".parse()?);
     tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        // Every line redacted: no URL token or credential header reaches the log.
+        .with_writer(switchboard::log_writer::RedactedStderr)
         .init();
     let runtime = match threads()? {
         // One thread: every hop between the downstream session, the gateway and

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
+use switchboard_core::files::FileMode;
 use toml_edit::{DocumentMut, Item, Table};
 
 use super::convert::{TransportKey, convert};
@@ -211,10 +212,14 @@ pub fn connect(req: &ConnectRequest) -> Result<ConnectReport, ClientError> {
     }
     if let Some(moved) = edit.moved_out {
         let target = fsio::free_sibling(&path, &format!(".switchboard-removed-{now}"));
-        fsio::write_atomic(&target, &format!("{}\n", render(&moved, "", "  ")))?;
+        fsio::write_atomic(
+            &target,
+            &format!("{}\n", render(&moved, "", "  ")),
+            FileMode::Private,
+        )?;
         report.moved_to = Some(target);
     }
-    fsio::write_atomic(&path, &edit.text)?;
+    fsio::write_atomic(&path, &edit.text, FileMode::Keep)?;
     Ok(report)
 }
 

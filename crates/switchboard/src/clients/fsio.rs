@@ -1,15 +1,17 @@
 //! File plumbing shared by import and connect: optional reads, timestamped
 //! backups and atomic replacement.
 //!
-//! A write never leaves a half-written file behind: the new content goes to a
-//! temp file in the same directory, is flushed to disk, gets the old file's
-//! permissions (`~/.claude.json` may hold tokens and be private) and is then
-//! renamed over the target.
+//! Writes go through the core's one atomic-write function
+//! ([`switchboard_core::files::write_atomic`]): never a half-written file, a
+//! symlinked client config stays a symlink, the file keeps its owner, and on
+//! Unix new files are `0600` in `0700` directories. Backups are `0600`
+//! whatever the original's mode: they hold the same tokens.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
+
+use switchboard_core::files::{self, FileMode};
 
 use super::ClientError;
 
@@ -59,39 +61,18 @@ pub(crate) fn free_sibling(path: &Path, suffix: &str) -> PathBuf {
         .unwrap_or(first)
 }
 
-/// Copies `path` to `<path>.bak-<unix-seconds>` and returns the copy's path.
+/// Copies `path` to `<path>.bak-<unix-seconds>` (mode `0600`) and returns the copy's path.
 pub(crate) fn backup(path: &Path, now: u64) -> Result<PathBuf, ClientError> {
     let target = free_sibling(path, &format!(".bak-{now}"));
-    fs::copy(path, &target).map_err(io("back up", path))?;
+    files::copy_private(path, &target).map_err(io("back up", path))?;
     Ok(target)
 }
 
-/// Replaces `path` with `contents` atomically, creating parent directories.
-pub(crate) fn write_atomic(path: &Path, contents: &str) -> Result<(), ClientError> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    fs::create_dir_all(&dir).map_err(io("create directory", &dir))?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "config".into());
-    let tmp = dir.join(format!(".{name}.switchboard-{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = fs::File::create(&tmp).map_err(io("create", &tmp))?;
-        file.write_all(contents.as_bytes())
-            .map_err(io("write", &tmp))?;
-        file.sync_all().map_err(io("write", &tmp))?;
-        drop(file);
-        if let Ok(meta) = fs::metadata(path) {
-            fs::set_permissions(&tmp, meta.permissions())
-                .map_err(io("set permissions of", &tmp))?;
-        }
-        fs::rename(&tmp, path).map_err(io("replace", path))
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+/// Replaces `path` with `contents` atomically, creating parent directories;
+/// `mode` says whether an existing file keeps its mode ([`FileMode::Keep`],
+/// a client's own config) or becomes owner-only ([`FileMode::Private`]).
+pub(crate) fn write_atomic(path: &Path, contents: &str, mode: FileMode) -> Result<(), ClientError> {
+    files::write_atomic(path, contents.as_bytes(), mode)
+        .map(|_| ())
+        .map_err(io("replace", path))
 }

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value;
+use switchboard_core::files::FileMode;
 
 use super::convert::{TransportKey, convert, switchboard_key};
 use super::jsonc::Doc;
@@ -523,7 +524,8 @@ pub fn apply_import(config_path: &Path, plan: &ImportPlan) -> Result<ApplyOutcom
         Some(_) => Some(fsio::backup(config_path, fsio::unix_now())?),
         None => None,
     };
-    fsio::write_atomic(config_path, doc.text())?;
+    // Owner-only: the entries carry tokens copied from the clients' files.
+    fsio::write_atomic(config_path, doc.text(), FileMode::Private)?;
     Ok(ApplyOutcome {
         config_path: config_path.to_path_buf(),
         backup,
