@@ -422,6 +422,15 @@ async fn stalled_and_idle_connections_are_closed_after_the_header_timeout() {
     let mut head = [0u8; 12];
     idle.read_exact(&mut head).await.unwrap();
     assert_eq!(&head, b"HTTP/1.1 200");
+    // And one whose head is complete but whose body stalls.
+    let mut slow_body = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    slow_body
+        .write_all(
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+              Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"",
+        )
+        .await
+        .unwrap();
 
     let start = Instant::now();
     for stream in stalled.iter_mut() {
@@ -435,6 +444,14 @@ async fn stalled_and_idle_connections_are_closed_after_the_header_timeout() {
         matches!(read, Ok(Ok(_)) | Ok(Err(_))),
         "an idle connection was not closed"
     );
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(DEADLINE, slow_body.read_to_end(&mut answer)).await;
+    assert!(
+        matches!(read, Ok(Ok(_)) | Ok(Err(_))),
+        "a stalled body kept its connection"
+    );
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(start.elapsed() < DEADLINE);
     // The listener still serves.
     assert_eq!(hub.status().await["sessions"], json!([]));

@@ -44,6 +44,9 @@
 //! - an `initialize` when every one of `maxSessions` sessions is busy gets 503
 //!   (see `http_sessions`).
 //!
+//! A request body this layer reads must arrive within `headerTimeoutSecs`
+//! (else HTTP 408), so a client cannot hold a connection with a stalled body.
+//!
 //! Every request this layer answers counts as a use of its session, so the
 //! session does not expire while it is used (see `http_sessions`).
 
@@ -133,15 +136,27 @@ pub async fn layer(State(state): State<FastPath>, request: Request, next: Next) 
         return json_rpc_status(next.run(request).await, false);
     }
     let (parts, body) = request.into_parts();
-    let bytes = match axum::body::to_bytes(body, MAX_PEEK as usize).await {
-        Ok(bytes) => bytes,
-        Err(err) => {
-            return plain(
-                StatusCode::BAD_REQUEST,
-                format!("could not read the request body: {err}"),
-            );
-        }
-    };
+    // A body that stalls holds its connection: it gets as long as a head.
+    let limit = hub.settings().header_timeout;
+    let bytes =
+        match tokio::time::timeout(limit, axum::body::to_bytes(body, MAX_PEEK as usize)).await {
+            Ok(Ok(bytes)) => bytes,
+            Ok(Err(err)) => {
+                return plain(
+                    StatusCode::BAD_REQUEST,
+                    format!("could not read the request body: {err}"),
+                );
+            }
+            Err(_) => {
+                return plain(
+                    StatusCode::REQUEST_TIMEOUT,
+                    format!(
+                        "the request body did not arrive within {} s (setting headerTimeoutSecs)",
+                        limit.as_secs()
+                    ),
+                );
+            }
+        };
     let probe: Option<Probe> = match serde_json::from_slice(&bytes) {
         Ok(probe) => Some(probe),
         Err(err) if err.is_syntax() || err.is_eof() => return parse_error(&err),
