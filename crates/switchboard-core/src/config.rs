@@ -278,6 +278,16 @@ pub struct Settings {
     pub builtin_tools: bool,
     /// Where OAuth tokens and secrets are kept (`auto` picks the OS keyring).
     pub token_store: crate::auth::TokenStoreChoice,
+    /// Most MCP sessions kept at once (both routes); the least recently used
+    /// idle one is closed to make room.
+    pub max_sessions: usize,
+    /// Close a session after this long without a request; zero means never.
+    pub session_idle: Duration,
+    /// Most open client connections; zero picks one below the fd limit.
+    pub max_connections: usize,
+    /// How long a connection may take to send a complete request head, from
+    /// when it connects or its previous response ends.
+    pub header_timeout: Duration,
 }
 
 impl Default for Settings {
@@ -293,6 +303,10 @@ impl Default for Settings {
             idle_shutdown: Duration::from_secs(600),
             builtin_tools: true,
             token_store: crate::auth::TokenStoreChoice::Auto,
+            max_sessions: 1000,
+            session_idle: Duration::from_secs(1800),
+            max_connections: 0,
+            header_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -425,6 +439,10 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ("SWITCHBOARD_IDLE_SHUTDOWN_SECS", "idleShutdownSecs"),
     ("SWITCHBOARD_TOKEN_STORE", "tokenStore"),
     ("SWITCHBOARD_BUILTIN_TOOLS", "builtinTools"),
+    ("SWITCHBOARD_MAX_SESSIONS", "maxSessions"),
+    ("SWITCHBOARD_SESSION_IDLE_SECS", "sessionIdleSecs"),
+    ("SWITCHBOARD_MAX_CONNECTIONS", "maxConnections"),
+    ("SWITCHBOARD_HEADER_TIMEOUT_SECS", "headerTimeoutSecs"),
 ];
 
 impl Settings {
@@ -480,6 +498,16 @@ impl Settings {
                 "SWITCHBOARD_TOKEN_STORE" => {
                     self.token_store = value.trim().parse().map_err(|e: String| bad(&e))?;
                 }
+                "SWITCHBOARD_MAX_SESSIONS" => self.max_sessions = at_least_one(number()?),
+                "SWITCHBOARD_SESSION_IDLE_SECS" => {
+                    self.session_idle = Duration::from_secs(number()?);
+                }
+                "SWITCHBOARD_MAX_CONNECTIONS" => {
+                    self.max_connections = usize::try_from(number()?).unwrap_or(usize::MAX);
+                }
+                "SWITCHBOARD_HEADER_TIMEOUT_SECS" => {
+                    self.header_timeout = Duration::from_secs(number()?.max(1));
+                }
                 _ => {}
             }
         }
@@ -513,6 +541,10 @@ struct RawSettings {
     idle_shutdown_secs: Option<u64>,
     builtin_tools: Option<bool>,
     token_store: Option<crate::auth::TokenStoreChoice>,
+    max_sessions: Option<u64>,
+    session_idle_secs: Option<u64>,
+    max_connections: Option<u64>,
+    header_timeout_secs: Option<u64>,
 }
 
 impl RawSettings {
@@ -547,7 +579,24 @@ impl RawSettings {
         if let Some(v) = self.token_store {
             s.token_store = v;
         }
+        if let Some(v) = self.max_sessions {
+            s.max_sessions = at_least_one(v);
+        }
+        if let Some(v) = self.session_idle_secs {
+            s.session_idle = Duration::from_secs(v);
+        }
+        if let Some(v) = self.max_connections {
+            s.max_connections = usize::try_from(v).unwrap_or(usize::MAX);
+        }
+        if let Some(v) = self.header_timeout_secs {
+            s.header_timeout = Duration::from_secs(v.max(1));
+        }
     }
+}
+
+/// A count setting of at least one, saturating on 32-bit targets.
+fn at_least_one(v: u64) -> usize {
+    usize::try_from(v.max(1)).unwrap_or(usize::MAX)
 }
 
 struct ListenAddr(SocketAddr);

@@ -20,7 +20,6 @@ use axum::routing::{any, get, post};
 use axum::{Json, Router};
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::json;
 
 use crate::capabilities::RefreshTrigger;
@@ -36,7 +35,9 @@ pub fn router(hub: HubHandle) -> Router {
     let mcp_config = StreamableHttpServerConfig::default()
         .with_cancellation_token(hub.inner.cancel.child_token())
         .with_sse_keep_alive(Some(std::time::Duration::from_secs(15)));
-    let merged_sessions = Arc::new(LocalSessionManager::default());
+    let merged_sessions = Arc::new(crate::http_sessions::HubSessionManager::new(
+        hub.inner.sessions.table().clone(),
+    ));
     let mcp = StreamableHttpService::new(
         move || Ok(Gateway::new(for_sessions.clone(), Scope::Merged)),
         merged_sessions.clone(),

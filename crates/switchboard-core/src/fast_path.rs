@@ -30,7 +30,25 @@
 //!
 //! Anything unusual (no or large `Content-Length`, batches, unknown sessions,
 //! extra parameters, protocol headers rmcp must check) goes to rmcp untouched,
-//! so its validation and error answers stay the only ones.
+//! so its validation stays the only one. Where rmcp's answers break the
+//! protocol, this layer corrects them:
+//!
+//! - a body that is not JSON is HTTP 400 with JSON-RPC `-32700` (parse
+//!   error), valid JSON that is no JSON-RPC message HTTP 400 with `-32600`
+//!   (rmcp answers 415 for both);
+//! - a standard method with parameters that do not fit it gets `-32602`
+//!   (invalid params) saying what is wrong (rmcp takes it for an unknown
+//!   method, `-32601`);
+//! - `DELETE` of a session answers 200 once it is closed and 404 if the session
+//!   is unknown (rmcp: 202 for both), and the status snapshot loses it at once;
+//! - an `initialize` when every one of `maxSessions` sessions is busy gets 503
+//!   (see `http_sessions`).
+//!
+//! A request body this layer reads must arrive within `headerTimeoutSecs`
+//! (else HTTP 408), so a client cannot hold a connection with a stalled body.
+//!
+//! Every request this layer answers counts as a use of its session, so the
+//! session does not expire while it is used (see `http_sessions`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -42,16 +60,17 @@ use axum::middleware::Next;
 use axum::response::Response;
 use futures::StreamExt;
 use rmcp::transport::streamable_http_server::session::SessionManager;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde::Deserialize;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ErrorData, RequestId, ServerResult,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ErrorCode, ErrorData, RequestId,
+    ServerResult,
 };
 use tokio_util::sync::CancellationToken;
 
 use crate::catalog::ListResult;
 use crate::gateway::{Gateway, Scope};
+use crate::http_sessions::HubSessionManager;
 use crate::hub::HubHandle;
 use crate::sessions::Session;
 use crate::upstream::Downstream;
@@ -101,26 +120,61 @@ struct ListRequest {
 #[derive(Clone)]
 pub struct FastPath {
     pub hub: HubHandle,
-    pub merged_sessions: Arc<LocalSessionManager>,
+    pub merged_sessions: Arc<HubSessionManager>,
 }
 
 /// The middleware on the MCP routes (see the module docs).
 pub async fn layer(State(state): State<FastPath>, request: Request, next: Next) -> Response {
     let hub = &state.hub;
-    if request.method() != Method::POST || !plain_json_post(request.headers()) {
+    if request.method() == Method::DELETE {
+        return delete_session(&state, request, next).await;
+    }
+    if request.method() != Method::POST || !json_content_type(request.headers()) {
         return next.run(request).await;
     }
+    if !small_body(request.headers()) {
+        return json_rpc_status(next.run(request).await, false);
+    }
     let (parts, body) = request.into_parts();
-    let bytes = match axum::body::to_bytes(body, MAX_PEEK as usize).await {
-        Ok(bytes) => bytes,
-        Err(err) => {
-            return plain(
-                StatusCode::BAD_REQUEST,
-                format!("could not read the request body: {err}"),
-            );
-        }
+    // A body that stalls holds its connection: it gets as long as a head.
+    let limit = hub.settings().header_timeout;
+    let bytes =
+        match tokio::time::timeout(limit, axum::body::to_bytes(body, MAX_PEEK as usize)).await {
+            Ok(Ok(bytes)) => bytes,
+            Ok(Err(err)) => {
+                return plain(
+                    StatusCode::BAD_REQUEST,
+                    format!("could not read the request body: {err}"),
+                );
+            }
+            Err(_) => {
+                return plain(
+                    StatusCode::REQUEST_TIMEOUT,
+                    format!(
+                        "the request body did not arrive within {} s (setting headerTimeoutSecs)",
+                        limit.as_secs()
+                    ),
+                );
+            }
+        };
+    let probe: Option<Probe> = match serde_json::from_slice(&bytes) {
+        Ok(probe) => Some(probe),
+        Err(err) if err.is_syntax() || err.is_eof() => return parse_error(&err),
+        // JSON, but not a JSON-RPC message (rmcp answers, see `json_rpc_status`).
+        Err(_) => None,
     };
-    let probe: Option<Probe> = serde_json::from_slice(&bytes).ok();
+    if probe.as_ref().and_then(|p| p.method.as_deref()) == Some("initialize")
+        && !parts.headers.contains_key(SESSION_HEADER)
+        && !hub.inner.sessions.table().has_room()
+    {
+        return too_many_sessions(hub);
+    }
+    if !plain_json_post(&parts.headers) {
+        let response = next
+            .run(Request::from_parts(parts, Body::from(bytes)))
+            .await;
+        return json_rpc_status(response, true);
+    }
     let id = probe.as_ref().and_then(|p| {
         let valid_id = matches!(&p.id, Some(serde_json::Value::String(_)))
             || p.id.as_ref().is_some_and(|v| v.is_i64() || v.is_u64());
@@ -135,9 +189,10 @@ pub async fn layer(State(state): State<FastPath>, request: Request, next: Next) 
         if probe.as_ref().and_then(|p| p.method.as_deref()) == Some("notifications/cancelled") {
             cancel_fast_call(&state, &parts.headers, &bytes);
         }
-        return next
+        let response = next
             .run(Request::from_parts(parts, Body::from(bytes)))
             .await;
+        return json_rpc_status(response, true);
     };
     let method = probe.and_then(|p| p.method).unwrap_or_default();
     if let Some(which) = list_kind(&method, hub)
@@ -153,28 +208,140 @@ pub async fn layer(State(state): State<FastPath>, request: Request, next: Next) 
         return response;
     }
     let response = next
-        .run(Request::from_parts(parts, Body::from(bytes)))
+        .run(Request::from_parts(parts, Body::from(bytes.clone())))
         .await;
-    prefer_json(response, &id).await
+    prefer_json(response, &id, &method, &bytes).await
 }
 
-/// A POST whose body may be looked at: JSON, of a stated, small length, from
-/// a client that accepts JSON answers, with no headers that rmcp validates
-/// against the body.
-fn plain_json_post(headers: &HeaderMap) -> bool {
-    let json_body = headers
+/// `DELETE` of a session: 404 if the route has no such session, else rmcp
+/// closes it and the answer is 200 (see the module docs).
+async fn delete_session(state: &FastPath, request: Request, next: Next) -> Response {
+    let Some(session_id) = request
+        .headers()
+        .get(SESSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+    else {
+        // rmcp says what is missing.
+        return next.run(request).await;
+    };
+    let session_id: rmcp::transport::streamable_http_server::session::SessionId =
+        Arc::from(session_id);
+    let path = request.uri().path();
+    let manager = if path == "/mcp" {
+        Some(state.merged_sessions.clone())
+    } else {
+        path.strip_prefix("/servers/")
+            .and_then(|p| p.strip_suffix("/mcp"))
+            .and_then(|server| state.hub.upstream(server))
+            .and_then(|upstream| state.hub.pass_through_sessions(&upstream.id))
+    };
+    let exists = match manager {
+        Some(manager) => manager.has_session(&session_id).await.unwrap_or(false),
+        None => false,
+    };
+    if !exists {
+        return plain(
+            StatusCode::NOT_FOUND,
+            "Not Found: Session not found".to_string(),
+        );
+    }
+    let response = next.run(request).await;
+    if response.status() != StatusCode::ACCEPTED {
+        return response;
+    }
+    // Closed: the status must not show it a moment longer.
+    state.hub.publish_snapshot();
+    Response::new(Body::empty())
+}
+
+/// A JSON-RPC error answer with no id, as HTTP `status`.
+fn json_rpc_error(status: StatusCode, code: i32, message: String) -> Response {
+    let error = ErrorData::new(ErrorCode(code), message, None);
+    let body = serde_json::to_vec(&error)
+        .map(|error| envelope(&serde_json::Value::Null, "error", &error))
+        .unwrap_or_default();
+    let mut response = json_response(HeaderMap::new(), Body::from(body));
+    *response.status_mut() = status;
+    response
+}
+
+/// HTTP 400 with JSON-RPC `-32700` for a body that is not JSON.
+fn parse_error(err: &serde_json::Error) -> Response {
+    json_rpc_error(
+        StatusCode::BAD_REQUEST,
+        ErrorCode::PARSE_ERROR.0,
+        format!("Parse error: the request body is not valid JSON ({err})"),
+    )
+}
+
+/// HTTP 503 for an `initialize` while every allowed session is busy.
+fn too_many_sessions(hub: &HubHandle) -> Response {
+    let max = hub.settings().max_sessions;
+    let mut response = json_rpc_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::INTERNAL_ERROR.0,
+        format!(
+            "Switchboard already has {max} sessions, all in use (setting maxSessions); \
+             end one or try again later"
+        ),
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    response
+}
+
+/// rmcp answers 415 for a JSON body it cannot read as a JSON-RPC message (the
+/// content type was checked before): that is HTTP 400 with JSON-RPC `-32600`
+/// when the body is known to be JSON (`json`), else `-32700`.
+fn json_rpc_status(response: Response, json: bool) -> Response {
+    if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        return response;
+    }
+    if json {
+        json_rpc_error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::INVALID_REQUEST.0,
+            "Invalid Request: the body is JSON but not a JSON-RPC request, \
+             notification or response"
+                .to_string(),
+        )
+    } else {
+        json_rpc_error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::PARSE_ERROR.0,
+            "Parse error: the request body is not a JSON-RPC message".to_string(),
+        )
+    }
+}
+
+/// A JSON body.
+fn json_content_type(headers: &HeaderMap) -> bool {
+    headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| {
             v.split(';')
                 .next()
                 .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
-        });
-    let small = headers
+        })
+}
+
+/// A body of a stated length small enough to be read here.
+fn small_body(headers: &HeaderMap) -> bool {
+    headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok())
-        .is_some_and(|n| n <= MAX_PEEK);
+        .is_some_and(|n| n <= MAX_PEEK)
+}
+
+/// A POST whose request may be answered here: JSON, of a stated, small
+/// length, from a client that accepts JSON answers, with no headers that rmcp
+/// validates against the body.
+fn plain_json_post(headers: &HeaderMap) -> bool {
+    let json_body = json_content_type(headers);
+    let small = small_body(headers);
     // rmcp refuses (406) a client that does not accept both; so does this.
     let accepts = |wanted: &str| {
         headers
@@ -219,6 +386,7 @@ async fn prepared_list(
 ) -> Option<Response> {
     serde_json::from_slice::<ListRequest>(body).ok()?;
     let session = known_session(state, headers, path).await?;
+    let _in_use = session.begin_use();
     let gateway = Gateway::for_session(state.hub.clone(), session);
     match gateway.prepared_list(which).await? {
         Ok(result) => {
@@ -316,6 +484,8 @@ async fn fast_call(
         return None;
     }
     let request_id: RequestId = serde_json::from_value(id.clone()).ok()?;
+    // Counts as a use of the session until the answer is made.
+    let _in_use = session.begin_use();
     let downstream = Downstream {
         peer,
         request_id,
@@ -433,8 +603,15 @@ fn plain(status: StatusCode, message: String) -> Response {
 }
 
 /// Turns rmcp's event-stream answer into a JSON one when the answer is the
-/// stream's first message and arrives within [`JSON_WAIT`] (see module docs).
-async fn prefer_json(response: Response, id: &serde_json::Value) -> Response {
+/// stream's first message and arrives within [`JSON_WAIT`] (see module docs);
+/// `method` and `request` are the request's, to correct rmcp's error code for
+/// invalid parameters.
+async fn prefer_json(
+    response: Response,
+    id: &serde_json::Value,
+    method: &str,
+    request: &[u8],
+) -> Response {
     let is_stream = response.status() == StatusCode::OK
         && response
             .headers()
@@ -442,7 +619,7 @@ async fn prefer_json(response: Response, id: &serde_json::Value) -> Response {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("text/event-stream"));
     if !is_stream {
-        return response;
+        return json_rpc_status(response, true);
     }
     let (parts, body) = response.into_parts();
     let mut stream = body.into_data_stream();
@@ -462,11 +639,17 @@ async fn prefer_json(response: Response, id: &serde_json::Value) -> Response {
         let data = events.push(&chunk);
         seen.push(chunk);
         if let Some(data) = data {
-            break is_answer(&data, id).then_some(data);
+            break answer_error(&data, id).map(|error| (data, error));
         }
     };
     match answer {
-        Some(data) => {
+        Some((data, error)) => {
+            let data = match error {
+                Some(code) if code == ErrorCode::METHOD_NOT_FOUND.0 => {
+                    invalid_params(id, method, request).unwrap_or(data)
+                }
+                _ => data,
+            };
             let mut headers = parts.headers;
             for name in [
                 header::CONTENT_TYPE,
@@ -486,7 +669,14 @@ async fn prefer_json(response: Response, id: &serde_json::Value) -> Response {
 }
 
 /// True if `data` is the JSON-RPC answer (result or error) to request `id`.
+#[cfg(test)]
 fn is_answer(data: &[u8], id: &serde_json::Value) -> bool {
+    answer_error(data, id).is_some()
+}
+
+/// `Some` if `data` is the JSON-RPC answer (result or error) to request `id`,
+/// with the error's code if it is an error.
+fn answer_error(data: &[u8], id: &serde_json::Value) -> Option<Option<i32>> {
     #[derive(Deserialize)]
     struct Answer {
         #[serde(default)]
@@ -496,11 +686,94 @@ fn is_answer(data: &[u8], id: &serde_json::Value) -> bool {
         #[serde(default)]
         result: Option<serde::de::IgnoredAny>,
         #[serde(default)]
-        error: Option<serde::de::IgnoredAny>,
+        error: Option<AnswerError>,
     }
-    serde_json::from_slice::<Answer>(data).is_ok_and(|a| {
-        a.method.is_none() && (a.result.is_some() || a.error.is_some()) && a.id.as_ref() == Some(id)
-    })
+    #[derive(Deserialize)]
+    struct AnswerError {
+        #[serde(default)]
+        code: Option<i32>,
+    }
+    let answer = serde_json::from_slice::<Answer>(data).ok()?;
+    let is_answer = answer.method.is_none()
+        && (answer.result.is_some() || answer.error.is_some())
+        && answer.id.as_ref() == Some(id);
+    is_answer.then(|| answer.error.map(|e| e.code.unwrap_or_default()))
+}
+
+/// The `-32602` answer for a standard method whose parameters do not fit it,
+/// which rmcp answered as an unknown method; `None` if they fit after all.
+fn invalid_params(id: &serde_json::Value, method: &str, request: &[u8]) -> Option<Vec<u8>> {
+    let problem = params_problem(method, request)?;
+    let error = ErrorData::invalid_params(format!("invalid params for {method}: {problem}"), None);
+    Some(envelope(id, "error", &serde_json::to_vec(&error).ok()?))
+}
+
+/// What is wrong with the parameters of a request for a standard method, or
+/// `None` if they fit (or the method is not one rmcp knows).
+// `logging/setLevel` is deprecated for 2026-07-28 (SEP-2577); older clients use it.
+#[allow(deprecated)]
+fn params_problem(method: &str, request: &[u8]) -> Option<String> {
+    use rmcp::model::{
+        CompleteRequestParams, GetPromptRequestParams, PaginatedRequestParams,
+        ReadResourceRequestParams, SetLevelRequestParams, SubscribeRequestParams,
+        UnsubscribeRequestParams,
+    };
+    use serde::de::DeserializeOwned;
+    #[derive(Deserialize)]
+    struct Params {
+        #[serde(default)]
+        params: Option<serde_json::Value>,
+    }
+    fn check<T: DeserializeOwned>(
+        params: Option<serde_json::Value>,
+        required: bool,
+    ) -> Option<String> {
+        match params {
+            None | Some(serde_json::Value::Null) if required => {
+                Some("params must be an object".to_string())
+            }
+            None | Some(serde_json::Value::Null) => None,
+            Some(value) if !value.is_object() => Some("params must be an object".to_string()),
+            Some(value) => serde_json::from_value::<T>(value)
+                .err()
+                .map(|err| describe(&err)),
+        }
+    }
+    let params = serde_json::from_slice::<Params>(request).ok()?.params;
+    match method {
+        "tools/call" => check::<CallToolRequestParams>(params, true),
+        "prompts/get" => check::<GetPromptRequestParams>(params, true),
+        "resources/read" => check::<ReadResourceRequestParams>(params, true),
+        "resources/subscribe" => check::<SubscribeRequestParams>(params, true),
+        "resources/unsubscribe" => check::<UnsubscribeRequestParams>(params, true),
+        "logging/setLevel" => check::<SetLevelRequestParams>(params, true),
+        "completion/complete" => check::<CompleteRequestParams>(params, true),
+        "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
+            check::<PaginatedRequestParams>(params, false)
+        }
+        _ => None,
+    }
+}
+
+/// A deserialization error as a client may read it: serde names the Rust
+/// type it expected, which says nothing to a client.
+fn describe(err: &serde_json::Error) -> String {
+    let text = err.to_string();
+    for marker in ["expected struct ", "expected enum "] {
+        if let Some(at) = text.find(marker) {
+            let rest = &text[at + marker.len()..];
+            let tail = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .map_or("", |end| &rest[end..]);
+            let what = if marker.contains("struct") {
+                "an object"
+            } else {
+                "one of the allowed values"
+            };
+            return format!("{}expected {what}{tail}", &text[..at]);
+        }
+    }
+    text
 }
 
 /// Reads server-sent events until the first one with data, and returns that

@@ -250,6 +250,18 @@ impl ServerHandler for Gateway {
             .inner
             .sessions
             .add(self.session.clone(), context.peer.clone(), client);
+        // The session's id, from the hub's session manager: known from here on,
+        // so its use is counted and it shows in the status at once.
+        if let Some(key) = context
+            .extensions
+            .get::<crate::http_sessions::HttpSessionKey>()
+        {
+            self.hub
+                .inner
+                .sessions
+                .bind_http_id(&self.session, key.0.as_ref());
+        }
+        self.hub.publish_snapshot();
         let mut result = self.negotiate_initialize(&request)?;
         if let Some(upstream) = self.single()? {
             // A pass-through session looks like the server itself.

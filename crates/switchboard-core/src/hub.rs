@@ -21,7 +21,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime};
 
-use axum::serve::ListenerExt;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -122,8 +121,7 @@ impl SharedHttp {
     }
 }
 
-pub(crate) type PassThroughSessions =
-    rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+pub(crate) type PassThroughSessions = crate::http_sessions::HubSessionManager;
 
 pub(crate) type PassThroughService =
     rmcp::transport::StreamableHttpService<crate::gateway::Gateway, PassThroughSessions>;
@@ -214,7 +212,11 @@ impl Hub {
             registry: Registry::default(),
             catalog: RwLock::new(Arc::new(Catalog::default())),
             catalog_write: Mutex::new(()),
-            sessions: Sessions::default(),
+            sessions: Sessions::new(Arc::new(crate::http_sessions::SessionTable::new(
+                settings.max_sessions,
+                settings.session_idle,
+                events_tx.clone(),
+            ))),
             snapshot: watch::Sender::new(Arc::new(HubSnapshot::default())),
             events: events_tx,
             http,
@@ -307,16 +309,14 @@ impl Hub {
                 inner.cancel.child_token(),
             ));
         }
+        inner.tasks.spawn(crate::http_sessions::run_reaper(
+            handle.clone(),
+            inner.cancel.child_token(),
+        ));
         let router = crate::control::router(handle.clone());
-        let server_cancel = inner.cancel.clone();
-        let listener = listener.tap_io(|tcp| {
-            if let Err(err) = tcp.set_nodelay(true) {
-                tracing::debug!(%err, "TCP_NODELAY not set");
-            }
-        });
-        let serve = axum::serve(listener, router)
-            .with_graceful_shutdown(async move { server_cancel.cancelled().await });
-        let mut serve = std::pin::pin!(serve.into_future());
+        let limits = crate::listener::ConnectionLimits::from_settings(&inner.settings);
+        let serve = crate::listener::serve(listener, router, limits, inner.cancel.clone());
+        let mut serve = std::pin::pin!(serve);
 
         // `served` is set when the listener stopped by itself (an error, or
         // `HubHandle::shutdown`); it must not be polled again then.
@@ -647,7 +647,9 @@ impl HubHandle {
         services
             .entry(server.clone())
             .or_insert_with(|| {
-                let sessions = Arc::new(PassThroughSessions::default());
+                let sessions = Arc::new(PassThroughSessions::new(
+                    self.inner.sessions.table().clone(),
+                ));
                 (make(server.clone(), sessions.clone()), sessions)
             })
             .0

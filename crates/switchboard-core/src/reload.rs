@@ -187,6 +187,22 @@ impl HubHandle {
                 "builtinTools",
                 config.settings.builtin_tools != settings.builtin_tools,
             ),
+            (
+                "maxSessions",
+                config.settings.max_sessions != settings.max_sessions,
+            ),
+            (
+                "sessionIdleSecs",
+                config.settings.session_idle != settings.session_idle,
+            ),
+            (
+                "maxConnections",
+                config.settings.max_connections != settings.max_connections,
+            ),
+            (
+                "headerTimeoutSecs",
+                config.settings.header_timeout != settings.header_timeout,
+            ),
         ] {
             if differs {
                 result.errors.push(format!(

@@ -7,15 +7,18 @@
 //! own first list started the servers is not told to list again, while a
 //! client served a list before late servers arrived is. A session notified
 //! but not yet re-listed is `behind` (the UI can warn that such a client shows
-//! stale tools). Sessions register from the gateway's `initialize`; closed
-//! ones are dropped whenever the set is walked. Notifications are sent from
-//! spawned tasks so a slow client never holds up the hub.
+//! stale tools). Sessions register from the gateway's `initialize`; a session
+//! closed by the HTTP session table (DELETE, expiry, eviction; see
+//! `http_sessions`) is marked closed at once and leaves every view of the set,
+//! and closed ones are dropped whenever the set is walked. Notifications are
+//! sent from spawned tasks so a slow client never holds up the hub.
 
 // Logging is deprecated for protocol 2026-07-28 (SEP-2577); sessions on
 // 2025-11-25 and earlier use it.
 #![allow(deprecated)]
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::SystemTime;
 
@@ -29,6 +32,7 @@ use rmcp::model::{
 use crate::catalog::{CatalogDiff, CatalogVersions};
 use crate::config::ServerId;
 use crate::gateway::Scope;
+use crate::http_sessions::{SessionTable, Usage, UseGuard};
 use crate::snapshot::timestamp;
 
 /// Which merged list a session listed or is told about.
@@ -49,6 +53,10 @@ pub struct Session {
     /// by the JSON text of their id, so `notifications/cancelled` reaches them.
     fast_calls: Mutex<HashMap<String, tokio_util::sync::CancellationToken>>,
     state: Mutex<SessionState>,
+    /// Its use as the HTTP session table counts it (set at `initialize`).
+    usage: OnceLock<Arc<Usage>>,
+    /// Set when the HTTP session table closed it.
+    closed: AtomicBool,
 }
 
 #[derive(Default, Clone)]
@@ -96,7 +104,23 @@ impl Session {
             http_id: OnceLock::new(),
             fast_calls: Mutex::new(HashMap::new()),
             state: Mutex::new(SessionState::default()),
+            usage: OnceLock::new(),
+            closed: AtomicBool::new(false),
         }
+    }
+
+    pub(crate) fn set_usage(&self, usage: Arc<Usage>) {
+        let _ = self.usage.set(usage);
+    }
+
+    /// Counts a request of this session as open until the guard drops (the
+    /// fast path's way to keep a session it answers from expiring).
+    pub(crate) fn begin_use(&self) -> Option<UseGuard> {
+        self.usage.get().map(|usage| usage.begin())
+    }
+
+    pub(crate) fn mark_closed(&self) {
+        self.closed.store(true, Ordering::Relaxed);
     }
 
     pub fn scope(&self) -> &Scope {
@@ -155,7 +179,8 @@ impl Session {
     }
 
     pub(crate) fn is_live(&self) -> bool {
-        self.peer.get().is_some_and(|p| !p.is_transport_closed())
+        !self.closed.load(Ordering::Relaxed)
+            && self.peer.get().is_some_and(|p| !p.is_transport_closed())
     }
 }
 
@@ -184,14 +209,28 @@ pub struct SessionSnapshot {
     pub behind: bool,
 }
 
-#[derive(Default)]
 pub struct Sessions {
     sessions: Mutex<Vec<Arc<Session>>>,
     /// Live sessions by their `Mcp-Session-Id`, for the HTTP fast path.
     by_http_id: Mutex<HashMap<Arc<str>, Weak<Session>>>,
+    /// Every HTTP session's lifetime and the cap on their number.
+    table: Arc<SessionTable>,
 }
 
 impl Sessions {
+    pub fn new(table: Arc<SessionTable>) -> Self {
+        Self {
+            sessions: Mutex::new(Vec::new()),
+            by_http_id: Mutex::new(HashMap::new()),
+            table,
+        }
+    }
+
+    /// The HTTP session table every MCP route's session manager shares.
+    pub fn table(&self) -> &Arc<SessionTable> {
+        &self.table
+    }
+
     /// Registers a session once its client has initialized.
     pub fn add(&self, session: Arc<Session>, peer: Peer<RoleServer>, client: String) {
         let _ = session.peer.set(peer);
@@ -216,11 +255,13 @@ impl Sessions {
         live
     }
 
-    /// Records the HTTP session id of `session` (once; later calls are no-ops).
+    /// Records the HTTP session id of `session` (once; later calls are no-ops)
+    /// and links it to its entry in the HTTP session table.
     pub fn bind_http_id(&self, session: &Arc<Session>, id: &str) {
         if session.http_id.get().is_some() {
             return;
         }
+        self.table.attach(id, session);
         let id: Arc<str> = Arc::from(id);
         if session.http_id.set(id.clone()).is_ok()
             && let Ok(mut by_id) = self.by_http_id.lock()

@@ -1,0 +1,468 @@
+//! How long downstream MCP sessions live and how many there may be.
+//!
+//! rmcp's [`LocalSessionManager`] keeps each Streamable HTTP session until
+//! its own keep-alive timer runs out, and that timer only counts requests that
+//! pass through rmcp: calls answered by the HTTP fast path (`fast_path`) never
+//! reset it, so a busy session died five minutes after it was made. Nor does
+//! it bound how many sessions exist. So every MCP route's session manager is a
+//! [`HubSessionManager`]: rmcp's manager with its keep-alive off, in front of
+//! one [`SessionTable`] shared by all routes, which
+//!
+//! - records each session's last use and how many requests and streams of it
+//!   are open ([`Usage`]: two atomics, touched by rmcp's path here and by the
+//!   fast path through [`Session::begin_use`](crate::sessions::Session::begin_use));
+//! - closes a session idle (nothing open) for `sessionIdleSecs`
+//!   ([`run_reaper`]);
+//! - keeps at most `maxSessions`: a new session closes the least recently used
+//!   idle one, and is refused when every session is busy ([`SessionTable::has_room`]).
+//!
+//! A session leaves the table, and the status snapshot, the moment it is
+//! closed (DELETE, expiry, eviction, or its worker ending); the hub's
+//! [`Session`](crate::sessions::Session) is marked closed then.
+//! Invariant: every session rmcp holds is in the table from `create_session`
+//! until `close_session`, so the table's size is the number of sessions.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use futures::{Stream, StreamExt};
+use rmcp::model::{ClientJsonRpcMessage, GetExtensions, ServerJsonRpcMessage};
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionManager, LocalSessionManagerError,
+};
+use rmcp::transport::streamable_http_server::session::{
+    EventStore, RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
+};
+use tokio_util::sync::CancellationToken;
+
+use crate::sessions::Session;
+use crate::upstream::UpstreamEvent;
+
+/// Why the hub's session manager refused an operation.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpSessionError {
+    #[error(transparent)]
+    Local(#[from] LocalSessionManagerError),
+    #[error("too many sessions: all {max} are in use; end one or raise maxSessions")]
+    Full { max: usize },
+}
+
+/// The id of the session an `initialize` request is creating, put in the
+/// request's extensions so the gateway learns it before the client does.
+#[derive(Debug, Clone)]
+pub struct HttpSessionKey(pub SessionId);
+
+/// A session's use: when it was last used, and what of it is open now.
+#[derive(Debug)]
+pub struct Usage {
+    /// Milliseconds since the table's epoch.
+    last_used: AtomicU64,
+    /// Requests being answered and response streams open.
+    open: AtomicU32,
+    epoch: Instant,
+}
+
+impl Usage {
+    fn new(epoch: Instant) -> Self {
+        let usage = Self {
+            last_used: AtomicU64::new(0),
+            open: AtomicU32::new(0),
+            epoch,
+        };
+        usage.touch();
+        usage
+    }
+
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Records a use now.
+    pub fn touch(&self) {
+        self.last_used.store(self.now_ms(), Ordering::Relaxed);
+    }
+
+    /// Marks one request or stream open until the guard drops.
+    pub fn begin(self: &Arc<Self>) -> UseGuard {
+        self.open.fetch_add(1, Ordering::Relaxed);
+        self.touch();
+        UseGuard(self.clone())
+    }
+
+    /// How long since the last use, if nothing is open.
+    fn idle_for(&self) -> Option<Duration> {
+        (self.open.load(Ordering::Relaxed) == 0).then(|| {
+            Duration::from_millis(
+                self.now_ms()
+                    .saturating_sub(self.last_used.load(Ordering::Relaxed)),
+            )
+        })
+    }
+}
+
+/// Keeps a session in use; its drop counts as a use.
+#[derive(Debug)]
+pub struct UseGuard(Arc<Usage>);
+
+impl Drop for UseGuard {
+    fn drop(&mut self) {
+        self.0.touch();
+        self.0.open.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+struct Entry {
+    /// The rmcp manager holding the session (one per route).
+    manager: Arc<LocalSessionManager>,
+    usage: Arc<Usage>,
+    /// The hub's side of the session, once it has initialized.
+    session: Weak<Session>,
+}
+
+/// Every MCP session of the hub, across routes (see the module docs).
+pub struct SessionTable {
+    entries: Mutex<HashMap<SessionId, Entry>>,
+    max: usize,
+    idle: Option<Duration>,
+    epoch: Instant,
+    /// Tells the hub to republish its snapshot after a close it did not ask for.
+    events: tokio::sync::mpsc::UnboundedSender<UpstreamEvent>,
+}
+
+impl SessionTable {
+    pub fn new(
+        max: usize,
+        idle: Duration,
+        events: tokio::sync::mpsc::UnboundedSender<UpstreamEvent>,
+    ) -> Self {
+        Self {
+            entries: Mutex::new(HashMap::new()),
+            max: max.max(1),
+            idle: (!idle.is_zero()).then_some(idle),
+            epoch: Instant::now(),
+            events,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Entry>> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How many sessions exist (initialized or not).
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether a new session can be made: below the cap, or some session is
+    /// idle and can be closed for it.
+    pub fn has_room(&self) -> bool {
+        let entries = self.lock();
+        entries.len() < self.max || entries.values().any(|e| e.usage.idle_for().is_some())
+    }
+
+    /// Links the hub's session to its table entry (at `initialize`).
+    pub(crate) fn attach(&self, id: &str, session: &Arc<Session>) {
+        let mut entries = self.lock();
+        if let Some(entry) = entries.get_mut(id) {
+            entry.session = Arc::downgrade(session);
+            session.set_usage(entry.usage.clone());
+        }
+    }
+
+    fn usage(&self, id: &SessionId) -> Option<Arc<Usage>> {
+        self.lock().get(id).map(|e| e.usage.clone())
+    }
+
+    /// Forgets a session and marks the hub's side closed. True if it was known.
+    fn forget(&self, id: &SessionId) -> bool {
+        let entry = self.lock().remove(id);
+        match entry {
+            Some(entry) => {
+                if let Some(session) = entry.session.upgrade() {
+                    session.mark_closed();
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Closes a session the table chose (expired or evicted).
+    async fn close(&self, id: &SessionId, manager: &LocalSessionManager) {
+        self.forget(id);
+        if let Err(err) = manager.close_session(id).await {
+            tracing::debug!(session = %id, %err, "closing a session");
+        }
+    }
+
+    /// Takes the least recently used idle sessions out until there is room
+    /// for one more; `Err` if every session is busy.
+    fn make_room(&self) -> Result<Vec<(SessionId, Arc<LocalSessionManager>)>, HttpSessionError> {
+        let mut entries = self.lock();
+        let mut victims = Vec::new();
+        while entries.len() >= self.max {
+            let oldest = entries
+                .iter()
+                .filter_map(|(id, e)| Some((e.usage.idle_for()?, id)))
+                .max_by_key(|(idle, _)| *idle)
+                .map(|(_, id)| id.clone());
+            let Some(id) = oldest else {
+                return Err(HttpSessionError::Full { max: self.max });
+            };
+            if let Some(entry) = entries.remove(&id) {
+                if let Some(session) = entry.session.upgrade() {
+                    session.mark_closed();
+                }
+                victims.push((id, entry.manager));
+            }
+        }
+        Ok(victims)
+    }
+
+    /// Sessions idle for longer than the expiry, taken out of the table.
+    fn take_expired(&self) -> Vec<(SessionId, Arc<LocalSessionManager>)> {
+        let Some(limit) = self.idle else {
+            return Vec::new();
+        };
+        let mut entries = self.lock();
+        let expired: Vec<SessionId> = entries
+            .iter()
+            .filter(|(_, e)| e.usage.idle_for().is_some_and(|idle| idle > limit))
+            .map(|(id, _)| id.clone())
+            .collect();
+        expired
+            .into_iter()
+            .filter_map(|id| {
+                let entry = entries.remove(&id)?;
+                if let Some(session) = entry.session.upgrade() {
+                    session.mark_closed();
+                }
+                Some((id, entry.manager))
+            })
+            .collect()
+    }
+
+    fn changed(&self) {
+        let _ = self.events.send(UpstreamEvent::StateChanged);
+    }
+}
+
+/// Closes idle sessions (see the module docs) until `cancel` fires; checks
+/// four times per expiry period, at most every 30 s.
+pub(crate) async fn run_reaper(hub: crate::hub::HubHandle, cancel: CancellationToken) {
+    let table = hub.inner.sessions.table().clone();
+    let Some(idle) = table.idle else { return };
+    let tick = (idle / 4).clamp(Duration::from_millis(100), Duration::from_secs(30));
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(tick) => {}
+            () = cancel.cancelled() => return,
+        }
+        let expired = table.take_expired();
+        if expired.is_empty() {
+            continue;
+        }
+        tracing::debug!(sessions = expired.len(), "closing idle sessions");
+        for (id, manager) in &expired {
+            if let Err(err) = manager.close_session(id).await {
+                tracing::debug!(session = %id, %err, "closing an idle session");
+            }
+        }
+        hub.publish_snapshot();
+    }
+}
+
+/// rmcp's session manager with the hub's lifetime rules (see the module docs).
+pub struct HubSessionManager {
+    inner: Arc<LocalSessionManager>,
+    table: Arc<SessionTable>,
+}
+
+impl HubSessionManager {
+    pub fn new(table: Arc<SessionTable>) -> Self {
+        let mut inner = LocalSessionManager::default();
+        // The table expires idle sessions; rmcp's timer would also end busy ones.
+        inner.session_config.keep_alive = None;
+        Self {
+            inner: Arc::new(inner),
+            table,
+        }
+    }
+
+    /// Marks a use of session `id` on rmcp's path; the guard, if any, is to be
+    /// held for as long as the response stream is open.
+    fn begin_use(&self, id: &SessionId) -> Option<UseGuard> {
+        self.table.usage(id).map(|usage| usage.begin())
+    }
+}
+
+/// Holds `guard` for as long as `stream` is open.
+fn guarded<S>(stream: S, guard: Option<UseGuard>) -> impl Stream<Item = S::Item>
+where
+    S: Stream,
+{
+    stream.map(move |item| {
+        let _open = &guard;
+        item
+    })
+}
+
+impl SessionManager for HubSessionManager {
+    type Error = HttpSessionError;
+    type Transport = <LocalSessionManager as SessionManager>::Transport;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
+        let victims = self.table.make_room()?;
+        if !victims.is_empty() {
+            tracing::info!(
+                sessions = victims.len(),
+                max = self.table.max,
+                "session limit reached: closing the least recently used idle session"
+            );
+            for (id, manager) in &victims {
+                self.table.close(id, manager).await;
+            }
+            self.table.changed();
+        }
+        let (id, transport) = self.inner.create_session().await?;
+        self.table.lock().insert(
+            id.clone(),
+            Entry {
+                manager: self.inner.clone(),
+                usage: Arc::new(Usage::new(self.table.epoch)),
+                session: Weak::new(),
+            },
+        );
+        Ok((id, transport))
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        mut message: ClientJsonRpcMessage,
+    ) -> Result<ServerJsonRpcMessage, Self::Error> {
+        let _use = self.begin_use(id);
+        if let ClientJsonRpcMessage::Request(request) = &mut message {
+            request
+                .request
+                .extensions_mut()
+                .insert(HttpSessionKey(id.clone()));
+        }
+        Ok(self.inner.initialize_session(id, message).await?)
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        Ok(self.inner.has_session(id).await?)
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        if self.table.forget(id) {
+            self.table.changed();
+        }
+        Ok(self.inner.close_session(id).await?)
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        let guard = self.begin_use(id);
+        let stream = self.inner.create_stream(id, message).await?;
+        Ok(guarded(stream, guard))
+    }
+
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), Self::Error> {
+        let _use = self.begin_use(id);
+        Ok(self.inner.accept_message(id, message).await?)
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        let guard = self.begin_use(id);
+        let stream = self.inner.create_standalone_stream(id).await?;
+        Ok(guarded(stream, guard))
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        let guard = self.begin_use(id);
+        let stream = self.inner.resume(id, last_event_id).await?;
+        Ok(guarded(stream, guard))
+    }
+
+    async fn restore_session(
+        &self,
+        _id: SessionId,
+    ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
+        // No external session store: a session the table does not hold is gone.
+        Ok(RestoreOutcome::NotSupported)
+    }
+
+    fn event_store(&self) -> Option<Arc<dyn EventStore>> {
+        self.inner.event_store()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    fn table(max: usize, idle_ms: u64) -> Arc<SessionTable> {
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        Arc::new(SessionTable::new(max, Duration::from_millis(idle_ms), tx))
+    }
+
+    #[tokio::test]
+    async fn the_cap_closes_the_least_recently_used_idle_session() {
+        let table = table(2, 60_000);
+        let manager = HubSessionManager::new(table.clone());
+        let (a, _ta) = manager.create_session().await.unwrap();
+        let (b, _tb) = manager.create_session().await.unwrap();
+        // `a` is busy, so `b` is the one to go even though `a` is older.
+        let busy = table.usage(&a).unwrap().begin();
+        let (c, _tc) = manager.create_session().await.unwrap();
+        assert_eq!(table.len(), 2);
+        assert!(table.usage(&a).is_some());
+        assert!(table.usage(&b).is_none());
+        assert!(table.usage(&c).is_some());
+        let c_busy = table.usage(&c).unwrap().begin();
+        assert!(!table.has_room());
+        assert!(matches!(
+            manager.create_session().await,
+            Err(HttpSessionError::Full { max: 2 })
+        ));
+        drop((busy, c_busy));
+        assert!(table.has_room());
+    }
+
+    #[tokio::test]
+    async fn only_sessions_with_nothing_open_expire() {
+        let table = table(10, 1);
+        let manager = HubSessionManager::new(table.clone());
+        let (a, _ta) = manager.create_session().await.unwrap();
+        let (b, _tb) = manager.create_session().await.unwrap();
+        let _busy = table.usage(&a).unwrap().begin();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let expired: Vec<_> = table.take_expired().into_iter().map(|(id, _)| id).collect();
+        assert_eq!(expired, vec![b]);
+        assert_eq!(table.len(), 1);
+    }
+}
