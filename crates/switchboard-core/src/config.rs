@@ -242,6 +242,9 @@ pub struct Settings {
     pub builtin_tools: bool,
     /// Where OAuth tokens and secrets are kept (`auto` picks the OS keyring).
     pub token_store: crate::auth::TokenStoreChoice,
+    /// Allow a listen address beyond loopback; the MCP endpoints then need
+    /// the control token (see `access`).
+    pub allow_remote: bool,
 }
 
 impl Default for Settings {
@@ -257,6 +260,7 @@ impl Default for Settings {
             idle_shutdown: Duration::from_secs(600),
             builtin_tools: true,
             token_store: crate::auth::TokenStoreChoice::Auto,
+            allow_remote: false,
         }
     }
 }
@@ -351,6 +355,7 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ("SWITCHBOARD_IDLE_SHUTDOWN_SECS", "idleShutdownSecs"),
     ("SWITCHBOARD_TOKEN_STORE", "tokenStore"),
     ("SWITCHBOARD_BUILTIN_TOOLS", "builtinTools"),
+    ("SWITCHBOARD_ALLOW_REMOTE", "allowRemote"),
 ];
 
 impl Settings {
@@ -403,6 +408,13 @@ impl Settings {
                         _ => return Err(bad("expected true or false")),
                     };
                 }
+                "SWITCHBOARD_ALLOW_REMOTE" => {
+                    self.allow_remote = match value.trim() {
+                        "1" | "true" | "yes" | "on" => true,
+                        "0" | "false" | "no" | "off" | "" => false,
+                        _ => return Err(bad("expected true or false")),
+                    };
+                }
                 "SWITCHBOARD_TOKEN_STORE" => {
                     self.token_store = value.trim().parse().map_err(|e: String| bad(&e))?;
                 }
@@ -439,6 +451,7 @@ struct RawSettings {
     idle_shutdown_secs: Option<u64>,
     builtin_tools: Option<bool>,
     token_store: Option<crate::auth::TokenStoreChoice>,
+    allow_remote: Option<bool>,
 }
 
 impl RawSettings {
@@ -472,6 +485,9 @@ impl RawSettings {
         }
         if let Some(v) = self.token_store {
             s.token_store = v;
+        }
+        if let Some(v) = self.allow_remote {
+            s.allow_remote = v;
         }
     }
 }
