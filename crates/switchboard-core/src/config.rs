@@ -816,6 +816,24 @@ mod tests {
     }
 
     #[test]
+    fn allow_remote_from_the_file_and_the_environment() {
+        assert!(!Settings::default().allow_remote);
+        let cfg = parse(r#"{"settings": {"allowRemote": true}}"#).unwrap();
+        assert!(cfg.settings.allow_remote);
+        let mut s = Settings::default();
+        s.apply_env(|n| (n == "SWITCHBOARD_ALLOW_REMOTE").then(|| "1".into()))
+            .unwrap();
+        assert!(s.allow_remote);
+        let err = s
+            .apply_env(|n| (n == "SWITCHBOARD_ALLOW_REMOTE").then(|| "maybe".into()))
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("SWITCHBOARD_ALLOW_REMOTE"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn parses_oauth_settings_and_keyring_values() {
         let cfg = parse(
             r#"{"mcpServers": {

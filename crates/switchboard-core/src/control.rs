@@ -140,16 +140,19 @@ async fn sign_in(State(hub): State<HubHandle>, RawQuery(query): RawQuery) -> Res
         .unwrap_or_default();
     let access = &hub.inner.access;
     match access.redeem(code) {
-        Some(session) => (
-            StatusCode::SEE_OTHER,
-            [
-                (header::LOCATION, "/".to_string()),
-                (header::SET_COOKIE, access.session_cookie(&session)),
-                (header::CACHE_CONTROL, "no-store".to_string()),
-                (header::REFERRER_POLICY, "no-referrer".to_string()),
-            ],
-        )
-            .into_response(),
+        Some(session) => {
+            tracing::info!("dashboard signed in");
+            (
+                StatusCode::SEE_OTHER,
+                [
+                    (header::LOCATION, "/".to_string()),
+                    (header::SET_COOKIE, access.session_cookie(&session)),
+                    (header::CACHE_CONTROL, "no-store".to_string()),
+                    (header::REFERRER_POLICY, "no-referrer".to_string()),
+                ],
+            )
+                .into_response()
+        }
         None => (
             StatusCode::FORBIDDEN,
             [(header::CACHE_CONTROL, "no-store")],

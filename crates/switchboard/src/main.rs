@@ -166,7 +166,15 @@ impl HubAddress {
             .unwrap_or_else(switchboard_core::config::default_config_path);
         let mut config = Config::load(&path).with_context(|| "the config file was refused")?;
         config.settings.apply_env(|name| std::env::var(name).ok())?;
-        Ok(format!("http://{}", config.settings.listen))
+        let mut addr = config.settings.listen;
+        // A hub on all interfaces (allowRemote) is reached here on loopback.
+        if addr.ip().is_unspecified() {
+            addr.set_ip(match addr {
+                std::net::SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+                std::net::SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+            });
+        }
+        Ok(format!("http://{addr}"))
     }
 
     fn remote(&self) -> anyhow::Result<Remote> {
