@@ -125,6 +125,8 @@ pub struct Access {
     allow_remote: bool,
     /// The port the hub listens on: the only port of its own origin.
     port: u16,
+    /// `switchboard-session-<port>` (see [`Access::cookie_name`]).
+    cookie_name: String,
     /// One-time sign-in codes and when they stop working.
     sign_ins: Mutex<HashMap<String, Instant>>,
     /// Dashboard session cookie values, oldest first.
@@ -146,6 +148,7 @@ impl Access {
             token,
             allow_remote,
             port,
+            cookie_name: format!("switchboard-session-{port}"),
             sign_ins: Mutex::new(HashMap::new()),
             sessions: Mutex::new(VecDeque::new()),
         }
@@ -158,8 +161,8 @@ impl Access {
 
     /// The name of the dashboard's session cookie (per port: cookies are not
     /// kept apart by port, two hubs must not overwrite each other's).
-    pub fn cookie_name(&self) -> String {
-        format!("switchboard-session-{}", self.port)
+    pub fn cookie_name(&self) -> &str {
+        &self.cookie_name
     }
 
     /// What the request's headers prove. The one credential check of the hub.
@@ -257,7 +260,7 @@ impl Access {
             }
             Credential::Wrong => Err(Refusal::Forbidden("the bearer token is not valid".into())),
             _ => Err(Refusal::Unauthorized(match kind {
-                Kind::Mcp => "this hub listens beyond loopback: send the control token as \
+                Kind::Mcp => "allowRemote is on: MCP requests need the control token as \
                               `Authorization: Bearer <token>`"
                     .into(),
                 _ => "changing the hub needs the control token (`Authorization: Bearer <token>`, \
