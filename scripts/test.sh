@@ -12,6 +12,8 @@ set -euo pipefail
 # --- Settings later work may extend ----------------------------------------------------------
 # Debian packages the build and tests need (add Tauri/keyring/xvfb packages here).
 APT_PACKAGES=(pkg-config procps)
+# Access-control tests (tests/tests/access.rs): run curl as user nobody with setpriv.
+APT_PACKAGES+=(curl util-linux)
 # The desktop app (src-tauri): WebKitGTK, GTK, the tray (appindicator), xdo, D-Bus.
 APT_PACKAGES+=(libwebkit2gtk-4.1-dev libjavascriptcoregtk-4.1-dev libsoup-3.0-dev libgtk-3-dev
     libayatana-appindicator3-dev librsvg2-dev libxdo-dev libdbus-1-dev)

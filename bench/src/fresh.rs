@@ -169,9 +169,17 @@ pub async fn reload(args: ReloadArgs) -> anyhow::Result<u8> {
     let mut cmd = Command::new(&args.hub);
     cmd.args(["serve", "--listen", "127.0.0.1:0", "--config"])
         .arg(&config)
+        .env("SWITCHBOARD_CACHE_DIR", dir.join("state"))
         .env("RUST_LOG", "warn");
     let (hub, url, _stderr) = spawn_announcing(cmd, "Switchboard listening on ").await?;
-    let api = api_target(&url)?;
+    let mut api = api_target(&url)?;
+    // Hubs with a control token need it for POST /api/v1/reload (older ones keep none).
+    if let Ok(token) = std::fs::read_to_string(dir.join("state").join("control-token")) {
+        api.bearer = Some(hyper::header::HeaderValue::from_str(&format!(
+            "Bearer {}",
+            token.trim()
+        ))?);
+    }
     let result = async {
         // Let the watcher settle after start-up.
         tokio::time::sleep(Duration::from_millis(500)).await;

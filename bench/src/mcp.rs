@@ -30,6 +30,8 @@ pub struct Target {
     pub authority: HeaderValue,
     pub path: String,
     pub timeout: Duration,
+    /// `Authorization` for [`plain_request`] (the hub's control token).
+    pub bearer: Option<HeaderValue>,
 }
 
 impl Target {
@@ -51,6 +53,7 @@ impl Target {
             authority: HeaderValue::from_str(authority)?,
             path: path.to_string(),
             timeout,
+            bearer: None,
         })
     }
 }
@@ -250,12 +253,15 @@ pub async fn plain_request(
     body: Option<Bytes>,
 ) -> anyhow::Result<(StatusCode, Bytes)> {
     let mut sender = connect(target.addr).await?;
-    let request = Request::builder()
+    let mut request = Request::builder()
         .method(method)
         .uri(path)
         .header(HOST, target.authority.clone())
-        .header(CONTENT_TYPE, "application/json")
-        .body(Full::new(body.unwrap_or_default()))?;
+        .header(CONTENT_TYPE, "application/json");
+    if let Some(bearer) = &target.bearer {
+        request = request.header(hyper::header::AUTHORIZATION, bearer.clone());
+    }
+    let request = request.body(Full::new(body.unwrap_or_default()))?;
     let response = tokio::time::timeout(target.timeout, async {
         let response = sender.send_request(request).await?;
         let status = response.status();

@@ -7,6 +7,9 @@
 //! window leaves the app in the tray; Quit, SIGTERM or SIGINT stop the hub
 //! (every upstream closed, no child process left) and then exit.
 //! `--hidden` starts in the tray only (used by "Start at login").
+//! The window opens the dashboard through a one-time sign-in link from the
+//! in-process hub, so its page may change servers (the tray calls the hub
+//! directly); the CLI finds the hub's control token in the state directory.
 
 mod hub;
 mod tray;
@@ -120,10 +123,16 @@ pub fn show_dashboard<R: Runtime>(app: &AppHandle<R>) {
     }
     let state = app.state::<AppState>();
     let url = match (&state.hub, &state.hub_error) {
-        (Some(hub), _) => match hub.dashboard_url.parse() {
+        // Signed in: the page may change servers (see `access` in the core).
+        (Some(hub), _) => match hub
+            .handle
+            .sign_in_url()
+            .map_err(|err| err.to_string())
+            .and_then(|link| link.parse::<tauri::Url>().map_err(|err| err.to_string()))
+        {
             Ok(url) => WebviewUrl::External(url),
             Err(err) => {
-                tracing::error!(error = %err, url = %hub.dashboard_url, "bad dashboard URL");
+                tracing::error!(error = %err, url = %hub.dashboard_url, "no dashboard URL");
                 return;
             }
         },

@@ -90,6 +90,8 @@ pub struct Hub {
     pub dir: tempfile::TempDir,
     pub config_path: PathBuf,
     pub log_path: PathBuf,
+    /// The hub's state directory (`SWITCHBOARD_CACHE_DIR`): warm catalog, control token.
+    pub state_dir: PathBuf,
     http: reqwest::Client,
 }
 
@@ -100,14 +102,28 @@ impl Hub {
     }
 
     pub async fn start_with_env(config: Value, env: &[(&str, &str)]) -> Result<Self> {
+        Self::start_with_args(config, env, &[]).await
+    }
+
+    /// Like [`Hub::start_with_env`], with more `serve` arguments.
+    pub async fn start_with_args(
+        config: Value,
+        env: &[(&str, &str)],
+        args: &[&str],
+    ) -> Result<Self> {
         let dir = tempfile::tempdir()?;
         let config_path = dir.path().join("config.json");
         std::fs::write(&config_path, serde_json::to_vec_pretty(&config)?)?;
         let log_path = dir.path().join("hub.log");
         let log = std::fs::File::create(&log_path)?;
+        let state_dir = env
+            .iter()
+            .find(|(k, _)| *k == "SWITCHBOARD_CACHE_DIR")
+            .map_or_else(|| dir.path().join("cache"), |(_, v)| PathBuf::from(v));
         let mut cmd = Command::new(bin("switchboard"));
         cmd.args(["serve", "--listen", "127.0.0.1:0", "--config"])
             .arg(&config_path)
+            .args(args)
             .env("RUST_LOG", "info,switchboard_core=debug")
             // Each hub keeps its warm catalog in its own folder.
             .env("SWITCHBOARD_CACHE_DIR", dir.path().join("cache"))
@@ -142,6 +158,7 @@ impl Hub {
             dir,
             config_path,
             log_path,
+            state_dir,
             http: reqwest::Client::new(),
         })
     }
@@ -154,9 +171,20 @@ impl Hub {
         self.get("/api/v1/status").await
     }
 
+    /// The control token this hub keeps in its state directory.
+    pub fn token(&self) -> String {
+        let path = self.state_dir.join("control-token");
+        std::fs::read_to_string(&path)
+            .unwrap_or_else(|err| panic!("reading {}: {err}", path.display()))
+            .trim()
+            .to_string()
+    }
+
+    /// `GET` on the control API, with the control token (as the CLI sends it).
     pub async fn get(&self, path: &str) -> Value {
         self.http
             .get(format!("{}{path}", self.base))
+            .bearer_auth(self.token())
             .send()
             .await
             .expect("GET")
@@ -165,10 +193,12 @@ impl Hub {
             .expect("JSON")
     }
 
+    /// `POST` on the control API, with the control token (as the CLI sends it).
     pub async fn post(&self, path: &str) -> (u16, Value) {
         let response = self
             .http
             .post(format!("{}{path}", self.base))
+            .bearer_auth(self.token())
             .send()
             .await
             .expect("POST");
@@ -192,6 +222,16 @@ impl Hub {
             pred(&s).then_some(s)
         })
         .await
+    }
+
+    /// The `switchboard` CLI, finding this hub's control token the way a
+    /// person's shell does (the same state directory).
+    pub fn cli(&self) -> Command {
+        let mut cmd = Command::new(bin("switchboard"));
+        cmd.env("SWITCHBOARD_CACHE_DIR", &self.state_dir)
+            .env_remove("SWITCHBOARD_TOKEN")
+            .kill_on_drop(true);
+        cmd
     }
 
     /// Connects a real rmcp client to the merged endpoint.
@@ -308,6 +348,18 @@ impl Client {
         let transport = StreamableHttpClientTransport::from_uri(url.to_string());
         let service = recorder.serve(transport).await.expect("client connects");
         Self { service, received }
+    }
+
+    /// Connects with `Authorization: Bearer <token>` (a hub with allowRemote).
+    pub async fn connect_with_token(url: &str, token: &str) -> Result<Self, String> {
+        use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+        let recorder = Recorder::default();
+        let received = recorder.received.clone();
+        let config = StreamableHttpClientTransportConfig::with_uri(url.to_string())
+            .auth_header(token.to_string());
+        let transport = StreamableHttpClientTransport::from_config(config);
+        let service = recorder.serve(transport).await.map_err(|e| e.to_string())?;
+        Ok(Self { service, received })
     }
 
     pub async fn tool_names(&self) -> Vec<String> {

@@ -13,11 +13,16 @@ struct Output {
 }
 
 async fn cli(args: &[&str]) -> Output {
-    let output = tokio::process::Command::new(bin("switchboard"))
-        .args(args)
-        .output()
-        .await
-        .unwrap();
+    run(tokio::process::Command::new(bin("switchboard")), args).await
+}
+
+/// The CLI with the hub's state directory, as the person's shell has it.
+async fn hub_cli(hub: &Hub, args: &[&str]) -> Output {
+    run(hub.cli(), args).await
+}
+
+async fn run(mut command: tokio::process::Command, args: &[&str]) -> Output {
+    let output = command.args(args).output().await.unwrap();
     Output {
         code: output.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -35,7 +40,7 @@ async fn status_refresh_toggle_logs_and_reload() {
     .unwrap();
     let url = hub.base.clone();
 
-    let out = cli(&["status", "--url", &url]).await;
+    let out = hub_cli(&hub, &["status", "--url", &url]).await;
     assert_eq!(out.code, 0, "{}", out.stderr);
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines[0], format!("Switchboard 0.1.0 at {}", hub.url));
@@ -51,35 +56,35 @@ async fn status_refresh_toggle_logs_and_reload() {
         out.stdout
     );
 
-    let out = cli(&["refresh", "alpha", "--url", &url]).await;
+    let out = hub_cli(&hub, &["refresh", "alpha", "--url", &url]).await;
     assert_eq!(
         (out.code, out.stdout.trim()),
         (0, "alpha: refreshed"),
         "{}",
         out.stderr
     );
-    let out = cli(&["status", "--json", "--url", &url]).await;
+    let out = hub_cli(&hub, &["status", "--json", "--url", &url]).await;
     let status: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(status["servers"][0]["toolCount"], 2);
     assert_eq!(status["servers"][0]["refreshTrigger"], "manual");
 
-    let out = cli(&["disable", "beta", "--url", &url]).await;
+    let out = hub_cli(&hub, &["disable", "beta", "--url", &url]).await;
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(out.stdout, "beta: disabled\nchanged: beta\n");
     let file: Value = serde_json::from_slice(&std::fs::read(&hub.config_path).unwrap()).unwrap();
     assert_eq!(file["mcpServers"]["beta"]["enabled"], false);
     assert_eq!(hub.server("beta").await["state"], "disabled");
-    let out = cli(&["enable", "beta", "--url", &url]).await;
+    let out = hub_cli(&hub, &["enable", "beta", "--url", &url]).await;
     assert_eq!(out.stdout, "beta: enabled\nchanged: beta\n");
 
-    let out = cli(&["logs", "alpha", "--url", &url]).await;
+    let out = hub_cli(&hub, &["logs", "alpha", "--url", &url]).await;
     assert_eq!(out.code, 0);
     assert!(out.stdout.contains("info] started (pid "), "{}", out.stdout);
 
-    let out = cli(&["reload", "--url", &url]).await;
+    let out = hub_cli(&hub, &["reload", "--url", &url]).await;
     assert_eq!((out.code, out.stdout.as_str()), (0, "nothing changed\n"));
 
-    let out = cli(&["refresh", "nope", "--url", &url]).await;
+    let out = hub_cli(&hub, &["refresh", "nope", "--url", &url]).await;
     assert_eq!(out.code, 1);
     assert_eq!(
         out.stderr.trim(),

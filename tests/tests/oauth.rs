@@ -359,7 +359,8 @@ async fn bad_authorization_servers_give_clear_errors_and_hurt_no_one_else() {
 async fn cli_login_prints_the_url_and_waits_for_the_browser() {
     let fixture = AuthFixture::start(&[]).await.unwrap();
     let mut hub = hub_with(json!({"remote": {"url": fixture.url}})).await;
-    let mut login = tokio::process::Command::new(bin("switchboard"))
+    let mut login = hub
+        .cli()
         .args(["login", "remote", "--no-browser", "--url", &hub.base])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
@@ -395,7 +396,8 @@ async fn cli_login_prints_the_url_and_waits_for_the_browser() {
     // Memory only: the person is told.
     assert!(stderr.contains("memory only"), "{stderr}");
 
-    let out = tokio::process::Command::new(bin("switchboard"))
+    let out = hub
+        .cli()
         .args(["logout", "remote", "--url", &hub.base])
         .output()
         .await

@@ -7,6 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Hub, artifactPath, bin, eventually, launchChromium, spawnUntil, stdioFixture, tempDir } from './harness.mjs';
@@ -46,7 +47,10 @@ describe('dashboard in Chromium', () => {
     browser = await launchChromium();
     page = await browser.context.newPage();
     page.on('pageerror', (err) => pageErrors.push(err.message));
-    await page.goto(`${hub.base}/`);
+    // Signed in the way `switchboard dashboard` does it: a one-time link that
+    // leaves a session cookie and lands on the dashboard.
+    await page.goto(await hub.signInUrl());
+    assert.equal(page.url(), `${hub.base}/`);
     // A marker that a reload would wipe: every later check runs without one.
     await page.evaluate(() => {
       window.__noReload = true;
@@ -211,7 +215,7 @@ describe('OAuth log in and log out from the dashboard', () => {
     hub = await Hub.start({ mcpServers: { secure: { url } } }, { env: { SWITCHBOARD_TOKEN_STORE: 'memory' } });
     browser = await launchChromium();
     page = await browser.context.newPage();
-    await page.goto(`${hub.base}/`);
+    await page.goto(await hub.signInUrl());
   });
 
   after(async () => {
@@ -244,5 +248,110 @@ describe('OAuth log in and log out from the dashboard', () => {
     await row().getByRole('button', { name: 'Log out of secure' }).click();
     await eventually('the tokens to be gone', async () => (await hub.server('secure')).auth?.loggedIn === false);
     await row().getByRole('button', { name: 'Log out of secure' }).waitFor({ state: 'detached' });
+  });
+});
+
+describe('only the owner\'s page changes the hub (access control)', () => {
+  let hub;
+  let browser;
+  let attacker;
+  let attackerUrl;
+  const toggleOf = (page) =>
+    page.locator('tbody.server[data-server="alpha"]').getByRole('switch', { name: 'alpha enabled' });
+
+  /** What a page on another loopback port tries against the hub's control API. */
+  const attackPage = (base) => `<!doctype html><title>another app</title>
+<form id="f" method="POST" action="${base}/api/v1/servers/alpha/disable" target="sink" enctype="text/plain">
+  <input name="x" value="y"></form>
+<iframe name="sink"></iframe>
+<script>
+(async () => {
+  const target = '${base}/api/v1/servers/alpha/disable';
+  const results = [];
+  const attempts = [
+    { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'Content-Type': 'text/plain' }, body: 'x' },
+    { method: 'POST', credentials: 'include', headers: { 'Content-Type': 'text/plain' }, body: 'x' },
+    { method: 'POST', credentials: 'include', headers: { 'Content-Type': 'application/json' }, body: '{}' },
+  ];
+  for (const options of attempts) {
+    try {
+      const r = await fetch(target, options);
+      results.push(r.type + ':' + r.status);
+    } catch (err) {
+      results.push('failed');
+    }
+  }
+  try {
+    const r = await fetch('${base}/api/v1/dashboard', { method: 'POST', credentials: 'include' });
+    results.push('link:' + r.status + ':' + (await r.text()));
+  } catch (err) {
+    results.push('link failed');
+  }
+  window.__results = results;
+  document.getElementById('f').submit();
+})();
+</script>`;
+
+  before(async () => {
+    hub = await Hub.start({ mcpServers: { alpha: stdioFixture(['--tools', 'x']) } });
+    // Another web app on another loopback port (same site as the hub for cookies).
+    attacker = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(attackPage(hub.base));
+    });
+    await new Promise((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+    attackerUrl = `http://127.0.0.1:${attacker.address().port}/`;
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await new Promise((resolve) => (attacker ? attacker.close(resolve) : resolve()));
+    const code = await hub?.stop();
+    assert.equal(code, 0, `the hub exited with ${code}; its log:\n${hub?.log}`);
+  });
+
+  it('the dashboard opened without the sign-in link shows status but cannot change servers', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${hub.base}/`);
+    const toggle = toggleOf(page);
+    await toggle.waitFor();
+    await toggle.click();
+    const notice = page.getByTestId('notice');
+    await eventually('the refusal in words', async () => /switchboard dashboard/.test(await notice.innerText()));
+    assert.match(await notice.innerText(), /^Could not disable alpha: /);
+    assert.equal((await hub.server('alpha')).enabled, true);
+    await page.close();
+  });
+
+  it('a page on another loopback port cannot change anything, even with the owner signed in', async () => {
+    const owner = await browser.context.newPage();
+    await owner.goto(await hub.signInUrl());
+    await toggleOf(owner).waitFor();
+    const configBefore = readFileSync(hub.configPath, 'utf8');
+
+    const page = await browser.context.newPage();
+    await page.goto(attackerUrl);
+    const results = await eventually('the page to finish its attempts', () => page.evaluate(() => window.__results));
+    // no-cors: the request went out, the answer is hidden; the others die in CORS.
+    assert.equal(results[0], 'opaque:0', JSON.stringify(results));
+    assert.deepEqual(results.slice(1, 3), ['failed', 'failed'], JSON.stringify(results));
+    assert.equal(results[3], 'link failed', 'the page cannot read a sign-in link');
+    // The form POST reached the hub and was refused for its Origin.
+    const sink = page.frame({ name: 'sink' });
+    await eventually('the form answer in the frame', async () => /is not allowed/.test(await sink.content()));
+    assert.match(await sink.content(), new RegExp(`Origin .*127\\.0\\.0\\.1:${attacker.address().port}`));
+
+    assert.equal((await hub.server('alpha')).enabled, true, 'alpha is still enabled');
+    assert.equal(readFileSync(hub.configPath, 'utf8'), configBefore, 'the config file is unchanged');
+
+    // The owner's page still toggles it.
+    const toggle = toggleOf(owner);
+    await toggle.click();
+    await eventually('the switch to turn off', async () => (await toggle.getAttribute('aria-checked')) === 'false');
+    assert.equal((await hub.server('alpha')).enabled, false);
+    await toggle.click();
+    await eventually('the switch to turn on', async () => (await toggle.getAttribute('aria-checked')) === 'true');
+    assert.equal((await hub.server('alpha')).enabled, true);
   });
 });

@@ -165,13 +165,19 @@ describe('desktop app under Xvfb', () => {
     });
     assert.equal(init.status, 200);
     assert.match(await init.text(), /"serverInfo"/);
+    // Changes need the control token, which the app keeps where the CLI finds it.
+    const url = `${base}/api/v1/servers/alpha/refresh`;
+    assert.equal((await fetch(url, { method: 'POST' })).status, 401);
+    const token = readFileSync(join(home, '.cache', 'switchboard', 'control-token'), 'utf8').trim();
     // Start alpha, so quitting has a child process to clean up.
-    const refreshed = await fetch(`${base}/api/v1/servers/alpha/refresh`, { method: 'POST' });
+    const refreshed = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
     assert.equal(refreshed.status, 200);
   });
 
   it('renders the dashboard in its window', async () => {
     await eventually('a window named Switchboard', () => visibleWindows().length > 0, 60000, 250);
+    // The window opened the dashboard through a one-time sign-in link, so its page may change servers.
+    await eventually('the window to sign in to the dashboard', () => /dashboard signed in/.test(log), 60000, 250);
     const stats = await eventually(
       'the dashboard to paint (accent and healthy colours on screen)',
       () => {

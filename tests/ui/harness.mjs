@@ -113,9 +113,11 @@ export class Hub {
       ['serve', '--config', configPath, '--listen', '127.0.0.1:0'],
       /listening on (http:\/\/\S+\/mcp)/,
       'the hub',
-      { env: { ...process.env, RUST_LOG: 'info', ...env } },
+      // Each hub keeps its state (warm catalog, control token) in its own folder.
+      { env: { ...process.env, RUST_LOG: 'info', SWITCHBOARD_CACHE_DIR: join(dir, 'cache'), ...env } },
     );
     const hub = new Hub(dir, configPath, proc);
+    hub.stateDir = env.SWITCHBOARD_CACHE_DIR ?? join(dir, 'cache');
     hub.endpoint = match[1];
     hub.base = hub.endpoint.replace(/\/mcp$/, '');
     return hub;
@@ -132,15 +134,31 @@ export class Hub {
     return this.proc.log;
   }
 
+  /** The control token the hub keeps in its state directory (what the CLI sends). */
+  token() {
+    return readFileSync(join(this.stateDir, 'control-token'), 'utf8').trim();
+  }
+
+  get auth() {
+    return { authorization: `Bearer ${this.token()}` };
+  }
+
   async get(path) {
-    const r = await fetch(`${this.base}${path}`);
+    const r = await fetch(`${this.base}${path}`, { headers: this.auth });
     if (!r.ok) throw new Error(`GET ${path}: HTTP ${r.status}`);
     return r.json();
   }
 
   async post(path) {
-    const r = await fetch(`${this.base}${path}`, { method: 'POST' });
+    const r = await fetch(`${this.base}${path}`, { method: 'POST', headers: this.auth });
     return { status: r.status, body: await r.json().catch(() => null) };
+  }
+
+  /** A one-time link that signs a browser in to the dashboard (`switchboard dashboard`). */
+  async signInUrl() {
+    const { status, body } = await this.post('/api/v1/dashboard');
+    if (status !== 200) throw new Error(`POST /api/v1/dashboard: HTTP ${status} ${JSON.stringify(body)}`);
+    return body.url;
   }
 
   status() {

@@ -24,6 +24,9 @@ export function describeFailure(action: string, status: number | null, body: unk
   if (status === null) {
     return `Could not ${action}: Switchboard is not answering. Is it still running?`;
   }
+  if (status === 401) {
+    return `Could not ${action}: this page is not signed in, so it can only show the status. Open it with \`switchboard dashboard\` (or from the Switchboard app) to change servers.`;
+  }
   if (status === 403) {
     return `Could not ${action}: Switchboard only accepts requests from pages it serves itself on this computer.`;
   }

@@ -24,6 +24,11 @@ describe('API failures in words', () => {
       /nowhere to save/,
     );
   });
+  it('explains a page that is not signed in', () => {
+    expect(describeFailure('disable x', 401, { error: 'changing the hub needs the control token' })).toBe(
+      'Could not disable x: this page is not signed in, so it can only show the status. Open it with `switchboard dashboard` (or from the Switchboard app) to change servers.',
+    );
+  });
   it('falls back to the status code', () => {
     expect(describeFailure('refresh x', 500, null)).toBe('Could not refresh x (the hub answered HTTP 500).');
   });

@@ -288,6 +288,9 @@ pub struct Settings {
     /// How long a connection may take to send a complete request head, from
     /// when it connects or its previous response ends.
     pub header_timeout: Duration,
+    /// Allow a listen address beyond loopback; the MCP endpoints then need
+    /// the control token (see `access`).
+    pub allow_remote: bool,
 }
 
 impl Default for Settings {
@@ -307,6 +310,7 @@ impl Default for Settings {
             session_idle: Duration::from_secs(1800),
             max_connections: 0,
             header_timeout: Duration::from_secs(30),
+            allow_remote: false,
         }
     }
 }
@@ -443,6 +447,7 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ("SWITCHBOARD_SESSION_IDLE_SECS", "sessionIdleSecs"),
     ("SWITCHBOARD_MAX_CONNECTIONS", "maxConnections"),
     ("SWITCHBOARD_HEADER_TIMEOUT_SECS", "headerTimeoutSecs"),
+    ("SWITCHBOARD_ALLOW_REMOTE", "allowRemote"),
 ];
 
 impl Settings {
@@ -492,6 +497,13 @@ impl Settings {
                     self.builtin_tools = match value.trim() {
                         "1" | "true" | "yes" | "on" => true,
                         "0" | "false" | "no" | "off" => false,
+                        _ => return Err(bad("expected true or false")),
+                    };
+                }
+                "SWITCHBOARD_ALLOW_REMOTE" => {
+                    self.allow_remote = match value.trim() {
+                        "1" | "true" | "yes" | "on" => true,
+                        "0" | "false" | "no" | "off" | "" => false,
                         _ => return Err(bad("expected true or false")),
                     };
                 }
@@ -545,6 +557,7 @@ struct RawSettings {
     session_idle_secs: Option<u64>,
     max_connections: Option<u64>,
     header_timeout_secs: Option<u64>,
+    allow_remote: Option<bool>,
 }
 
 impl RawSettings {
@@ -590,6 +603,9 @@ impl RawSettings {
         }
         if let Some(v) = self.header_timeout_secs {
             s.header_timeout = Duration::from_secs(v.max(1));
+        }
+        if let Some(v) = self.allow_remote {
+            s.allow_remote = v;
         }
     }
 }
@@ -955,6 +971,24 @@ mod tests {
             .unwrap_err();
         assert!(
             err.to_string().contains("SWITCHBOARD_CACHE_MAX_ENTRIES"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn allow_remote_from_the_file_and_the_environment() {
+        assert!(!Settings::default().allow_remote);
+        let cfg = parse(r#"{"settings": {"allowRemote": true}}"#).unwrap();
+        assert!(cfg.settings.allow_remote);
+        let mut s = Settings::default();
+        s.apply_env(|n| (n == "SWITCHBOARD_ALLOW_REMOTE").then(|| "1".into()))
+            .unwrap();
+        assert!(s.allow_remote);
+        let err = s
+            .apply_env(|n| (n == "SWITCHBOARD_ALLOW_REMOTE").then(|| "maybe".into()))
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("SWITCHBOARD_ALLOW_REMOTE"),
             "{err}"
         );
     }

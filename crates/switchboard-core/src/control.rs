@@ -9,11 +9,17 @@
 //! browsers: every request's `Host` must be a loopback name (DNS rebinding),
 //! and a request that carries an `Origin` must come from a loopback origin
 //! (cross-site requests from web pages). Non-browser clients send no `Origin`.
+//!
+//! Every request first passes [`crate::access`] (one layer over all routes):
+//! loopback `Host` (DNS rebinding), loopback `Origin`, and for state-changing
+//! control routes the hub's own `Origin` plus a credential (the control token
+//! or the dashboard's session cookie). `/login` turns a one-time sign-in link
+//! into that cookie; `POST /api/v1/dashboard` makes such a link.
 
 use std::sync::Arc;
 
-use axum::extract::{Path, Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::extract::{Path, RawQuery, Request, State};
+use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post};
@@ -54,6 +60,7 @@ pub fn router(hub: HubHandle) -> Router {
         .route("/servers/{id}/logs", get(server_logs))
         .route("/servers/{id}/login", post(login_server))
         .route("/servers/{id}/logout", post(logout_server))
+        .route("/dashboard", post(dashboard_link))
         .with_state(hub.clone());
     // Both MCP routes, with the JSON fast path in front of rmcp (see fast_path).
     let mcp_routes = Router::new()
@@ -70,8 +77,12 @@ pub fn router(hub: HubHandle) -> Router {
     Router::new()
         .merge(mcp_routes)
         .nest("/api/v1", api)
+        .route("/login", get(sign_in).with_state(hub.clone()))
         .merge(crate::ui_assets::router())
-        .layer(middleware::from_fn(local_only))
+        .layer(middleware::from_fn_with_state(
+            hub.inner.access.clone(),
+            guard,
+        ))
         .layer(middleware::from_fn_with_state(
             hub.inner.identity.clone(),
             identify,
@@ -146,48 +157,73 @@ async fn pass_through(
     }
 }
 
-/// Refuses requests a web page on another site could make (see module docs).
-async fn local_only(request: Request, next: Next) -> Response {
-    if let Err(why) = check_local(request.headers()) {
-        return (StatusCode::FORBIDDEN, Json(json!({"error": why}))).into_response();
+/// Refuses what [`crate::access`] refuses: 401 (with `WWW-Authenticate`)
+/// without a needed credential, 403 for foreign hosts, origins and wrong tokens.
+async fn guard(
+    State(access): State<Arc<crate::access::Access>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    use crate::access::Refusal;
+    match access.check(request.method(), request.uri().path(), request.headers()) {
+        Ok(()) => next.run(request).await,
+        Err(Refusal::Forbidden(why)) => {
+            (StatusCode::FORBIDDEN, Json(json!({"error": why}))).into_response()
+        }
+        Err(Refusal::Unauthorized(why)) => (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Bearer realm=\"switchboard\"")],
+            Json(json!({"error": why})),
+        )
+            .into_response(),
     }
-    next.run(request).await
 }
 
-fn check_local(headers: &HeaderMap) -> Result<(), String> {
-    if let Some(host) = headers.get(header::HOST) {
-        let host = host.to_str().unwrap_or_default();
-        if !is_loopback_authority(host) {
-            return Err(format!("Host {host:?} is not a loopback address"));
+/// `GET /login?code=...`: a one-time sign-in link becomes the dashboard's
+/// session cookie (HttpOnly, SameSite=Strict), then the dashboard.
+async fn sign_in(State(hub): State<HubHandle>, RawQuery(query): RawQuery) -> Response {
+    let code = query
+        .as_deref()
+        .unwrap_or_default()
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("code="))
+        .unwrap_or_default();
+    let access = &hub.inner.access;
+    match access.redeem(code) {
+        Some(session) => {
+            tracing::info!("dashboard signed in");
+            (
+                StatusCode::SEE_OTHER,
+                [
+                    (header::LOCATION, "/".to_string()),
+                    (header::SET_COOKIE, access.session_cookie(&session)),
+                    (header::CACHE_CONTROL, "no-store".to_string()),
+                    (header::REFERRER_POLICY, "no-referrer".to_string()),
+                ],
+            )
+                .into_response()
         }
+        None => (
+            StatusCode::FORBIDDEN,
+            [(header::CACHE_CONTROL, "no-store")],
+            "This sign-in link has expired or was already used. \
+             Run `switchboard dashboard` for a new one.\n",
+        )
+            .into_response(),
     }
-    if let Some(origin) = headers.get(header::ORIGIN) {
-        let origin = origin.to_str().unwrap_or_default();
-        let authority = origin
-            .strip_prefix("http://")
-            .or_else(|| origin.strip_prefix("https://"));
-        match authority {
-            Some(authority) if is_loopback_authority(authority) => {}
-            _ => return Err(format!("Origin {origin:?} is not allowed")),
-        }
-    }
-    Ok(())
 }
 
-/// `localhost`, `127.x.y.z` or `[::1]`, with or without a port.
-fn is_loopback_authority(authority: &str) -> bool {
-    let host = if let Some(rest) = authority.strip_prefix('[') {
-        match rest.split_once(']') {
-            Some((host, _)) => host,
-            None => return false,
-        }
-    } else {
-        authority.rsplit_once(':').map_or(authority, |(h, _)| h)
-    };
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
+/// `POST /api/v1/dashboard`: a one-time link that signs a browser in to the
+/// dashboard (valid for two minutes).
+async fn dashboard_link(State(hub): State<HubHandle>) -> Response {
+    match hub.sign_in_url() {
+        Ok(url) => Json(json!({"ok": true, "url": url})).into_response(),
+        Err(err) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Json(json!({"ok": false, "error": err.to_string()})),
+        )
+            .into_response(),
+    }
 }
 
 async fn status(State(hub): State<HubHandle>) -> Response {
@@ -334,48 +370,4 @@ fn not_found(id: &str) -> Response {
         Json(json!({"error": format!("no server with id '{id}'")})),
     )
         .into_response()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn loopback_authorities() {
-        for ok in [
-            "localhost",
-            "localhost:8420",
-            "127.0.0.1:1",
-            "127.1.2.3",
-            "[::1]:80",
-            "[::1]",
-        ] {
-            assert!(is_loopback_authority(ok), "{ok}");
-        }
-        for bad in [
-            "evil.com",
-            "evil.com:8420",
-            "10.0.0.1:80",
-            "[::2]:1",
-            "localhost.evil.com",
-        ] {
-            assert!(!is_loopback_authority(bad), "{bad}");
-        }
-    }
-
-    #[test]
-    fn foreign_origins_are_refused() {
-        let mut h = HeaderMap::new();
-        h.insert(header::HOST, "127.0.0.1:8420".parse().unwrap());
-        assert!(check_local(&h).is_ok());
-        h.insert(header::ORIGIN, "http://localhost:5173".parse().unwrap());
-        assert!(check_local(&h).is_ok());
-        h.insert(header::ORIGIN, "https://evil.example".parse().unwrap());
-        assert!(check_local(&h).is_err());
-        h.insert(header::ORIGIN, "null".parse().unwrap());
-        assert!(check_local(&h).is_err());
-        let mut rebinding = HeaderMap::new();
-        rebinding.insert(header::HOST, "attacker.example:8420".parse().unwrap());
-        assert!(check_local(&rebinding).is_err());
-    }
 }

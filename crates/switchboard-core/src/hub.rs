@@ -49,6 +49,14 @@ pub enum HubError {
     Serve(std::io::Error),
     #[error("invalid settings: {0}")]
     Settings(#[from] ConfigError),
+    #[error(
+        "refusing to listen on {addr}: it is reachable from other machines. Listen on \
+         127.0.0.1, or allow it with settings.allowRemote, --allow-remote or \
+         SWITCHBOARD_ALLOW_REMOTE=1 (every request then needs the control token)"
+    )]
+    RemoteNotAllowed { addr: SocketAddr },
+    #[error(transparent)]
+    Access(#[from] crate::access::AccessError),
 }
 
 pub(crate) struct HubInner {
@@ -74,6 +82,8 @@ pub(crate) struct HubInner {
     pub(crate) identity: Arc<crate::identity::HubIdentity>,
     /// OAuth tokens (OS keyring), logins in progress, keyring secrets.
     pub(crate) auth: Arc<crate::auth::Auth>,
+    /// Who may use the listener: the control token, dashboard sessions.
+    pub(crate) access: Arc<crate::access::Access>,
     pub(crate) cancel: CancellationToken,
     pub(crate) tasks: TaskTracker,
     endpoint: String,
@@ -160,6 +170,10 @@ pub struct HubOptions {
     /// Keep the last known catalog across restarts in this file
     /// (normally [`crate::persist::state_dir`]`/catalog.json`).
     pub warm_catalog: Option<PathBuf>,
+    /// Keep the control token in this file (normally
+    /// [`crate::persist::state_dir`]`/control-token`); `None` keeps a new
+    /// one in memory only (then only in-process callers have it).
+    pub control_token: Option<PathBuf>,
 }
 
 /// A hub whose listener is open but which is not serving yet.
@@ -181,6 +195,13 @@ impl Hub {
         }
         let settings = Arc::new(settings);
         let addr = settings.listen;
+        if !addr.ip().is_loopback() && !settings.allow_remote {
+            return Err(HubError::RemoteNotAllowed { addr });
+        }
+        let token = match &options.control_token {
+            Some(path) => crate::access::load_or_create_token(path)?,
+            None => crate::access::new_token()?,
+        };
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(|source| HubError::Bind { addr, source })?;
@@ -191,6 +212,17 @@ impl Hub {
         let cancel = CancellationToken::new();
         let http = SharedHttp::default();
         let endpoint = format!("http://{local_addr}/mcp");
+        if settings.allow_remote {
+            tracing::warn!(
+                "allowRemote is on (listening on {local_addr}): requests from other machines \
+                 are accepted with the control token, and every MCP request needs it"
+            );
+        }
+        let access = Arc::new(crate::access::Access::new(
+            token,
+            settings.allow_remote,
+            local_addr.port(),
+        ));
         // Off the runtime and with a deadline: D-Bus may be slow or absent.
         let opened = crate::auth::store::open_async(settings.token_store).await;
         tracing::info!(keyring = %opened.kind(), "token store");
@@ -222,6 +254,7 @@ impl Hub {
             http,
             identity: Arc::new(crate::identity::HubIdentity::new(local_addr)),
             auth,
+            access,
             cancel,
             tasks: TaskTracker::new(),
             endpoint,
@@ -1082,6 +1115,19 @@ impl HubHandle {
         tracing::info!(server = %upstream.id, "logged out");
         self.publish_snapshot();
         Ok(())
+    }
+
+    /// The control token: what `Authorization: Bearer` must carry to change
+    /// the hub (for in-process callers such as the desktop app).
+    pub fn control_token(&self) -> &str {
+        self.inner.access.token()
+    }
+
+    /// A one-time link (valid two minutes) that signs a browser in to the
+    /// dashboard, so that its page may change the hub.
+    pub fn sign_in_url(&self) -> Result<String, crate::access::AccessError> {
+        let base = self.inner.endpoint.trim_end_matches("/mcp");
+        Ok(format!("{base}{}", self.inner.access.sign_in_link()?))
     }
 
     /// Asks the hub to stop (the same as the shutdown future resolving).

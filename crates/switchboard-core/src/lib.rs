@@ -5,6 +5,7 @@
 //! through the [`HubHandle`]. This crate has no GUI, CLI or terminal output:
 //! it logs with `tracing` and never prints.
 
+pub mod access;
 pub mod auth;
 pub mod builtin;
 pub mod capabilities;

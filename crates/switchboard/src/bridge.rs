@@ -15,13 +15,21 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use rmcp::RoleServer;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{IntoTransport, StreamableHttpClientTransport, Transport};
 
 /// Forwards stdin/stdout to the hub at `url` until either side closes.
 pub async fn run(url: &str) -> anyhow::Result<()> {
-    check_hub(url).await?;
+    let base = url.strip_suffix("/mcp").unwrap_or(url);
+    // Needed only by a hub that listens beyond loopback (see `remote`).
+    let token = crate::remote::control_token(base).ok();
+    check_hub(url, token.as_deref()).await?;
     let mut down = IntoTransport::<RoleServer, _, _>::into_transport(rmcp::transport::stdio());
-    let mut up = StreamableHttpClientTransport::from_uri(url.to_string());
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
+    if let Some(token) = token {
+        config = config.auth_header(token);
+    }
+    let mut up = StreamableHttpClientTransport::from_config(config);
     loop {
         tokio::select! {
             from_client = down.receive() => match from_client {
@@ -43,7 +51,7 @@ pub async fn run(url: &str) -> anyhow::Result<()> {
 }
 
 /// Fails with a clear message when nothing answers at the hub's address.
-async fn check_hub(url: &str) -> anyhow::Result<()> {
+async fn check_hub(url: &str, token: Option<&str>) -> anyhow::Result<()> {
     let base = url.strip_suffix("/mcp").unwrap_or(url);
     let status = format!("{base}/api/v1/status");
     let client = reqwest::Client::builder()
@@ -54,6 +62,9 @@ async fn check_hub(url: &str) -> anyhow::Result<()> {
     // bridge back to that same hub is refused instead of looping.
     if let Ok(via) = std::env::var(switchboard_core::identity::VIA_ENV) {
         request = request.header(switchboard_core::identity::VIA_HEADER, via);
+    }
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
     }
     match request.send().await {
         Ok(response) if response.status().is_success() => Ok(()),

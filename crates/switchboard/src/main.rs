@@ -71,6 +71,15 @@ enum Command {
     },
     /// Re-read the config file now.
     Reload(HubAddress),
+    /// Open the dashboard in the browser, signed in (so its page may change
+    /// servers); prints the one-time link too.
+    Dashboard {
+        /// Only print the link; do not try to open a browser.
+        #[arg(long)]
+        no_browser: bool,
+        #[command(flatten)]
+        hub: HubAddress,
+    },
     /// Take over the MCP servers configured in your AI clients.
     Import(ImportArgs),
     /// Point an AI client at Switchboard (writes one `switchboard` entry into its config).
@@ -124,6 +133,11 @@ struct ServeArgs {
     /// Overrides `settings.listen` and SWITCHBOARD_LISTEN.
     #[arg(long)]
     listen: Option<std::net::SocketAddr>,
+    /// Allow a listen address other machines can reach (the same as
+    /// `settings.allowRemote` / SWITCHBOARD_ALLOW_REMOTE=1). MCP requests then
+    /// need the control token.
+    #[arg(long)]
+    allow_remote: bool,
 }
 
 /// Where the running hub is: `--url`, else the config's listen address.
@@ -152,7 +166,15 @@ impl HubAddress {
             .unwrap_or_else(switchboard_core::config::default_config_path);
         let mut config = Config::load(&path).with_context(|| "the config file was refused")?;
         config.settings.apply_env(|name| std::env::var(name).ok())?;
-        Ok(format!("http://{}", config.settings.listen))
+        let mut addr = config.settings.listen;
+        // A hub on all interfaces (allowRemote) is reached here on loopback.
+        if addr.ip().is_unspecified() {
+            addr.set_ip(match addr {
+                std::net::SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+                std::net::SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+            });
+        }
+        Ok(format!("http://{addr}"))
     }
 
     fn remote(&self) -> anyhow::Result<Remote> {
@@ -308,6 +330,18 @@ async fn dispatch(command: Command) -> anyhow::Result<std::process::ExitCode> {
         Command::Reload(hub) => {
             let answer = hub.remote()?.post("/reload").await?;
             print(&describe_reload(&answer["reload"]))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Dashboard { no_browser, hub } => {
+            let answer = hub.remote()?.post("/dashboard").await?;
+            let url = answer["url"]
+                .as_str()
+                .context("the hub sent no sign-in link")?;
+            print(url)?;
+            std::io::stdout().flush()?;
+            if !no_browser && open_browser(url) {
+                tracing::info!("opened the browser");
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Import(args) => import(args),
@@ -646,6 +680,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let first_run = !path.exists();
     let mut config = Config::load(&path).with_context(|| "the config file was refused")?;
     config.settings.apply_env(|name| std::env::var(name).ok())?;
+    if args.allow_remote {
+        config.settings.allow_remote = true;
+    }
     tracing::info!(
         config = %path.display(),
         servers = config.servers.len(),
@@ -659,6 +696,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         listen: args.listen,
         watch_config: true,
         warm_catalog: Some(switchboard_core::persist::state_dir().join("catalog.json")),
+        control_token: Some(switchboard_core::access::token_path(
+            &switchboard_core::persist::state_dir(),
+        )),
     };
     let hub = Hub::bind(config, options).await?;
     let endpoint = hub.endpoint().to_string();

@@ -3,6 +3,11 @@
 //!
 //! Every call fails with a sentence that says what to do when no hub runs at
 //! the address, instead of a connection error.
+//!
+//! Credential: `SWITCHBOARD_TOKEN` if set, else the control token the hub
+//! keeps in its state directory (`control-token`, found the way the hub
+//! finds it: `SWITCHBOARD_CACHE_DIR`, else the OS cache dir). The file's
+//! token is only sent to a loopback hub, never to another machine.
 
 use std::fmt::Write as _;
 use std::time::{Duration, SystemTime};
@@ -14,6 +19,8 @@ use serde_json::Value;
 pub struct Remote {
     base: String,
     http: reqwest::Client,
+    /// The bearer token, or why there is none (said when the hub wants one).
+    token: Result<String, String>,
 }
 
 impl Remote {
@@ -27,7 +34,8 @@ impl Remote {
             .timeout(Duration::from_secs(120))
             .connect_timeout(Duration::from_secs(3))
             .build()?;
-        Ok(Self { base, http })
+        let token = control_token(&base);
+        Ok(Self { base, http, token })
     }
 
     pub fn base(&self) -> &str {
@@ -51,30 +59,57 @@ impl Remote {
     }
 
     async fn send(&self, method: reqwest::Method, path: &str) -> anyhow::Result<Value> {
-        let response = self
+        let mut request = self
             .http
-            .request(method, format!("{}/api/v1{path}", self.base))
-            .send()
-            .await
-            .map_err(|err| {
-                if err.is_connect() {
-                    self.not_running()
-                } else {
-                    err.into()
-                }
-            })?;
-        Self::body(response).await
+            .request(method, format!("{}/api/v1{path}", self.base));
+        if let Ok(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.map_err(|err| {
+            if err.is_connect() {
+                self.not_running()
+            } else {
+                err.into()
+            }
+        })?;
+        self.body(response).await
     }
 
-    async fn body(response: reqwest::Response) -> anyhow::Result<Value> {
+    async fn body(&self, response: reqwest::Response) -> anyhow::Result<Value> {
         let status = response.status();
         let body: Value = response.json().await.context("reading the hub's answer")?;
         if !status.is_success() {
             let message = body["error"].as_str().unwrap_or("request failed");
+            if let (reqwest::StatusCode::UNAUTHORIZED, Err(why)) = (status, &self.token) {
+                bail!("{message} (HTTP 401); {why}");
+            }
             bail!("{message} (HTTP {})", status.as_u16());
         }
         Ok(body)
     }
+}
+
+/// The token to send to the hub at `base` (see the module docs).
+pub fn control_token(base: &str) -> Result<String, String> {
+    if let Some(token) = std::env::var("SWITCHBOARD_TOKEN")
+        .ok()
+        .filter(|t| !t.trim().is_empty())
+    {
+        return Ok(token.trim().to_string());
+    }
+    let authority = base
+        .split_once("://")
+        .map_or(base, |(_, rest)| rest)
+        .split('/')
+        .next()
+        .unwrap_or_default();
+    if !switchboard_core::access::is_loopback_authority(authority) {
+        return Err(format!(
+            "{base} is not on this computer: set SWITCHBOARD_TOKEN to its control token"
+        ));
+    }
+    let path = switchboard_core::access::token_path(&switchboard_core::persist::state_dir());
+    switchboard_core::access::read_token(&path).map_err(|err| err.to_string())
 }
 
 /// The status snapshot as a table people can read.
