@@ -65,12 +65,18 @@ async fn state_dir_and_warm_catalog_are_private() {
     assert_eq!(mode(&catalog), 0o600);
     assert_eq!(mode(&state), 0o700);
     assert_eq!(mode(hub.dir.path()), 0o755);
-    let leftovers: Vec<_> = fs::read_dir(&state)
+    assert_eq!(mode(&state.join("control-token")), 0o600);
+    let mut leftovers: Vec<_> = fs::read_dir(&state)
         .unwrap()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(leftovers, ["catalog.json"], "no temp files left");
+    leftovers.sort();
+    assert_eq!(
+        leftovers,
+        ["catalog.json", "control-token"],
+        "no temp files left"
+    );
 }
 
 #[tokio::test]

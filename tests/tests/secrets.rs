@@ -14,7 +14,7 @@
 use std::path::Path;
 
 use serde_json::json;
-use switchboard_e2e::{DEADLINE, HttpFixture, Hub, bin, free_port, stdio_fixture};
+use switchboard_e2e::{DEADLINE, HttpFixture, Hub, free_port, stdio_fixture};
 
 /// A secret no output could contain by chance.
 fn unique(tag: &str) -> String {
@@ -25,8 +25,9 @@ fn unique(tag: &str) -> String {
     format!("{tag}Zq{:x}x{nanos:x}", std::process::id())
 }
 
-async fn cli(args: &[&str]) -> String {
-    let output = tokio::process::Command::new(bin("switchboard"))
+async fn cli(hub: &Hub, args: &[&str]) -> String {
+    let output = hub
+        .cli()
         .args(args)
         .output()
         .await
@@ -194,22 +195,22 @@ async fn secrets_of_failing_servers_never_come_out() {
     assert_clean(
         &secrets,
         "switchboard status",
-        &cli(&["status", "--url", &base]).await,
+        &cli(&hub, &["status", "--url", &base]).await,
     );
     assert_clean(
         &secrets,
         "switchboard status --json",
-        &cli(&["status", "--json", "--url", &base]).await,
+        &cli(&hub, &["status", "--json", "--url", &base]).await,
     );
     assert_clean(
         &secrets,
         "switchboard refresh",
-        &cli(&["refresh", "--url", &base]).await,
+        &cli(&hub, &["refresh", "--url", &base]).await,
     );
     for id in failing {
-        let refresh = cli(&["refresh", id, "--url", &base]).await;
+        let refresh = cli(&hub, &["refresh", id, "--url", &base]).await;
         assert_clean(&secrets, &format!("switchboard refresh {id}"), &refresh);
-        let logs = cli(&["logs", id, "--url", &base]).await;
+        let logs = cli(&hub, &["logs", id, "--url", &base]).await;
         assert!(logs.contains("failed"), "logs of {id}: {logs}");
         assert_clean(&secrets, &format!("switchboard logs {id}"), &logs);
         let api_logs = hub.get(&format!("/api/v1/servers/{id}/logs")).await;

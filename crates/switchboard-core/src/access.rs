@@ -398,7 +398,7 @@ pub fn load_or_create_token(path: &Path) -> Result<String, AccessError> {
         source,
     };
     if let Some(dir) = path.parent() {
-        make_private_dir(dir).map_err(write_err)?;
+        crate::files::own_dir(dir).map_err(write_err)?;
     }
     if let Ok(token) = read_checked(path) {
         return Ok(token);
@@ -476,30 +476,6 @@ fn read_checked(path: &Path) -> Result<String, AccessError> {
         return Err(unsafe_file("it does not hold a token".into()));
     }
     Ok(token.to_string())
-}
-
-/// Creates `dir` (and parents) and makes `dir` itself 0700 on Unix.
-fn make_private_dir(dir: &Path) -> std::io::Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::{MetadataExt, PermissionsExt};
-        let meta = std::fs::metadata(dir)?;
-        if meta.uid() != nix::unistd::geteuid().as_raw() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::PermissionDenied,
-                "the state directory belongs to another user",
-            ));
-        }
-        if meta.mode() & 0o077 != 0 {
-            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -52,13 +52,22 @@ pub fn private_dir(dir: &Path) -> io::Result<()> {
 
 /// [`private_dir`], and if `dir` already existed with group or other access,
 /// takes that away: for directories that are Switchboard's alone (the state
-/// directory), never for a shared one such as `~/.config`.
+/// directory), never for a shared one such as `~/.config`. A directory that
+/// belongs to another user is refused: what it holds could have been put
+/// there by them.
 pub fn own_dir(dir: &Path) -> io::Result<()> {
     private_dir(dir)?;
     #[cfg(unix)]
     {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = fs::metadata(dir)?.permissions().mode();
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let meta = fs::metadata(dir)?;
+        if meta.uid() != nix::unistd::geteuid().as_raw() {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!("{} belongs to another user", dir.display()),
+            ));
+        }
+        let mode = meta.permissions().mode();
         if mode & 0o077 != 0 {
             fs::set_permissions(dir, fs::Permissions::from_mode(mode & 0o700))?;
         }
