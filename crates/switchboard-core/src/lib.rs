@@ -15,6 +15,7 @@ pub mod fast_path;
 pub mod fingerprint;
 pub mod freshness;
 pub mod gateway;
+pub mod guard;
 pub mod hub;
 pub mod persist;
 pub mod registry;

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::{
     control,
     counter::RequestCounter,
-    lifecycle, serve,
+    faults, lifecycle, serve,
     server::FixtureServer,
     spec::{Spec, ToolSpec},
     state::FixtureState,
@@ -54,6 +54,15 @@ pub struct Args {
     /// Spawn `sleep 1000` in this process group and write its pid here.
     #[arg(long, value_name = "PIDFILE")]
     pub spawn_grandchild: Option<PathBuf>,
+    /// Write a stderr line that is not UTF-8, then `stderr tick N` every 50 ms.
+    #[arg(long)]
+    pub stderr_invalid_utf8: bool,
+    /// Write this many bytes to stderr without a newline, then `flood done`.
+    #[arg(long, value_name = "BYTES")]
+    pub stderr_flood_bytes: Option<u64>,
+    /// Keep running after stdin closes (stdio only).
+    #[arg(long)]
+    pub ignore_stdin_eof: bool,
 }
 
 impl Args {
@@ -86,6 +95,12 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         .as_deref()
         .map(lifecycle::spawn_grandchild)
         .transpose()?;
+    if args.stderr_invalid_utf8 {
+        faults::stderr_invalid_utf8();
+    }
+    if let Some(bytes) = args.stderr_flood_bytes {
+        faults::stderr_flood(bytes);
+    }
     if let Some(ms) = args.exit_after_ms {
         lifecycle::exit_after(Duration::from_millis(ms));
     }
@@ -110,7 +125,13 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     let server = FixtureServer::new(args.name.as_str(), state);
     match &args.http {
         Some(addr) => serve::http(server, addr).await,
-        None => serve::stdio(server).await,
+        None => {
+            serve::stdio(server).await?;
+            if args.ignore_stdin_eof {
+                faults::linger().await;
+            }
+            Ok(())
+        }
     }
 }
 
