@@ -3,9 +3,9 @@
 //! killer), so no server, `npx → node` grandchild or server that ignores EOF
 //! on stdin outlives the hub.
 //!
-//! The hub starts `<program> __guard <pgid>` — the program is the
-//! `switchboard` binary in its hidden guard mode, registered by the CLI with
-//! [`install`] — with a pipe as the guard's stdin, and keeps the pipe's write
+//! The hub starts `<program> __guard <pgid>` — the program is the hub's own
+//! binary (`switchboard`, `switchboard-app`) in its hidden guard mode,
+//! registered by its `main` with [`install`] — with a pipe as the guard's stdin, and keeps the pipe's write
 //! end open without ever writing to it. The kernel closes that end when the
 //! hub process ends, for any reason, so the guard reads EOF: it sends SIGTERM
 //! to the group, waits up to [`TERM_GRACE`], sends SIGKILL and exits. A guard
@@ -19,7 +19,7 @@
 //! including macOS. On Windows the server runs in a job object instead (see
 //! `docs/reliability.md`).
 //!
-//! Without [`install`] (the desktop app, the core's own tests) servers start
+//! Without [`install`] (the core's own tests, other embedders) servers start
 //! without a guard; the hub still closes them on every orderly shutdown.
 
 use std::ffi::OsString;
