@@ -32,6 +32,15 @@ pub struct AppState {
 }
 
 fn main() -> std::process::ExitCode {
+    // `switchboard-app __guard <pgid>`: the hidden process guard of one stdio
+    // server (see switchboard_core::guard); no window, no tray.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(code) = switchboard_core::guard::run_if_guard(&args) {
+        return code;
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        switchboard_core::guard::install(exe);
+    }
     // rmcp logs OAuth authorization codes at debug level: never below info there.
     let mut filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));

@@ -26,12 +26,7 @@ fn unique(tag: &str) -> String {
 }
 
 async fn cli(hub: &Hub, args: &[&str]) -> String {
-    let output = hub
-        .cli()
-        .args(args)
-        .output()
-        .await
-        .unwrap();
+    let output = hub.cli().args(args).output().await.unwrap();
     format!(
         "{}{}",
         String::from_utf8_lossy(&output.stdout),

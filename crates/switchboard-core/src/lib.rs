@@ -17,6 +17,7 @@ pub mod files;
 pub mod fingerprint;
 pub mod freshness;
 pub mod gateway;
+pub mod guard;
 pub mod http_sessions;
 pub mod hub;
 pub mod identity;

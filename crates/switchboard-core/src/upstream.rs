@@ -25,7 +25,6 @@
 //! ([`UpstreamError::SelfReference`], see `crate::identity`).
 
 use std::collections::{HashMap, VecDeque};
-use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
@@ -36,10 +35,9 @@ use rmcp::model::{
     GetPromptResponse, ReadResourceRequestParams, ReadResourceResponse, Request, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde::Serialize;
-use tokio::io::AsyncBufReadExt;
 use tokio_util::sync::CancellationToken;
 
 use crate::capabilities::{Capabilities, RefreshTrigger};
@@ -48,9 +46,12 @@ use crate::fingerprint::Fingerprint;
 use crate::redact;
 mod client;
 mod describe;
+mod stdio;
 
 pub use client::Downstream;
 use client::{Calls, UpstreamClient};
+use stdio::StdioHealth;
+pub use stdio::{MAX_MESSAGE_BYTES, STDERR_LINE_BYTES};
 
 use crate::resilience::{Admission, Breaker, BreakerState, DISCOVERY_ATTEMPTS, backoff};
 
@@ -140,6 +141,21 @@ pub enum UpstreamError {
         redact::url(.url)
     )]
     SelfReference { server: ServerId, url: String },
+    #[error(
+        "server '{server}' stopped reading its stdin (nothing could be written to it for {}); \
+         it is restarted on next use",
+        humanize(*.after)
+    )]
+    StdinStuck { server: ServerId, after: Duration },
+    #[error(
+        "server '{server}' answered with a message of {bytes} bytes, larger than the limit of \
+         {limit} bytes; the answer was dropped"
+    )]
+    AnswerTooLarge {
+        server: ServerId,
+        bytes: u64,
+        limit: u64,
+    },
 }
 
 fn tail_suffix(tail: &str) -> String {
@@ -175,7 +191,9 @@ impl UpstreamError {
             | Self::ShuttingDown { server }
             | Self::CircuitOpen { server, .. }
             | Self::Cancelled { server }
-            | Self::SelfReference { server, .. } => server,
+            | Self::SelfReference { server, .. }
+            | Self::StdinStuck { server, .. }
+            | Self::AnswerTooLarge { server, .. } => server,
         }
     }
 
@@ -195,6 +213,8 @@ impl UpstreamError {
             Self::CircuitOpen { .. } => "circuitOpen",
             Self::Cancelled { .. } => "cancelled",
             Self::SelfReference { .. } => "selfReference",
+            Self::StdinStuck { .. } => "stdinStuck",
+            Self::AnswerTooLarge { .. } => "answerTooLarge",
         }
     }
 
@@ -208,6 +228,7 @@ impl UpstreamError {
                 | Self::Timeout { .. }
                 | Self::Connect { .. }
                 | Self::Closed { .. }
+                | Self::StdinStuck { .. }
         )
     }
 
@@ -314,6 +335,8 @@ struct Connection {
     closed: tokio::sync::watch::Receiver<()>,
     /// Set when the hub closes the connection on purpose.
     generation: u64,
+    /// What the pipes of a stdio server noticed (none for HTTP).
+    stdio: Option<Arc<StdioHealth>>,
 }
 
 type ListOutcome = Result<Arc<Capabilities>, UpstreamError>;
@@ -928,29 +951,35 @@ impl Upstream {
         wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
         #[cfg(windows)]
         wrapped.wrap(process_wrap::tokio::JobObject);
-        let (transport, stderr) = TokioChildProcess::builder(wrapped)
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|err| UpstreamError::Spawn {
+        let spawned = stdio::spawn(&self.id, wrapped, self.call_timeout()).map_err(|err| {
+            UpstreamError::Spawn {
                 server: self.id.clone(),
                 command: command.to_string(),
                 message: err.to_string(),
-            })?;
-        let pid = transport.id();
+            }
+        })?;
+        let stdio::Spawned {
+            transport,
+            stderr,
+            pid,
+            health,
+        } = spawned;
+        // Ends the server's process group if the hub dies without closing it.
+        let guard = pid.and_then(crate::guard::Guard::spawn);
+        if let Some(guard) = &guard {
+            tracing::debug!(server = %self.id, pid = ?pid, guard = ?guard.pid(), "process guard started");
+        }
         let run = self.stderr.start_run();
         let stderr_done = stderr.map(|stderr| {
             let log = self.stderr.clone();
             let server = self.id.clone();
-            tokio::spawn(async move {
-                let mut lines = tokio::io::BufReader::new(stderr).lines();
-                while let Ok(Some(line)) = lines.next_line().await {
-                    log.push(run, &line);
-                    tracing::debug!(target: "switchboard::upstream::stderr", server = %server, "{}", redact::text(&line));
-                }
-            })
+            tokio::spawn(stdio::read_stderr(stderr, move |line| {
+                tracing::debug!(target: "switchboard::upstream::stderr", server = %server, "{}", redact::text(&line));
+                log.push(run, &line);
+            }))
         });
         match self.client().serve(transport).await {
-            Ok(service) => Ok(self.watch(service, pid)),
+            Ok(service) => Ok(self.watch(service, pid, Some((health, guard)))),
             Err(err) => {
                 // Give the stderr reader a moment to drain what the process said before dying.
                 if let Some(done) = stderr_done {
@@ -958,6 +987,9 @@ impl Upstream {
                 }
                 if let Some(pid) = pid {
                     kill_process_group(pid);
+                }
+                if let Some(guard) = guard {
+                    guard.stop().await;
                 }
                 let tail = self.stderr.run_tail(STDERR_TAIL_IN_ERRORS);
                 tracing::debug!(
@@ -1038,7 +1070,7 @@ impl Upstream {
         };
         match served {
             Ok(service) => {
-                let conn = self.watch(service, None);
+                let conn = self.watch(service, None, None);
                 if let Some((manager, server_auth)) = refresher {
                     let this = Arc::downgrade(self);
                     let stop = conn.stop.clone();
@@ -1150,7 +1182,13 @@ impl Upstream {
         self: &Arc<Self>,
         service: RunningService<RoleClient, UpstreamClient>,
         pid: Option<u32>,
+        stdio: Option<(Arc<StdioHealth>, Option<crate::guard::Guard>)>,
     ) -> Connection {
+        let (health, guard) = match stdio {
+            Some((health, guard)) => (Some(health), guard),
+            None => (None, None),
+        };
+        let stuck_health = health.clone();
         let peer = service.peer().clone();
         let stop = self.cancel.child_token();
         let (closed_tx, closed_rx) = tokio::sync::watch::channel(());
@@ -1161,9 +1199,24 @@ impl Upstream {
         tokio::spawn(async move {
             let waiting = service.waiting();
             tokio::pin!(waiting);
+            let stuck = async {
+                match &stuck_health {
+                    Some(health) => health.stuck().await,
+                    None => std::future::pending().await,
+                }
+            };
             let died = tokio::select! {
                 _ = &mut waiting => true,
                 _ = stop_for_task.cancelled() => false,
+                () = stuck => {
+                    // Stdin is stuck: the connection is unusable (a message may
+                    // be half written). Report it, then close it like a stop.
+                    stop_for_task.cancel();
+                    if let (Some(upstream), Some(health)) = (this.upgrade(), &stuck_health) {
+                        upstream.report_stdin_stuck(health);
+                    }
+                    false
+                }
             };
             if !died {
                 // Cancelling the service makes its loop close the transport (stdin
@@ -1192,6 +1245,9 @@ impl Upstream {
             if let Some(pid) = pid {
                 kill_process_group(pid);
             }
+            if let Some(guard) = guard {
+                guard.stop().await;
+            }
             if died && let Some(upstream) = this.upgrade() {
                 upstream.on_connection_lost(generation).await;
             }
@@ -1203,7 +1259,27 @@ impl Upstream {
             stop,
             closed: closed_rx,
             generation,
+            stdio: health,
         }
+    }
+
+    /// The error for a stdio server whose stdin is stuck.
+    fn stdin_stuck_error(&self, health: &StdioHealth) -> UpstreamError {
+        UpstreamError::StdinStuck {
+            server: self.id.clone(),
+            after: health.stall_limit(),
+        }
+    }
+
+    /// Marks the server failed because its stdin is stuck (once per process).
+    fn report_stdin_stuck(&self, health: &StdioHealth) {
+        if !health.take_stuck_report() {
+            return;
+        }
+        let err = self.stdin_stuck_error(health);
+        tracing::warn!(server = %self.id, error = %err, "stdin stuck; closing the server");
+        self.note("error", err.to_string());
+        self.record_failure(&err, Some(ServerState::Failed));
     }
 
     /// The connection ended without being asked to.
@@ -1349,9 +1425,17 @@ impl Upstream {
     /// Turns a failed request into an error, updating health; a dead transport
     /// also drops the connection so the next need starts a new one.
     async fn service_failure(&self, conn: &Arc<Connection>, err: ServiceError) -> UpstreamError {
+        if let Some(health) = conn.stdio.as_deref().filter(|h| h.is_stuck()) {
+            conn.stop.cancel();
+            self.report_stdin_stuck(health);
+            return self.stdin_stuck_error(health);
+        }
         let mapped = match err {
             ServiceError::McpError(error) => {
                 self.record_success(None);
+                if let Some(bytes) = stdio::too_large_answer(&error) {
+                    return self.answer_too_large(bytes);
+                }
                 return UpstreamError::Rpc {
                     server: self.id.clone(),
                     error,
@@ -1419,8 +1503,22 @@ impl Upstream {
         mapped
     }
 
+    fn answer_too_large(&self, bytes: u64) -> UpstreamError {
+        let err = UpstreamError::AnswerTooLarge {
+            server: self.id.clone(),
+            bytes,
+            limit: MAX_MESSAGE_BYTES as u64,
+        };
+        self.note("warn", err.to_string());
+        err
+    }
+
     /// Sends one request, with the call timeout (reset by progress), progress
     /// forwarded to `progress_to`, and cancellation when `cancel` fires.
+    ///
+    /// Writing the request counts against the call timeout too: a stdio
+    /// server that stops reading its stdin fails the call (and every call
+    /// queued behind it) with [`UpstreamError::StdinStuck`].
     async fn request(
         self: &Arc<Self>,
         request: ClientRequest,
@@ -1432,16 +1530,28 @@ impl Upstream {
         self.touch();
         let conn = self.connection().await?;
         let started = Instant::now();
-        let options =
-            PeerRequestOptions::with_timeout(self.call_timeout()).reset_timeout_on_progress();
-        let handle = conn
-            .peer
-            .send_request_with_option(request, options)
-            .await
-            .map_err(|err| UpstreamError::Protocol {
-                server: self.id.clone(),
-                message: describe::service_failure(&err),
-            });
+        let timeout = self.call_timeout();
+        let options = PeerRequestOptions::with_timeout(timeout).reset_timeout_on_progress();
+        let stuck = async {
+            match &conn.stdio {
+                Some(health) => health.stuck().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(stuck);
+        let handle = tokio::select! {
+            handle = conn.peer.send_request_with_option(request, options) => handle,
+            () = &mut stuck => Err(ServiceError::TransportClosed),
+            () = tokio::time::sleep(timeout) => {
+                let err = UpstreamError::Timeout {
+                    server: self.id.clone(),
+                    during: "the request",
+                    after: timeout,
+                };
+                self.record_failure(&err, None);
+                return Err(err);
+            }
+        };
         let handle = match handle {
             Ok(handle) => handle,
             Err(_) => {
@@ -1455,6 +1565,7 @@ impl Upstream {
         let call = downstream.map(|d| self.calls.register(request_id.clone(), upstream_token, d));
         let result = tokio::select! {
             r = handle.await_response() => r,
+            () = &mut stuck => Err(ServiceError::TransportClosed),
             _ = cancel.cancelled() => {
                 let _ = conn.peer.notify_cancelled(rmcp::model::CancelledNotificationParam::new(
                     Some(request_id),
@@ -1474,7 +1585,22 @@ impl Upstream {
                 self.record_success(Some(started.elapsed()));
                 Ok(result)
             }
-            Err(err) => Err(self.service_failure(&conn, err).await),
+            Err(err) => {
+                // A timeout after an answer was dropped for its size (its id
+                // could not be read) is that answer's fault.
+                let dropped = match &err {
+                    ServiceError::Timeout { .. } => conn
+                        .stdio
+                        .as_deref()
+                        .filter(|h| !h.is_stuck())
+                        .and_then(|h| h.dropped_since(started)),
+                    _ => None,
+                };
+                match dropped {
+                    Some(bytes) => Err(self.answer_too_large(bytes)),
+                    None => Err(self.service_failure(&conn, err).await),
+                }
+            }
         }
     }
 

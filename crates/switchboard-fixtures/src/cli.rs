@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::{
     control,
     counter::RequestCounter,
-    lifecycle, serve,
+    faults, lifecycle, serve,
     server::FixtureServer,
     spec::{Spec, ToolSpec},
     state::FixtureState,
@@ -59,6 +59,15 @@ pub struct Args {
     /// that quotes what it was sent in its error pages).
     #[arg(long, value_name = "CODE", alias = "fail-http")]
     pub fail_status: Option<u16>,
+    /// Write a stderr line that is not UTF-8, then `stderr tick N` every 50 ms.
+    #[arg(long)]
+    pub stderr_invalid_utf8: bool,
+    /// Write this many bytes to stderr without a newline, then `flood done`.
+    #[arg(long, value_name = "BYTES")]
+    pub stderr_flood_bytes: Option<u64>,
+    /// Keep running after stdin closes (stdio only).
+    #[arg(long)]
+    pub ignore_stdin_eof: bool,
 }
 
 impl Args {
@@ -91,6 +100,12 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         .as_deref()
         .map(lifecycle::spawn_grandchild)
         .transpose()?;
+    if args.stderr_invalid_utf8 {
+        faults::stderr_invalid_utf8();
+    }
+    if let Some(bytes) = args.stderr_flood_bytes {
+        faults::stderr_flood(bytes);
+    }
     if let Some(ms) = args.exit_after_ms {
         lifecycle::exit_after(Duration::from_millis(ms));
     }
@@ -118,7 +133,13 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
             serve::failing(addr, args.fail_status.unwrap_or(500)).await
         }
         Some(addr) => serve::http(server, addr).await,
-        None => serve::stdio(server).await,
+        None => {
+            serve::stdio(server).await?;
+            if args.ignore_stdin_eof {
+                faults::linger().await;
+            }
+            Ok(())
+        }
     }
 }
 

@@ -10,7 +10,8 @@
 //! - [`server`]: the hand-written rmcp `ServerHandler`;
 //! - [`serve`]: the stdio and Streamable HTTP transports;
 //! - [`control`], [`counter`], [`lifecycle`]: the test hooks (control file,
-//!   request counter file, start-up delay, crashes, grandchild process).
+//!   request counter file, start-up delay, crashes, grandchild process);
+//! - [`faults`]: stdio misbehaviours (bad stderr, a deaf stdin, ignoring EOF).
 //!
 //! The `switchboard-conformance-fixture` binary is a thin `main` over
 //! [`conformance`]: a fixed server for the official MCP conformance suite,
@@ -27,6 +28,7 @@ pub mod cli;
 pub mod conformance;
 pub mod control;
 pub mod counter;
+pub mod faults;
 pub mod files;
 pub mod lifecycle;
 pub mod peers;

@@ -25,7 +25,13 @@ use crate::server::FixtureServer;
 /// Serves one client over stdin/stdout until it disconnects. A client that
 /// closes stdin before completing the handshake is a normal end, not an error.
 pub async fn stdio<S: ServerHandler>(server: S) -> anyhow::Result<()> {
-    let running = match server.serve(rmcp::transport::stdio()).await {
+    let running = match server
+        .serve((
+            crate::faults::DeafableStdin(tokio::io::stdin()),
+            tokio::io::stdout(),
+        ))
+        .await
+    {
         Ok(running) => running,
         Err(ServerInitializeError::ConnectionClosed(during)) => {
             tracing::info!("stdin closed before the handshake completed ({during})");

@@ -71,6 +71,10 @@ pub enum Behavior {
     Fail,
     /// Returns the arguments as `structuredContent` (and as text).
     Structured,
+    /// Answers like `echo`, then never reads stdin again (stdio only).
+    Deaf,
+    /// Returns a text of `arguments.bytes` characters (default 20,000,000).
+    Large,
 }
 
 /// One readable resource with fixed text content.

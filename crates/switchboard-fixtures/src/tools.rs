@@ -3,7 +3,8 @@
 //! Every behaviour that waits (`sleep`, `hang`) stops as soon as the request's
 //! cancellation token fires (`notifications/cancelled`, or the session closing)
 //! and then returns an error that rmcp does not send, since the request was
-//! cancelled. `crash` never returns: it exits the whole process.
+//! cancelled. `crash` never returns: it exits the whole process. `deaf`
+//! answers, then stops reading stdin; `large` answers with a big text.
 
 use std::time::Duration;
 
@@ -21,6 +22,8 @@ use crate::spec::Behavior;
 const DEFAULT_SLEEP_MS: u64 = 1000;
 /// How often `sleep` reports progress when asked to.
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
+/// Default `bytes` argument of the `large` behaviour (over the hub's 16 MiB cap).
+const DEFAULT_LARGE_BYTES: u64 = 20_000_000;
 /// Exit code of the `crash` behaviour.
 pub const CRASH_EXIT_CODE: i32 = 3;
 
@@ -48,6 +51,21 @@ pub async fn call(
         )])),
         Behavior::Fail => Err(ErrorData::internal_error("fail on purpose", None)),
         Behavior::Structured => Ok(CallToolResult::structured(Value::Object(arguments))),
+        Behavior::Deaf => {
+            let text = echo_text(&arguments);
+            crate::faults::go_deaf();
+            Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+        }
+        Behavior::Large => {
+            let bytes = arguments
+                .get("bytes")
+                .and_then(Value::as_u64)
+                .unwrap_or(DEFAULT_LARGE_BYTES);
+            let len = usize::try_from(bytes).unwrap_or(usize::MAX);
+            Ok(CallToolResult::success(vec![ContentBlock::text(
+                "x".repeat(len),
+            )]))
+        }
     }
 }
 

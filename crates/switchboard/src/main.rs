@@ -224,6 +224,14 @@ struct ConnectArgs {
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
+    // `switchboard __guard <pgid>`: the hidden process guard of one stdio server.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(code) = switchboard_core::guard::run_if_guard(&args) {
+        return code;
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        switchboard_core::guard::install(exe);
+    }
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
