@@ -10,7 +10,8 @@
 //! - [`server`]: the hand-written rmcp `ServerHandler`;
 //! - [`serve`]: the stdio and Streamable HTTP transports;
 //! - [`control`], [`counter`], [`lifecycle`]: the test hooks (control file,
-//!   request counter file, start-up delay, crashes, grandchild process).
+//!   request counter file, start-up delay, crashes, grandchild process);
+//! - [`flood`]: notification floods (`--flood`, the `flood` tool behaviour).
 //!
 //! The `switchboard-conformance-fixture` binary is a thin `main` over
 //! [`conformance`]: a fixed server for the official MCP conformance suite,
@@ -28,6 +29,7 @@ pub mod conformance;
 pub mod control;
 pub mod counter;
 pub mod files;
+pub mod flood;
 pub mod lifecycle;
 pub mod peers;
 pub mod serve;

@@ -71,6 +71,9 @@ pub enum Behavior {
     Fail,
     /// Returns the arguments as `structuredContent` (and as text).
     Structured,
+    /// Sends `arguments.count` notifications of `arguments.kind` (default
+    /// `progress`) before answering (see [`crate::flood`]).
+    Flood,
 }
 
 /// One readable resource with fixed text content.
