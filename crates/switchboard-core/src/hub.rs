@@ -428,6 +428,9 @@ async fn event_loop(
 async fn refresh_list_changes(hub: HubHandle, server: ServerId, inbound: Arc<Inbound>) {
     static FAILED: Limiter = Limiter::new(5, Duration::from_secs(10));
     while let Some(bits) = inbound.take_list_changes() {
+        if hub.inner.cancel.is_cancelled() {
+            return;
+        }
         tracing::debug!(%server, lists = ?inbound::kinds(bits), "refreshing after list_changed");
         if let Err(err) = hub.refresh(&server, RefreshTrigger::Notification).await {
             crate::limited!(
