@@ -41,12 +41,23 @@ fn main() -> std::process::ExitCode {
     if let Ok(exe) = std::env::current_exe() {
         switchboard_core::guard::install(exe);
     }
-    // rmcp logs OAuth authorization codes at debug level: never below info there.
-    let mut filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    if let Ok(directive) = "rmcp::transport::auth=info".parse() {
-        filter = filter.add_directive(directive);
-    }
+    // `RUST_LOG` overrides the default (the hub's own INFO lines, others' warnings).
+    let default_filter = format!(
+        "{},switchboard_app=info",
+        switchboard_core::DEFAULT_LOG_FILTER
+    );
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(directives) if !directives.trim().is_empty() => {
+            let mut filter = tracing_subscriber::EnvFilter::try_new(directives)
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&default_filter));
+            // rmcp logs OAuth authorization codes at debug level: never below info there.
+            if let Ok(directive) = "rmcp::transport::auth=info".parse() {
+                filter = filter.add_directive(directive);
+            }
+            filter
+        }
+        _ => tracing_subscriber::EnvFilter::new(&default_filter),
+    };
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -28,11 +28,12 @@ use tokio_util::task::TaskTracker;
 use crate::capabilities::{FreshCache, RefreshTrigger};
 use crate::catalog::{Catalog, CatalogSource, Route};
 use crate::config::{Config, ConfigError, ServerId, Settings};
+use crate::limiter::Limiter;
 use crate::registry::Registry;
 use crate::reload::ReloadResult;
 use crate::sessions::Sessions;
 use crate::snapshot::{BreakerSnapshot, HubSnapshot, ServerSnapshot, Totals, timestamp};
-use crate::upstream::{Upstream, UpstreamError, UpstreamEvent};
+use crate::upstream::{Inbound, Upstream, UpstreamError, UpstreamEvent, inbound};
 
 /// How long shutdown waits for upstreams and connections before giving up.
 const SHUTDOWN_DEADLINE: Duration = Duration::from_secs(15);
@@ -454,8 +455,12 @@ async fn event_loop(
             match event {
                 UpstreamEvent::StateChanged => dirty = true,
                 UpstreamEvent::Log(server, params) => hub.inner.sessions.log(&server, &params),
-                UpstreamEvent::ResourceUpdated(server, params) => {
-                    hub.inner.sessions.resource_updated(&server, &params);
+                UpstreamEvent::ResourcesUpdated(server, inbound) => {
+                    let hub = hub.clone();
+                    hub.inner
+                        .clone()
+                        .tasks
+                        .spawn(forward_resource_updates(hub, server, inbound));
                 }
                 UpstreamEvent::Verify(server) => {
                     let hub = hub.clone();
@@ -465,13 +470,12 @@ async fn event_loop(
                         }
                     });
                 }
-                UpstreamEvent::ListChanged(server) => {
+                UpstreamEvent::ListChanged(server, inbound) => {
                     let hub = hub.clone();
-                    hub.inner.clone().tasks.spawn(async move {
-                        if let Err(err) = hub.refresh(&server, RefreshTrigger::Notification).await {
-                            tracing::warn!(%server, error = %err, "refresh after list_changed failed");
-                        }
-                    });
+                    hub.inner
+                        .clone()
+                        .tasks
+                        .spawn(refresh_list_changes(hub, server, inbound));
                 }
             }
             next = events.try_recv().ok();
@@ -479,6 +483,47 @@ async fn event_loop(
         if dirty {
             hub.publish_snapshot();
             hub.inner.poller_wake.notify_one();
+        }
+    }
+}
+
+/// Refreshes `server` while it has list changes pending: one refresh under
+/// way, and at most one more for the changes announced meanwhile, however
+/// many notifications arrive (see `upstream/inbound.rs`).
+async fn refresh_list_changes(hub: HubHandle, server: ServerId, inbound: Arc<Inbound>) {
+    static FAILED: Limiter = Limiter::new(5, Duration::from_secs(10));
+    while let Some(bits) = inbound.take_list_changes() {
+        if hub.inner.cancel.is_cancelled() {
+            return;
+        }
+        tracing::debug!(%server, lists = ?inbound::kinds(bits), "refreshing after list_changed");
+        if let Err(err) = hub.refresh(&server, RefreshTrigger::Notification).await {
+            crate::limited!(
+                FAILED,
+                warn,
+                "refresh after list_changed failed",
+                %server,
+                error = %err,
+                "refresh after list_changed failed"
+            );
+        }
+    }
+}
+
+/// Sends `server`'s pending resource updates to the subscribed sessions,
+/// a round at most every [`inbound::UPDATE_SPACING`], until none is pending.
+async fn forward_resource_updates(hub: HubHandle, server: ServerId, inbound: Arc<Inbound>) {
+    loop {
+        let updates = inbound.take_resource_updates();
+        if updates.is_empty() {
+            return;
+        }
+        for update in &updates {
+            hub.inner.sessions.resource_updated(&server, update);
+        }
+        tokio::select! {
+            () = tokio::time::sleep(inbound::UPDATE_SPACING) => {}
+            () = hub.inner.cancel.cancelled() => return,
         }
     }
 }
@@ -867,7 +912,11 @@ impl HubHandle {
         *current = next.clone();
         drop(current);
         if diff.any() {
-            tracing::info!(
+            static CHANGED: Limiter = Limiter::new(10, Duration::from_secs(10));
+            crate::limited!(
+                CHANGED,
+                info,
+                "catalog changed",
                 tools = next.tools.len(),
                 prompts = next.prompts.len(),
                 resources = next.resources.len(),

@@ -21,6 +21,7 @@ pub mod guard;
 pub mod http_sessions;
 pub mod hub;
 pub mod identity;
+pub mod limiter;
 pub mod listener;
 pub mod persist;
 pub mod redact;
@@ -31,6 +32,11 @@ pub mod sessions;
 pub mod snapshot;
 pub mod ui_assets;
 pub mod upstream;
+
+/// The log filter when `RUST_LOG` is unset or empty: the hub's own INFO
+/// lines and everyone else's warnings (rmcp's INFO is a line per message and
+/// a `peer_info` dump per session). Each binary adds its own crate at INFO.
+pub const DEFAULT_LOG_FILTER: &str = "warn,switchboard_core=info";
 
 pub use config::{Config, ConfigError, ServerConfig, ServerId, Settings};
 pub use hub::{Hub, HubError, HubHandle, HubOptions};

@@ -23,6 +23,11 @@
 //! own errors are put in plain words first (`describe`), so no message names
 //! a Rust type. A remote URL that leads back to this hub is refused
 //! ([`UpstreamError::SelfReference`], see `crate::identity`).
+//!
+//! Floods: what the server sends on its own (notifications) is coalesced or
+//! limited in [`Inbound`] before it reaches the hub, and the log lines a
+//! refresh can repeat are rate-limited per server, so a server that floods
+//! costs bounded memory and log.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -43,13 +48,16 @@ use tokio_util::sync::CancellationToken;
 use crate::capabilities::{Capabilities, RefreshTrigger};
 use crate::config::{ServerConfig, ServerId, Settings, TransportConfig};
 use crate::fingerprint::Fingerprint;
+use crate::limiter::Limiter;
 use crate::redact;
 mod client;
 mod describe;
+pub mod inbound;
 mod stdio;
 
 pub use client::Downstream;
 use client::{Calls, UpstreamClient};
+pub use inbound::Inbound;
 use stdio::StdioHealth;
 pub use stdio::{MAX_MESSAGE_BYTES, STDERR_LINE_BYTES};
 
@@ -309,20 +317,39 @@ pub struct LogLine {
     pub message: String,
 }
 
+/// Limiters of one server's repeatable log lines: per server, so one server's
+/// flood never hides another's lines.
+#[derive(Debug)]
+struct LogLimits {
+    changed: Limiter,
+    listing_failed: Limiter,
+}
+
+impl Default for LogLimits {
+    fn default() -> Self {
+        Self {
+            changed: Limiter::new(5, Duration::from_secs(10)),
+            listing_failed: Limiter::new(5, Duration::from_secs(10)),
+        }
+    }
+}
+
 /// What an upstream tells the hub.
 #[derive(Debug, Clone)]
 pub enum UpstreamEvent {
     /// State, error or pid changed: republish the snapshot.
     StateChanged,
-    /// The server announced that a list changed: refresh it.
-    ListChanged(ServerId),
+    /// The server announced that a list changed while none was pending:
+    /// refresh it until no change is pending (see [`Inbound`]).
+    ListChanged(ServerId, Arc<Inbound>),
     /// A server with a warm (unverified) listing was started: list it for real.
     Verify(ServerId),
     /// A log message from the server.
     #[allow(deprecated)] // logging is deprecated only for protocol 2026-07-28
     Log(ServerId, rmcp::model::LoggingMessageNotificationParam),
-    /// A subscribed resource changed.
-    ResourceUpdated(ServerId, rmcp::model::ResourceUpdatedNotificationParam),
+    /// Subscribed resources changed while no update was pending: forward the
+    /// pending updates until none is left (see [`Inbound`]).
+    ResourcesUpdated(ServerId, Arc<Inbound>),
 }
 
 /// A live connection to the server.
@@ -436,7 +463,12 @@ pub struct Upstream {
     stderr: Arc<StderrLog>,
     calls: Calls,
     /// Resource URIs subscribed upstream, with how many sessions want each.
-    subscriptions: Mutex<HashMap<String, usize>>,
+    subscriptions: Arc<Mutex<HashMap<String, usize>>>,
+    /// Notifications from the server waiting for the hub, coalesced.
+    inbound: Arc<Inbound>,
+    /// Bounds this server's log lines that can repeat at the rate of a
+    /// notification flood.
+    log_limits: LogLimits,
     /// The last listing attempt, numbered by the order listings started in.
     refresh_lock: tokio::sync::Mutex<Option<(u64, ListOutcome)>>,
     list_seq: AtomicU64,
@@ -461,6 +493,7 @@ impl Upstream {
             ServerState::Disabled
         };
         redact::remember(config.secret_values().iter().map(String::as_str));
+        let subscriptions = Arc::new(Mutex::new(HashMap::new()));
         Self {
             id: config.id.clone(),
             fingerprint: Fingerprint::of(&config),
@@ -491,7 +524,9 @@ impl Upstream {
             }),
             stderr: Arc::new(StderrLog::default()),
             calls: Calls::default(),
-            subscriptions: Mutex::new(HashMap::new()),
+            subscriptions: subscriptions.clone(),
+            inbound: Arc::new(Inbound::new(subscriptions)),
+            log_limits: LogLimits::default(),
             refresh_lock: tokio::sync::Mutex::new(None),
             list_seq: AtomicU64::new(0),
             listing_now: AtomicU64::new(0),
@@ -897,6 +932,7 @@ impl Upstream {
             server: self.id.clone(),
             events: self.events.clone(),
             calls: self.calls.clone(),
+            inbound: self.inbound.clone(),
         }
     }
 
@@ -1355,7 +1391,10 @@ impl Upstream {
                     if let Some(change) =
                         s.listing.as_deref().and_then(|old| diff_lists(old, &caps))
                     {
-                        tracing::info!(
+                        crate::limited!(
+                            self.log_limits.changed,
+                            info,
+                            format!("lists of server '{}' changed", self.id),
                             server = %self.id,
                             added = ?change.added,
                             removed = ?change.removed,
@@ -1373,7 +1412,15 @@ impl Upstream {
                 });
             }
             Err(err) => {
-                tracing::warn!(server = %self.id, error = %err, ?trigger, "listing failed");
+                crate::limited!(
+                    self.log_limits.listing_failed,
+                    warn,
+                    format!("listing of server '{}' failed", self.id),
+                    server = %self.id,
+                    error = %err,
+                    ?trigger,
+                    "listing failed"
+                );
                 self.note("warn", format!("listing ({trigger}) failed: {err}"));
                 self.update(|s| s.stale = s.listing.is_some());
             }

@@ -4,7 +4,8 @@
 //! else happens), then the catalog is built (a bad spec fails before any side
 //! effect), the grandchild is spawned, the `--exit-after-ms` timer and the
 //! control poller start, `--startup-delay-ms` elapses, and only then does the
-//! fixture read stdin or bind its HTTP listener.
+//! fixture read stdin or bind its HTTP listener. `--flood` starts per session,
+//! once the client has sent `notifications/initialized`.
 
 use std::{path::PathBuf, sync::Arc, time::Duration};
 
@@ -14,7 +15,9 @@ use tokio_util::sync::CancellationToken;
 use crate::{
     control,
     counter::RequestCounter,
-    faults, lifecycle, serve,
+    faults,
+    flood::{Flood, FloodKind},
+    lifecycle, serve,
     server::FixtureServer,
     spec::{Spec, ToolSpec},
     state::FixtureState,
@@ -68,6 +71,12 @@ pub struct Args {
     /// Keep running after stdin closes (stdio only).
     #[arg(long)]
     pub ignore_stdin_eof: bool,
+    /// Send this many notifications to each session right after it initialized.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=crate::flood::MAX_COUNT))]
+    pub flood: Option<u64>,
+    /// Which notification `--flood` sends.
+    #[arg(long, value_name = "KIND", value_enum, default_value = "tools")]
+    pub flood_kind: FloodKind,
 }
 
 impl Args {
@@ -127,7 +136,16 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     if args.startup_delay_ms > 0 {
         tokio::time::sleep(Duration::from_millis(args.startup_delay_ms)).await;
     }
-    let server = FixtureServer::new(args.name.as_str(), state);
+    let mut server = FixtureServer::new(args.name.as_str(), state);
+    if args.http.is_none() {
+        crate::flood::use_raw_stdout();
+    }
+    if let Some(count) = args.flood {
+        server = server.with_flood(Flood {
+            count,
+            kind: args.flood_kind,
+        });
+    }
     match &args.http {
         Some(addr) if args.fail_status.is_some() => {
             serve::failing(addr, args.fail_status.unwrap_or(500)).await

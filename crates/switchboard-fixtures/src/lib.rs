@@ -12,6 +12,7 @@
 //! - [`control`], [`counter`], [`lifecycle`]: the test hooks (control file,
 //!   request counter file, start-up delay, crashes, grandchild process);
 //! - [`faults`]: stdio misbehaviours (bad stderr, a deaf stdin, ignoring EOF).
+//! - [`flood`]: notification floods (`--flood`, the `flood` tool behaviour).
 //!
 //! The `switchboard-conformance-fixture` binary is a thin `main` over
 //! [`conformance`]: a fixed server for the official MCP conformance suite,
@@ -30,6 +31,7 @@ pub mod control;
 pub mod counter;
 pub mod faults;
 pub mod files;
+pub mod flood;
 pub mod lifecycle;
 pub mod peers;
 pub mod serve;

@@ -5,6 +5,8 @@
 //! peer on `initialize`, and counts the requests `--counter-file` reports, just
 //! before the answer is returned (so a client that has its answer sees the
 //! count). `get_tool` keeps its default `None`: arguments are not validated.
+//! `resources/subscribe` is accepted and changes nothing: only floods
+//! ([`crate::flood`]) send `resources/updated`.
 
 use std::sync::Arc;
 
@@ -16,12 +18,13 @@ use rmcp::{
         ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
         PaginatedRequestParams, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
         ReadResourceResult, ResourceContents, Role, ServerCapabilities, ServerConfig,
+        SubscribeRequestParams, UnsubscribeRequestParams,
     },
-    service::RequestContext,
+    service::{NotificationContext, RequestContext},
 };
 use serde_json::Value;
 
-use crate::{counter::CountedRequest, state::FixtureState, tools, uri_template};
+use crate::{counter::CountedRequest, flood::Flood, state::FixtureState, tools, uri_template};
 
 /// MIME type of resource contents whose spec gives none.
 const DEFAULT_MIME_TYPE: &str = "text/plain";
@@ -32,6 +35,8 @@ pub struct FixtureServer {
     /// The `serverInfo.name` advertised on `initialize`.
     name: Arc<str>,
     state: Arc<FixtureState>,
+    /// Sent to each session once it is initialized (`--flood`).
+    flood: Option<Flood>,
 }
 
 impl FixtureServer {
@@ -39,7 +44,14 @@ impl FixtureServer {
         Self {
             name: name.into(),
             state,
+            flood: None,
         }
+    }
+
+    /// Floods every session once it is initialized.
+    pub fn with_flood(mut self, flood: Flood) -> Self {
+        self.flood = Some(flood);
+        self
     }
 
     fn count(&self, request: CountedRequest) {
@@ -58,7 +70,8 @@ impl ServerHandler for FixtureServer {
             .enable_tool_list_changed()
             .build();
         if let Some(resources) = capabilities.resources.as_mut() {
-            resources.subscribe = Some(false);
+            // Accepted and remembered nowhere: only floods send updates.
+            resources.subscribe = Some(true);
         }
         ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.name.as_ref(),
@@ -78,6 +91,15 @@ impl ServerHandler for FixtureServer {
         }
         self.count(CountedRequest::Initialize);
         result
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let Some(flood) = self.flood {
+            let peer = context.peer;
+            tokio::spawn(async move {
+                crate::flood::send(&peer, flood, None).await;
+            });
+        }
     }
 
     async fn list_tools(
@@ -160,6 +182,24 @@ impl ServerHandler for FixtureServer {
         });
         self.count(CountedRequest::ResourcesList);
         Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    #[allow(deprecated)] // resources/subscribe is legacy-only for protocol 2026-07-28
+    async fn subscribe(
+        &self,
+        _request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Ok(())
+    }
+
+    #[allow(deprecated)] // resources/unsubscribe is legacy-only for protocol 2026-07-28
+    async fn unsubscribe(
+        &self,
+        _request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Ok(())
     }
 
     async fn list_resource_templates(

@@ -75,6 +75,9 @@ pub enum Behavior {
     Deaf,
     /// Returns a text of `arguments.bytes` characters (default 20,000,000).
     Large,
+    /// Sends `arguments.count` notifications of `arguments.kind` (default
+    /// `progress`) before answering (see [`crate::flood`]).
+    Flood,
 }
 
 /// One readable resource with fixed text content.

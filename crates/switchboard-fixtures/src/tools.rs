@@ -4,7 +4,9 @@
 //! cancellation token fires (`notifications/cancelled`, or the session closing)
 //! and then returns an error that rmcp does not send, since the request was
 //! cancelled. `crash` never returns: it exits the whole process. `deaf`
-//! answers, then stops reading stdin; `large` answers with a big text.
+//! answers, then stops reading stdin; `large` answers with a big text. `flood`
+//! answers once all its notifications are written (bounded by
+//! [`crate::flood::MAX_COUNT`]).
 
 use std::time::Duration;
 
@@ -16,6 +18,7 @@ use rmcp::{
 use serde_json::Value;
 use tokio::time::{Instant, MissedTickBehavior};
 
+use crate::flood::{Flood, FloodKind};
 use crate::spec::Behavior;
 
 /// Default `ms` argument of the `sleep` behaviour.
@@ -66,7 +69,32 @@ pub async fn call(
                 "x".repeat(len),
             )]))
         }
+        Behavior::Flood => flood(&arguments, context).await,
     }
+}
+
+/// Default `count` argument of the `flood` behaviour.
+const DEFAULT_FLOOD_COUNT: u64 = 10_000;
+
+/// Sends the flood the arguments ask for, then says how many went out.
+async fn flood(
+    arguments: &JsonObject,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResult, ErrorData> {
+    let count = arguments
+        .get("count")
+        .and_then(Value::as_u64)
+        .unwrap_or(DEFAULT_FLOOD_COUNT);
+    let kind = match arguments.get("kind") {
+        Some(kind) => serde_json::from_value(kind.clone())
+            .map_err(|err| ErrorData::invalid_params(format!("bad flood kind: {err}"), None))?,
+        None => FloodKind::Progress,
+    };
+    let flood = Flood { count, kind };
+    let sent = crate::flood::send(&context.peer, flood, context.meta.get_progress_token()).await;
+    Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+        "flooded {sent}"
+    ))]))
 }
 
 /// The `text` argument if it is a string, else the arguments as compact JSON.

@@ -2,8 +2,9 @@
 //!
 //! stdout carries only what a command is for (the one "listening" line of
 //! `serve`, tables and JSON of status commands, protocol for `stdio`); logs
-//! go to stderr via `tracing` (`RUST_LOG`, default `info`, `warn` for the
-//! client commands).
+//! go to stderr via `tracing` (`RUST_LOG`; unset or empty: the hub's own INFO
+//! lines and other crates' warnings for `serve`, `warn` for the client
+//! commands), coloured only when stderr is a terminal.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -244,18 +245,26 @@ fn main() -> std::process::ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
-    let default_level = match cli.command {
-        Command::Serve(_) => "info",
-        _ => "warn",
+    let default_filter = match cli.command {
+        Command::Serve(_) => format!("{},switchboard=info", switchboard_core::DEFAULT_LOG_FILTER),
+        _ => "warn".to_string(),
     };
-    // rmcp logs OAuth authorization codes at debug level: never below info there.
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level))
-        .add_directive("rmcp::transport::auth=info".parse()?);
+    // `RUST_LOG` overrides the default; unset or empty, the default applies.
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(directives) if !directives.trim().is_empty() => {
+            tracing_subscriber::EnvFilter::try_new(directives)
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&default_filter))
+                // rmcp logs OAuth authorization codes at debug level: never below info there.
+                .add_directive("rmcp::transport::auth=info".parse()?)
+        }
+        _ => tracing_subscriber::EnvFilter::new(&default_filter),
+    };
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         // Every line redacted: no URL token or credential header reaches the log.
         .with_writer(switchboard::log_writer::RedactedStderr)
+        // Colours only for a person at a terminal, never into a log file.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let runtime = match threads()? {
         // One thread: every hop between the downstream session, the gateway and

@@ -14,7 +14,12 @@
 //!   capability gets no request; the upstream gets an error saying why.
 //!
 //! List-change notifications, log messages and resource updates are handed to
-//! the hub as [`UpstreamEvent`]s; it knows which sessions want them.
+//! the hub as [`UpstreamEvent`]s; it knows which sessions want them. None of
+//! them costs the hub memory per notification: list changes and resource
+//! updates are coalesced in [`Inbound`] (one event per burst), log messages are
+//! limited per server, and at most [`PROGRESS_IN_FLIGHT`] progress
+//! notifications of one call are being forwarded at a time (the rest are
+//! dropped), so a flooding server cannot pile up work in the hub.
 
 // Sampling, roots and logging are deprecated for protocol 2026-07-28
 // (SEP-2577), but clients and servers on 2025-11-25 and earlier use them, and
@@ -30,8 +35,8 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientResult, CreateMessageRequest,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequest, ElicitRequestParams,
     ElicitResult, ErrorCode, ErrorData, Implementation, ListRootsRequest, ListRootsResult,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    RequestId, ResourceUpdatedNotificationParam, ServerRequest,
+    LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion, RequestId, ResourceUpdatedNotificationParam, ServerRequest,
 };
 use rmcp::service::{
     InboundStreamOrigin, NotificationContext, OriginatingRequestId, Peer, RequestContext,
@@ -39,7 +44,14 @@ use rmcp::service::{
 };
 
 use super::UpstreamEvent;
+use super::inbound::{Inbound, LOG_BURST, LOG_INTERVAL};
 use crate::config::ServerId;
+use crate::limiter::Verdict;
+use crate::sessions::ListKind;
+
+/// Progress notifications of one call being forwarded at once; more are
+/// dropped (a server may send them faster than a client reads them).
+const PROGRESS_IN_FLIGHT: usize = 16;
 
 /// The downstream side of a forwarded request.
 #[derive(Clone)]
@@ -173,13 +185,45 @@ impl Drop for CallGuard {
 }
 
 /// The handler rmcp calls for what the upstream sends.
+#[derive(Clone)]
 pub(crate) struct UpstreamClient {
     pub(crate) server: ServerId,
     pub(crate) events: tokio::sync::mpsc::UnboundedSender<UpstreamEvent>,
     pub(crate) calls: Calls,
+    /// Notifications waiting for the hub (coalesced, bounded).
+    pub(crate) inbound: Arc<Inbound>,
 }
 
 impl UpstreamClient {
+    /// Tells clients that `dropped` log messages of this server were dropped.
+    fn logs_dropped(&self, dropped: u64) {
+        if dropped == 0 {
+            return;
+        }
+        let summary = LoggingMessageNotificationParam::new(
+            LoggingLevel::Warning,
+            serde_json::Value::String(format!(
+                "Switchboard dropped {dropped} log messages of server '{}' \
+                 (more than {LOG_BURST} a second)",
+                self.server
+            )),
+        );
+        let _ = self
+            .events
+            .send(UpstreamEvent::Log(self.server.clone(), summary));
+    }
+
+    /// Records a list change; the first one while none is pending asks the
+    /// hub to refresh (see `inbound.rs`).
+    fn list_changed(&self, kind: ListKind) {
+        if self.inbound.list_changed(kind) {
+            let _ = self.events.send(UpstreamEvent::ListChanged(
+                self.server.clone(),
+                self.inbound.clone(),
+            ));
+        }
+    }
+
     fn no_client(&self, what: &str) -> ErrorData {
         ErrorData::new(
             ErrorCode::INTERNAL_ERROR,
@@ -362,21 +406,15 @@ impl ClientHandler for UpstreamClient {
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        let _ = self
-            .events
-            .send(UpstreamEvent::ListChanged(self.server.clone()));
+        self.list_changed(ListKind::Tools);
     }
 
     async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        let _ = self
-            .events
-            .send(UpstreamEvent::ListChanged(self.server.clone()));
+        self.list_changed(ListKind::Prompts);
     }
 
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        let _ = self
-            .events
-            .send(UpstreamEvent::ListChanged(self.server.clone()));
+        self.list_changed(ListKind::Resources);
     }
 
     async fn on_logging_message(
@@ -384,6 +422,21 @@ impl ClientHandler for UpstreamClient {
         params: LoggingMessageNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
+        match self.inbound.admit_log() {
+            Verdict::Pass => {}
+            Verdict::PassAfter(dropped) => self.logs_dropped(dropped),
+            Verdict::Drop => return,
+            Verdict::FirstDrop => {
+                // Report the drops even if the flood stops now: once, when
+                // the interval ends (unless a message passing first did).
+                let client = self.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(LOG_INTERVAL).await;
+                    client.logs_dropped(client.inbound.take_dropped_logs());
+                });
+                return;
+            }
+        }
         let _ = self
             .events
             .send(UpstreamEvent::Log(self.server.clone(), params));
@@ -394,9 +447,12 @@ impl ClientHandler for UpstreamClient {
         params: ResourceUpdatedNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let _ = self
-            .events
-            .send(UpstreamEvent::ResourceUpdated(self.server.clone(), params));
+        if self.inbound.resource_updated(params) {
+            let _ = self.events.send(UpstreamEvent::ResourcesUpdated(
+                self.server.clone(),
+                self.inbound.clone(),
+            ));
+        }
     }
 
     async fn on_progress(
@@ -410,7 +466,12 @@ impl ClientHandler for UpstreamClient {
         let Some(token) = downstream.progress_token else {
             return;
         };
-        forwarding.fetch_add(1, Ordering::SeqCst);
+        // Progress is a latest-value report: when the client is this far
+        // behind, dropping one loses nothing a later one will not say.
+        if forwarding.fetch_add(1, Ordering::SeqCst) >= PROGRESS_IN_FLIGHT {
+            forwarding.fetch_sub(1, Ordering::SeqCst);
+            return;
+        }
         let mut forwarded = params;
         forwarded.progress_token = token;
         if let Err(err) = downstream.peer.notify_progress(forwarded).await {
