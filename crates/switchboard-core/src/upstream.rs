@@ -2066,7 +2066,7 @@ mod tests {
         };
         assert_eq!(
             err.to_string(),
-            "server 'gh' is unreachable at https://***@h/mcp?token=***: \
+            "server 'gh' (https://***@h/mcp?token=***): \
              error sending request for url (https://***@h/mcp?token=***)"
         );
         let err = UpstreamError::ProcessExited {
