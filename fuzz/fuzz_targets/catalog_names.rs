@@ -89,13 +89,20 @@ fuzz_target!(|servers: Vec<Server>| {
         assert!(name.chars().all(valid_char), "{name:?}");
         let route = catalog.tool(name).expect("every exposed name routes");
         let back = (route.server.as_str().to_string(), route.name.to_string());
-        assert!(wanted.contains(&back), "{name:?} -> {back:?} was never listed");
+        assert!(
+            wanted.contains(&back),
+            "{name:?} -> {back:?} was never listed"
+        );
         assert!(
             exposed.insert(back.clone(), name.to_string()).is_none(),
             "{back:?} exposed twice"
         );
     }
-    assert_eq!(exposed.len(), catalog.tools.len(), "an exposed name is not unique");
+    assert_eq!(
+        exposed.len(),
+        catalog.tools.len(),
+        "an exposed name is not unique"
+    );
     assert_eq!(
         exposed.keys().cloned().collect::<BTreeSet<_>>(),
         wanted,
@@ -135,6 +142,11 @@ fuzz_target!(|servers: Vec<Server>| {
     let mut reversed = sources;
     reversed.reverse();
     let again = Catalog::build(reversed);
-    let names = |c: &Catalog| c.tools.iter().map(|t| t.name.to_string()).collect::<Vec<_>>();
+    let names = |c: &Catalog| {
+        c.tools
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(names(&catalog), names(&again));
 });

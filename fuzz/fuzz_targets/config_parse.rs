@@ -42,7 +42,12 @@ fn check(config: &Config) {
         }
         let _ = Fingerprint::of(server);
         let _ = serde_json::to_string(server);
-        assert!(server.prefix().chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
+        assert!(
+            server
+                .prefix()
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        );
     }
     check_settings(&config.settings);
 }
