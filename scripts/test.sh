@@ -323,6 +323,38 @@ keyring_tests() {
     return "$rc"
 }
 
+# --- Fuzzing (fuzz/, cargo-fuzz on nightly; docs/reliability.md#fuzzing) --------------------
+FUZZ_TARGETS=(config_parse catalog_names fast_path_sniff)
+# Seconds per target in the short run (CI: 2 cores, 90 minutes for everything).
+FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+
+install_cargo_fuzz() {
+    if ! rustup toolchain list | grep -q '^nightly'; then
+        rustup toolchain install nightly --profile minimal
+    fi
+    if ! cargo fuzz --version >/dev/null 2>&1; then
+        cargo +stable install cargo-fuzz --locked
+    fi
+    cargo fuzz --version >&2
+}
+
+# Builds the targets (nightly, sanitizers: its own target dir) and runs each for
+# $FUZZ_SECONDS from the committed seeds; a crash fails the step and leaves the
+# input under fuzz/artifacts/<target>/.
+fuzz_short() {
+    local target
+    for target in "${FUZZ_TARGETS[@]}"; do
+        mkdir -p "fuzz/corpus/$target"
+        local seeds=()
+        [[ -d "fuzz/seeds/$target" ]] && seeds=("seeds/$target")
+        local dict=()
+        [[ "$target" == config_parse ]] && dict=(-dict=dict/config.dict)
+        (cd fuzz && CARGO_TARGET_DIR="$CARGO_TARGET_DIR-fuzz" cargo +nightly fuzz run "$target" \
+            "corpus/$target" "${seeds[@]}" -- -max_total_time="$FUZZ_SECONDS" "${dict[@]}" \
+            -print_final_stats=1)
+    done
+}
+
 export_tool_env() {
     if [[ -x "$SERVER_EVERYTHING_BIN" ]]; then
         export SWITCHBOARD_TEST_SERVER_EVERYTHING="$SERVER_EVERYTHING_BIN"
@@ -396,6 +428,15 @@ desktop_tests
 # end to end (every answer checked) with the debug builds made above.
 step "bench: smoke run (bench/run.sh --smoke --debug --no-peers)"
 bench/run.sh --smoke --debug --no-peers
+
+if [[ $QUICK -eq 0 ]]; then
+    step "install: cargo-fuzz and the nightly toolchain"
+    install_cargo_fuzz
+fi
+if cargo fuzz --version >/dev/null 2>&1; then
+    step "fuzz: ${FUZZ_SECONDS}s per target (${FUZZ_TARGETS[*]})"
+    fuzz_short
+fi
 
 if [[ $QUICK -eq 0 ]]; then
     step "pytest tests/python"

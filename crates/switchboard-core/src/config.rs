@@ -7,8 +7,19 @@
 //! setting may be overridden by a `SWITCHBOARD_*` environment variable
 //! ([`Settings::apply_env`]).
 //!
+//! Reading the file ([`Config::load`] at start-up, [`Config::load_for_reload`]
+//! afterwards) refuses anything but a regular file of at most
+//! [`MAX_CONFIG_BYTES`] without blocking (a FIFO is refused, not opened for a
+//! writer). At start-up a missing or empty file means "no servers yet"; on a
+//! reload it is an error ([`ConfigError::Missing`], [`ConfigError::Empty`]), so
+//! a file deleted, or truncated by an editor that writes in place, never
+//! removes servers: only a valid file does.
+//!
 //! Invariants of a parsed [`Config`]: server ids match `[A-Za-z0-9_-]{1,40}`
-//! and are unique; every server has exactly one transport.
+//! and are unique; every server has exactly one transport; every duration,
+//! global or per server, is at most [`MAX_DURATION`] (checked in the file with
+//! `path:line:column`, and in `SWITCHBOARD_*` variables naming the variable),
+//! so `Instant + duration` built from config cannot overflow.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -24,6 +35,13 @@ use serde::{Deserialize, Deserializer, Serialize};
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8420";
 /// Longest server id accepted, so that `<id>__<tool>` leaves room for the tool name.
 pub const MAX_SERVER_ID_LEN: usize = 40;
+/// The longest any duration setting may be: 30 days. Far beyond any useful
+/// timeout, TTL or interval, and far below what `Instant`, tokio timers and
+/// the moka cache can represent.
+pub const MAX_DURATION: Duration = Duration::from_secs(30 * 24 * 60 * 60);
+/// The largest config file read; a bigger one is refused (a config file is a
+/// few kilobytes; this bounds what a mistaken path can make the hub read).
+pub const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
 
 /// A configured server's id: the key under `mcpServers`, used as the tool prefix.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -325,6 +343,16 @@ fn default_listen() -> SocketAddr {
 pub enum ConfigError {
     #[error("cannot read config file {path}: {message}")]
     Read { path: PathBuf, message: String },
+    /// The file is gone (only on a reload: at start-up it means no servers yet).
+    #[error("{path}: {message}")]
+    Missing { path: PathBuf, message: String },
+    /// The file holds nothing but whitespace (only on a reload: at start-up it
+    /// means no servers yet). An editor that truncates and then writes shows this.
+    #[error("{path}: {message}")]
+    Empty { path: PathBuf, message: String },
+    /// A FIFO, a directory, a device or a socket: only a regular file is read.
+    #[error("{path}: {message}")]
+    NotAFile { path: PathBuf, message: String },
     #[error("{path}:{line}:{column}: {message}")]
     Invalid {
         path: PathBuf,
@@ -379,15 +407,45 @@ impl ConfigError {
 }
 
 impl Config {
-    /// Reads and parses `path`. A missing file is an empty config (the hub still serves).
+    /// Reads and parses `path` at start-up. A missing or empty file is an
+    /// empty config (the hub still serves); a non-regular file is refused.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => Self::parse(&text, path),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
-            Err(err) => Err(ConfigError::Read {
+        match read_config_file(path)? {
+            Some(bytes) => Self::parse_bytes(&bytes, path),
+            None => Ok(Self::default()),
+        }
+    }
+
+    /// Reads and parses `path` to replace a running config: a missing or
+    /// empty file is refused too ([`ConfigError::Missing`],
+    /// [`ConfigError::Empty`]), so that only a valid file removes servers.
+    pub fn load_for_reload(path: &Path) -> Result<Self, ConfigError> {
+        let bytes = read_config_file(path)?.ok_or_else(|| ConfigError::Missing {
+            path: path.to_path_buf(),
+            message: "the config file is missing (deleted or moved away)".into(),
+        })?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(ConfigError::Empty {
                 path: path.to_path_buf(),
-                message: err.to_string(),
-            }),
+                message: "the config file is empty".into(),
+            });
+        }
+        Self::parse_bytes(&bytes, path)
+    }
+
+    /// Parses the bytes of a config file (UTF-8 JSON); `path` only labels errors.
+    pub fn parse_bytes(bytes: &[u8], path: &Path) -> Result<Self, ConfigError> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Self::parse(text, path),
+            Err(err) => {
+                let (line, column) = position(&bytes[..err.valid_up_to()]);
+                Err(ConfigError::Invalid {
+                    path: path.to_path_buf(),
+                    line,
+                    column,
+                    message: "the file is not UTF-8 text".into(),
+                })
+            }
         }
     }
 
@@ -412,6 +470,86 @@ impl Config {
 
     pub fn server(&self, id: &str) -> Option<&ServerConfig> {
         self.servers.iter().find(|s| s.id.as_str() == id)
+    }
+}
+
+/// The 1-based line and column just after `valid` (columns count bytes, as
+/// serde_json's do).
+fn position(valid: &[u8]) -> (usize, usize) {
+    let line = 1 + valid.iter().filter(|b| **b == b'\n').count();
+    let column = 1 + valid.iter().rev().take_while(|b| **b != b'\n').count();
+    (line, column)
+}
+
+/// Reads the config file: `Ok(None)` when there is none. Refuses, without
+/// blocking, anything but a regular file (a FIFO would otherwise wait for a
+/// writer forever), and files over [`MAX_CONFIG_BYTES`].
+pub fn read_config_file(path: &Path) -> Result<Option<Vec<u8>>, ConfigError> {
+    use std::io::Read;
+    let read_error = |err: std::io::Error| ConfigError::Read {
+        path: path.to_path_buf(),
+        message: err.to_string(),
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Opening a FIFO for reading waits for a writer unless non-blocking;
+        // for a regular file the flag changes nothing.
+        options.custom_flags(nix::libc::O_NONBLOCK);
+    }
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(read_error(err)),
+    };
+    let meta = file.metadata().map_err(read_error)?;
+    if !meta.is_file() {
+        return Err(ConfigError::NotAFile {
+            path: path.to_path_buf(),
+            message: format!(
+                "the config file is {}, not a regular file; Switchboard reads its config only from a regular file",
+                file_kind(&meta.file_type())
+            ),
+        });
+    }
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(ConfigError::Read {
+            path: path.to_path_buf(),
+            message: format!(
+                "the file is {} bytes; a config file may have at most {MAX_CONFIG_BYTES} bytes",
+                meta.len()
+            ),
+        });
+    }
+    let mut bytes = Vec::new();
+    // `take`: the file may grow between the check and the read.
+    file.take(MAX_CONFIG_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(read_error)?;
+    Ok(Some(bytes))
+}
+
+/// What a non-regular file is, in words.
+fn file_kind(kind: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else {
+        "a special file"
     }
 }
 
@@ -469,6 +607,10 @@ impl Settings {
                     .parse::<u64>()
                     .map_err(|_| bad("expected a whole number"))
             };
+            let duration = |unit: TimeUnit| {
+                let n = number()?;
+                unit.duration(n).map_err(|message| bad(&message))
+            };
             match *name {
                 "SWITCHBOARD_LISTEN" => {
                     self.listen = value
@@ -476,22 +618,22 @@ impl Settings {
                         .parse()
                         .map_err(|_| bad("expected an address like 127.0.0.1:8420"))?;
                 }
-                "SWITCHBOARD_CACHE_TTL_SECS" => self.cache_ttl = Duration::from_secs(number()?),
+                "SWITCHBOARD_CACHE_TTL_SECS" => self.cache_ttl = duration(TimeUnit::Secs)?,
                 "SWITCHBOARD_CACHE_MAX_ENTRIES" => self.cache_max_entries = number()?.max(1),
                 "SWITCHBOARD_POLL_INTERVAL_SECS" => {
-                    self.poll_interval = Duration::from_secs(number()?);
+                    self.poll_interval = duration(TimeUnit::Secs)?;
                 }
                 "SWITCHBOARD_STARTUP_TIMEOUT_SECS" => {
-                    self.startup_timeout = Duration::from_secs(number()?.max(1));
+                    self.startup_timeout = duration(TimeUnit::Secs)?.max(Duration::from_secs(1));
                 }
                 "SWITCHBOARD_CALL_TIMEOUT_SECS" => {
-                    self.call_timeout = Duration::from_secs(number()?.max(1));
+                    self.call_timeout = duration(TimeUnit::Secs)?.max(Duration::from_secs(1));
                 }
                 "SWITCHBOARD_COLD_LIST_TIMEOUT_MS" => {
-                    self.cold_list_timeout = Duration::from_millis(number()?);
+                    self.cold_list_timeout = duration(TimeUnit::Millis)?;
                 }
                 "SWITCHBOARD_IDLE_SHUTDOWN_SECS" => {
-                    self.idle_shutdown = Duration::from_secs(number()?);
+                    self.idle_shutdown = duration(TimeUnit::Secs)?;
                 }
                 "SWITCHBOARD_BUILTIN_TOOLS" => {
                     self.builtin_tools = match value.trim() {
@@ -528,6 +670,133 @@ impl Settings {
 }
 
 // ---------------------------------------------------------------------------
+// Durations: whole numbers of a unit, at most `MAX_DURATION`.
+
+/// The unit a duration setting is given in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeUnit {
+    Secs,
+    Millis,
+}
+
+impl TimeUnit {
+    /// The largest value accepted in this unit ([`MAX_DURATION`]).
+    pub fn max(self) -> u64 {
+        match self {
+            Self::Secs => MAX_DURATION.as_secs(),
+            Self::Millis => MAX_DURATION.as_secs() * 1000,
+        }
+    }
+
+    /// `value` of this unit as a duration, or why it is refused (too long).
+    pub fn duration(self, value: u64) -> Result<Duration, String> {
+        if value > self.max() {
+            return Err(format!(
+                "{value} is more than the maximum {} ({} days)",
+                self.max(),
+                MAX_DURATION.as_secs() / 86_400
+            ));
+        }
+        Ok(match self {
+            Self::Secs => Duration::from_secs(value),
+            Self::Millis => Duration::from_millis(value),
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Secs => "seconds",
+            Self::Millis => "milliseconds",
+        }
+    }
+}
+
+/// Reads one duration key: a whole number of `unit`s from `min` to the
+/// maximum, or `null` (the default). Errors name the key; serde_json adds
+/// the line and column.
+struct DurationVisitor {
+    key: &'static str,
+    unit: TimeUnit,
+    min: u64,
+}
+
+impl<'de> Visitor<'de> for DurationVisitor {
+    type Value = Option<Duration>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`: a whole number of {}", self.key, self.unit.name())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_u64<E: de::Error>(self, value: u64) -> Result<Self::Value, E> {
+        if value < self.min {
+            return Err(E::custom(format!(
+                "`{}` must be at least {}",
+                self.key, self.min
+            )));
+        }
+        self.unit
+            .duration(value)
+            .map(Some)
+            .map_err(|message| E::custom(format!("`{}`: {message}", self.key)))
+    }
+
+    fn visit_i64<E: de::Error>(self, value: i64) -> Result<Self::Value, E> {
+        match u64::try_from(value) {
+            Ok(value) => self.visit_u64(value),
+            Err(_) => Err(E::custom(format!(
+                "`{}` must not be negative (got {value})",
+                self.key
+            ))),
+        }
+    }
+
+    fn visit_f64<E: de::Error>(self, value: f64) -> Result<Self::Value, E> {
+        // Numbers too big for u64 arrive here too.
+        if value > self.unit.max() as f64 {
+            return Err(E::custom(format!(
+                "`{}`: {value:e} is more than the maximum {} ({} days)",
+                self.key,
+                self.unit.max(),
+                MAX_DURATION.as_secs() / 86_400
+            )));
+        }
+        Err(E::custom(format!(
+            "`{}` must be a whole number of {} (got {value})",
+            self.key,
+            self.unit.name()
+        )))
+    }
+}
+
+/// One `deserialize_with` function per duration key, so errors name the key.
+macro_rules! duration_keys {
+    ($($fn_name:ident => $key:literal, $unit:expr, $min:literal;)*) => {$(
+        fn $fn_name<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+            d.deserialize_any(DurationVisitor { key: $key, unit: $unit, min: $min })
+        }
+    )*};
+}
+
+duration_keys! {
+    de_cache_ttl_secs => "settings.cacheTtlSecs", TimeUnit::Secs, 0;
+    de_poll_interval_secs => "settings.pollIntervalSecs", TimeUnit::Secs, 0;
+    de_startup_timeout_secs => "settings.startupTimeoutSecs", TimeUnit::Secs, 0;
+    de_call_timeout_secs => "settings.callTimeoutSecs", TimeUnit::Secs, 0;
+    de_cold_list_timeout_ms => "settings.coldListTimeoutMs", TimeUnit::Millis, 0;
+    de_idle_shutdown_secs => "settings.idleShutdownSecs", TimeUnit::Secs, 0;
+    de_server_startup_secs => "timeouts.startupSecs", TimeUnit::Secs, 1;
+    de_server_call_secs => "timeouts.callSecs", TimeUnit::Secs, 1;
+}
+
+// ---------------------------------------------------------------------------
 // The file's raw shape. Validation happens while deserializing so that serde_json
 // attaches the line and column of the offending value to every error.
 
@@ -544,13 +813,19 @@ struct RawFile {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawSettings {
     listen: Option<ListenAddr>,
-    cache_ttl_secs: Option<u64>,
+    #[serde(default, deserialize_with = "de_cache_ttl_secs")]
+    cache_ttl_secs: Option<Duration>,
     cache_max_entries: Option<u64>,
-    poll_interval_secs: Option<u64>,
-    startup_timeout_secs: Option<u64>,
-    call_timeout_secs: Option<u64>,
-    cold_list_timeout_ms: Option<u64>,
-    idle_shutdown_secs: Option<u64>,
+    #[serde(default, deserialize_with = "de_poll_interval_secs")]
+    poll_interval_secs: Option<Duration>,
+    #[serde(default, deserialize_with = "de_startup_timeout_secs")]
+    startup_timeout_secs: Option<Duration>,
+    #[serde(default, deserialize_with = "de_call_timeout_secs")]
+    call_timeout_secs: Option<Duration>,
+    #[serde(default, deserialize_with = "de_cold_list_timeout_ms")]
+    cold_list_timeout_ms: Option<Duration>,
+    #[serde(default, deserialize_with = "de_idle_shutdown_secs")]
+    idle_shutdown_secs: Option<Duration>,
     builtin_tools: Option<bool>,
     token_store: Option<crate::auth::TokenStoreChoice>,
     max_sessions: Option<u64>,
@@ -566,25 +841,25 @@ impl RawSettings {
             s.listen = addr;
         }
         if let Some(v) = self.cache_ttl_secs {
-            s.cache_ttl = Duration::from_secs(v);
+            s.cache_ttl = v;
         }
         if let Some(v) = self.cache_max_entries {
             s.cache_max_entries = v.max(1);
         }
         if let Some(v) = self.poll_interval_secs {
-            s.poll_interval = Duration::from_secs(v);
+            s.poll_interval = v;
         }
         if let Some(v) = self.startup_timeout_secs {
-            s.startup_timeout = Duration::from_secs(v.max(1));
+            s.startup_timeout = v.max(Duration::from_secs(1));
         }
         if let Some(v) = self.call_timeout_secs {
-            s.call_timeout = Duration::from_secs(v.max(1));
+            s.call_timeout = v.max(Duration::from_secs(1));
         }
         if let Some(v) = self.cold_list_timeout_ms {
-            s.cold_list_timeout = Duration::from_millis(v);
+            s.cold_list_timeout = v;
         }
         if let Some(v) = self.idle_shutdown_secs {
-            s.idle_shutdown = Duration::from_secs(v);
+            s.idle_shutdown = v;
         }
         if let Some(v) = self.builtin_tools {
             s.builtin_tools = v;
@@ -691,14 +966,6 @@ struct RawServer {
     description: Option<String>,
 }
 
-/// A timeout in whole seconds, at least 1.
-fn positive_secs(field: &str, secs: Option<u64>) -> Result<Option<Duration>, String> {
-    match secs {
-        Some(0) => Err(format!("`{field}` must be at least 1")),
-        other => Ok(other.map(Duration::from_secs)),
-    }
-}
-
 fn yes() -> bool {
     true
 }
@@ -706,8 +973,10 @@ fn yes() -> bool {
 #[derive(Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawTimeouts {
-    startup_secs: Option<u64>,
-    call_secs: Option<u64>,
+    #[serde(default, deserialize_with = "de_server_startup_secs")]
+    startup_secs: Option<Duration>,
+    #[serde(default, deserialize_with = "de_server_call_secs")]
+    call_secs: Option<Duration>,
 }
 
 #[derive(Deserialize)]
@@ -809,8 +1078,8 @@ impl RawServer {
             disabled_tools: self.disabled_tools,
             namespace: self.namespace,
             timeouts: ServerTimeouts {
-                startup: positive_secs("timeouts.startupSecs", self.timeouts.startup_secs)?,
-                call: positive_secs("timeouts.callSecs", self.timeouts.call_secs)?,
+                startup: self.timeouts.startup_secs,
+                call: self.timeouts.call_secs,
             },
             oauth,
         })
@@ -1060,6 +1329,213 @@ mod tests {
             let err = parse(text).unwrap_err().to_string();
             assert!(err.contains(expected), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn durations_up_to_the_maximum_are_accepted() {
+        let cfg = parse(
+            r#"{"mcpServers": {"a": {"command": "x", "timeouts": {"startupSecs": 2592000, "callSecs": 1}}},
+                "settings": {"cacheTtlSecs": 2592000, "pollIntervalSecs": 0, "idleShutdownSecs": null,
+                             "startupTimeoutSecs": 0, "coldListTimeoutMs": 2592000000}}"#,
+        )
+        .unwrap();
+        assert_eq!(cfg.settings.cache_ttl, MAX_DURATION);
+        assert_eq!(cfg.settings.poll_interval, Duration::ZERO);
+        assert_eq!(
+            cfg.settings.idle_shutdown,
+            Settings::default().idle_shutdown
+        );
+        assert_eq!(cfg.settings.startup_timeout, Duration::from_secs(1));
+        assert_eq!(cfg.settings.cold_list_timeout, MAX_DURATION);
+        assert_eq!(cfg.servers[0].timeouts.startup, Some(MAX_DURATION));
+        assert_eq!(cfg.servers[0].timeouts.call, Some(Duration::from_secs(1)));
+    }
+
+    #[test]
+    fn durations_out_of_range_are_refused_with_key_and_position() {
+        for (text, line, expected) in [
+            (
+                "{\"settings\": {\n  \"cacheTtlSecs\": 99999999999}}",
+                2,
+                "`settings.cacheTtlSecs`: 99999999999 is more than the maximum 2592000 (30 days)",
+            ),
+            (
+                "{\"settings\": {\"pollIntervalSecs\": 18446744073709551615}}",
+                1,
+                "`settings.pollIntervalSecs`: 18446744073709551615 is more than the maximum",
+            ),
+            (
+                "{\"settings\": {\"idleShutdownSecs\": 1e300}}",
+                1,
+                "`settings.idleShutdownSecs`: 1e300 is more than the maximum 2592000",
+            ),
+            (
+                "{\"settings\": {\"idleShutdownSecs\": 99999999999999999999999}}",
+                1,
+                "`settings.idleShutdownSecs`: 1e23 is more than the maximum",
+            ),
+            (
+                "{\"settings\": {\"coldListTimeoutMs\": 2592000001}}",
+                1,
+                "`settings.coldListTimeoutMs`: 2592000001 is more than the maximum 2592000000",
+            ),
+            (
+                "{\"settings\": {\"callTimeoutSecs\": -1}}",
+                1,
+                "`settings.callTimeoutSecs` must not be negative (got -1)",
+            ),
+            (
+                "{\"settings\": {\"startupTimeoutSecs\": 1.5}}",
+                1,
+                "`settings.startupTimeoutSecs` must be a whole number of seconds (got 1.5)",
+            ),
+            (
+                "{\"settings\": {\"cacheTtlSecs\": \"300\"}}",
+                1,
+                "expected `settings.cacheTtlSecs`: a whole number of seconds",
+            ),
+            (
+                "{\"mcpServers\": {\"a\": {\"command\": \"x\",\n \"timeouts\": {\"callSecs\": 2592001}}}}",
+                2,
+                "`timeouts.callSecs`: 2592001 is more than the maximum 2592000",
+            ),
+            (
+                "{\"mcpServers\": {\"a\": {\"command\": \"x\", \"timeouts\": {\"startupSecs\": 0}}}}",
+                1,
+                "`timeouts.startupSecs` must be at least 1",
+            ),
+        ] {
+            let err = parse(text).unwrap_err();
+            let ConfigError::Invalid {
+                line: got_line,
+                message,
+                ..
+            } = &err
+            else {
+                panic!("{text}: wrong error {err:?}")
+            };
+            assert_eq!(*got_line, line, "{text}: {err}");
+            assert!(message.contains(expected), "{text}: {message}");
+            assert!(
+                err.to_string().starts_with(&format!("cfg.json:{line}:")),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn env_durations_are_limited_and_name_the_variable() {
+        for (name, ok, too_big) in [
+            ("SWITCHBOARD_CACHE_TTL_SECS", "2592000", "2592001"),
+            (
+                "SWITCHBOARD_POLL_INTERVAL_SECS",
+                "2592000",
+                "18446744073709551615",
+            ),
+            ("SWITCHBOARD_STARTUP_TIMEOUT_SECS", "2592000", "2592001"),
+            ("SWITCHBOARD_CALL_TIMEOUT_SECS", "2592000", "2592001"),
+            (
+                "SWITCHBOARD_COLD_LIST_TIMEOUT_MS",
+                "2592000000",
+                "2592000001",
+            ),
+            (
+                "SWITCHBOARD_IDLE_SHUTDOWN_SECS",
+                "2592000",
+                "18446744073709551614",
+            ),
+        ] {
+            let mut s = Settings::default();
+            s.apply_env(|n| (n == name).then(|| ok.to_string()))
+                .unwrap();
+            assert!(
+                [
+                    s.cache_ttl,
+                    s.poll_interval,
+                    s.startup_timeout,
+                    s.call_timeout,
+                    s.cold_list_timeout,
+                    s.idle_shutdown
+                ]
+                .contains(&MAX_DURATION),
+                "{name}"
+            );
+            let err = s
+                .apply_env(|n| (n == name).then(|| too_big.to_string()))
+                .unwrap_err();
+            assert_eq!(
+                err,
+                ConfigError::Env {
+                    name: name.to_string(),
+                    value: too_big.to_string(),
+                    message: format!(
+                        "{too_big} is more than the maximum {} (30 days)",
+                        if name.ends_with("_MS") {
+                            "2592000000"
+                        } else {
+                            "2592000"
+                        }
+                    ),
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn reload_refuses_missing_and_empty_files_that_start_up_accepts() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        assert_eq!(Config::load(&path).unwrap(), Config::default());
+        assert!(matches!(
+            Config::load_for_reload(&path),
+            Err(ConfigError::Missing { .. })
+        ));
+        std::fs::write(&path, " \n\t").unwrap();
+        assert_eq!(Config::load(&path).unwrap(), Config::default());
+        let err = Config::load_for_reload(&path).unwrap_err();
+        assert_eq!(
+            err,
+            ConfigError::Empty {
+                path: path.clone(),
+                message: "the config file is empty".into()
+            }
+        );
+        std::fs::write(&path, "{}").unwrap();
+        assert_eq!(Config::load_for_reload(&path).unwrap(), Config::default());
+    }
+
+    #[test]
+    fn non_utf8_text_is_refused_at_its_position() {
+        let err = Config::parse_bytes(b"{\n  \"a\xff\": 1}", Path::new("cfg.json")).unwrap_err();
+        assert_eq!(err.to_string(), "cfg.json:2:5: the file is not UTF-8 text");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_a_directory_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("config.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success(), "mkfifo");
+        // No writer ever opens it: a blocking open would hang this test.
+        for result in [Config::load(&fifo), Config::load_for_reload(&fifo)] {
+            let err = result.unwrap_err();
+            assert!(matches!(err, ConfigError::NotAFile { .. }), "{err:?}");
+            assert!(err.to_string().contains("a FIFO (named pipe)"), "{err}");
+        }
+        let err = Config::load(dir.path()).unwrap_err();
+        assert!(err.to_string().contains("is a directory"), "{err}");
+    }
+
+    #[test]
+    fn files_over_the_size_limit_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let file = std::fs::File::create(&path).unwrap();
+        file.set_len(MAX_CONFIG_BYTES + 1).unwrap();
+        let err = Config::load(&path).unwrap_err();
+        assert!(matches!(err, ConfigError::Read { .. }), "{err:?}");
+        assert!(err.to_string().contains("at most 16777216 bytes"), "{err}");
     }
 
     #[test]

@@ -96,6 +96,23 @@ struct Probe {
     id: Option<serde_json::Value>,
 }
 
+impl Probe {
+    /// The probe of a request body; `None` if it is not a JSON object.
+    fn read(body: &[u8]) -> Option<Self> {
+        serde_json::from_slice(body).ok()
+    }
+
+    /// The id of a single JSON-RPC request with a string or integer id;
+    /// `None` for anything else (notifications, responses, other ids).
+    fn request_id(&self) -> Option<serde_json::Value> {
+        let valid_id = matches!(&self.id, Some(serde_json::Value::String(_)))
+            || self.id.as_ref().is_some_and(|v| v.is_i64() || v.is_u64());
+        (self.jsonrpc.as_deref() == Some("2.0") && self.method.is_some() && valid_id)
+            .then(|| self.id.clone())
+            .flatten()
+    }
+}
+
 /// The parameters a list request may carry and still be answered here. Read
 /// only to refuse others: every list is one page, so the cursor is ignored, as
 /// on rmcp's path.
@@ -175,13 +192,7 @@ pub async fn layer(State(state): State<FastPath>, request: Request, next: Next) 
             .await;
         return json_rpc_status(response, true);
     }
-    let id = probe.as_ref().and_then(|p| {
-        let valid_id = matches!(&p.id, Some(serde_json::Value::String(_)))
-            || p.id.as_ref().is_some_and(|v| v.is_i64() || v.is_u64());
-        (p.jsonrpc.as_deref() == Some("2.0") && p.method.is_some() && valid_id)
-            .then(|| p.id.clone())
-            .flatten()
-    });
+    let id = probe.as_ref().and_then(Probe::request_id);
     let Some(id) = id else {
         // Not a single request (a notification, a response, a batch, or not
         // JSON-RPC at all): rmcp answers it. A cancellation may be for a call
@@ -816,6 +827,69 @@ impl EventReader {
         }
         self.pending.drain(..start);
         found
+    }
+}
+
+/// The fuzz target's way in (`fuzz/fuzz_targets/fast_path_sniff.rs`): runs
+/// everything the fast path reads from a request body and from an answer
+/// stream on arbitrary bytes, with no hub. Panics only if an invariant
+/// breaks: an answer envelope built for a sniffed id must be JSON that
+/// [`is_answer`] recognises as the answer to that id.
+#[doc(hidden)]
+pub fn fuzz_sniff(body: &[u8], split: usize) {
+    #[derive(Deserialize)]
+    struct CallRequest {
+        #[allow(dead_code)]
+        params: CallToolRequestParams,
+    }
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    #[allow(dead_code)]
+    struct CancelledParams {
+        request_id: serde_json::Value,
+    }
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Cancelled {
+        params: CancelledParams,
+    }
+    let probe = Probe::read(body);
+    let method = probe.as_ref().and_then(|p| p.method.clone());
+    match probe.as_ref().and_then(Probe::request_id) {
+        Some(id) => {
+            match method.as_deref() {
+                Some("tools/list" | "prompts/list" | "resources/list") => {
+                    let _ = serde_json::from_slice::<ListRequest>(body);
+                }
+                Some("tools/call") => {
+                    let _ = serde_json::from_slice::<CallRequest>(body);
+                    let _ = serde_json::from_value::<RequestId>(id.clone());
+                }
+                _ => {}
+            }
+            let _ = id.to_string();
+            for field in ["result", "error"] {
+                let answer = envelope(&id, field, b"{}");
+                assert!(
+                    is_answer(&answer, &id),
+                    "envelope {:?} is not an answer to {id}",
+                    String::from_utf8_lossy(&answer)
+                );
+            }
+        }
+        None => {
+            if method.as_deref() == Some("notifications/cancelled") {
+                let _ = serde_json::from_slice::<Cancelled>(body);
+            }
+        }
+    }
+    // The same bytes as an answer stream, in two chunks split anywhere.
+    let split = split.min(body.len());
+    let mut events = EventReader::default();
+    let first = events.push(&body[..split]);
+    let data = first.or_else(|| events.push(&body[split..]));
+    if let Some(data) = data {
+        let _ = is_answer(&data, &serde_json::Value::from(1));
     }
 }
 

@@ -977,7 +977,9 @@ impl HubHandle {
                     resource_template_count: caps.map_or(0, |c| c.resource_templates.len()),
                     listed_at: caps.map(|c| timestamp(c.listed_at)),
                     refresh_trigger: caps.map(|c| c.trigger),
-                    ttl_expires_at: caps.map(|c| timestamp(c.listed_at + ttl)),
+                    ttl_expires_at: caps
+                        .and_then(|c| c.listed_at.checked_add(ttl))
+                        .map(timestamp),
                     stale: view.stale,
                     last_error: view.last_error.map(|e| crate::redact::text(&e)),
                     last_ok_at: view.last_ok_at.map(timestamp),

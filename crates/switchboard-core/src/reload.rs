@@ -13,8 +13,10 @@
 //!
 //! Reloads are serialized by `reload_lock`: one arriving while another is
 //! applied waits and becomes one more pass. [`HubHandle::reload_from_file`]
-//! refuses an invalid file whole: the last good config keeps running and the
-//! snapshot carries the error (path, line, column) until a valid file arrives.
+//! refuses an invalid file whole, and also a missing, empty or non-regular
+//! one ([`Config::load_for_reload`]): the last good config keeps running
+//! (same processes) and the snapshot carries the error (path, line, column)
+//! until a valid file arrives. Only a valid file removes servers.
 //! [`watch_config`] reloads when the file changes (its directory is watched,
 //! so editors that save by rename are seen; events are debounced).
 //! [`HubHandle::set_enabled`] edits the file through
@@ -73,7 +75,7 @@ impl HubHandle {
     pub async fn reload_from_file(&self) -> Result<ReloadResult, ReloadError> {
         let path = self.config_path().ok_or(ReloadError::NoConfigFile)?;
         let _pass = self.inner.reload_lock.lock().await;
-        let loaded = Config::load(&path).and_then(|mut config| {
+        let loaded = Config::load_for_reload(&path).and_then(|mut config| {
             config.settings.apply_env(|name| std::env::var(name).ok())?;
             Ok(config)
         });
@@ -255,14 +257,14 @@ impl HubHandle {
         let path = self.config_path().ok_or(ReloadError::NoConfigFile)?;
         {
             let _pass = self.inner.reload_lock.lock().await;
-            let text = std::fs::read_to_string(&path).map_err(|err| {
-                ReloadError::Config(ConfigError::Read {
+            let bytes =
+                crate::config::read_config_file(&path)?.ok_or_else(|| ConfigError::Missing {
                     path: path.clone(),
-                    message: err.to_string(),
-                })
-            })?;
+                    message: "the config file is missing (deleted or moved away)".into(),
+                })?;
             // Refuse to edit a file that does not parse: the person is mid-edit.
-            Config::parse(&text, &path)?;
+            Config::parse_bytes(&bytes, &path)?;
+            let text = String::from_utf8_lossy(&bytes);
             let mut doc: serde_json::Value =
                 serde_json::from_str(&text).map_err(|err| ConfigError::Invalid {
                     path: path.clone(),

@@ -760,7 +760,8 @@ impl Upstream {
             matches!(s.state, ServerState::Ready | ServerState::Failed) && s.listing.is_some();
         match s.next_poll_at {
             Some(at) if running && at <= now && !interval.is_zero() => {
-                s.next_poll_at = Some(now + interval);
+                // `None` (no next poll) only if the interval overflows the clock.
+                s.next_poll_at = now.checked_add(interval);
                 true
             }
             _ => false,
@@ -774,8 +775,9 @@ impl Upstream {
         let poll = s.next_poll_at.filter(|_| {
             matches!(s.state, ServerState::Ready | ServerState::Failed) && s.listing.is_some()
         });
-        let sleep =
-            (self.can_sleep(&s) && !idle_shutdown.is_zero()).then(|| s.last_used + idle_shutdown);
+        let sleep = (self.can_sleep(&s) && !idle_shutdown.is_zero())
+            .then(|| s.last_used.checked_add(idle_shutdown))
+            .flatten();
         match (poll, sleep) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -909,7 +911,7 @@ impl Upstream {
                     s.state = ServerState::Ready;
                     s.pid = pid;
                     s.last_error = None;
-                    s.next_poll_at = poll.map(|d| tokio::time::Instant::now() + d);
+                    s.next_poll_at = poll.and_then(|d| tokio::time::Instant::now().checked_add(d));
                 });
                 Ok(conn)
             }
@@ -1880,10 +1882,13 @@ fn health_of(status: &Status, enabled: bool) -> Health {
 /// A tokio instant as wall-clock time (for the snapshot).
 fn to_system_time(at: tokio::time::Instant) -> SystemTime {
     let now = tokio::time::Instant::now();
+    let wall = SystemTime::now();
+    // Durations from config are bounded (`config::MAX_DURATION`); past the
+    // wall clock's range, say "now" rather than panic.
     if at >= now {
-        SystemTime::now() + (at - now)
+        wall.checked_add(at - now).unwrap_or(wall)
     } else {
-        SystemTime::now() - (now - at)
+        wall.checked_sub(now - at).unwrap_or(wall)
     }
 }
 

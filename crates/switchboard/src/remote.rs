@@ -122,12 +122,19 @@ pub fn render_status(snapshot: &Value) -> String {
         snapshot["endpoint"].as_str().unwrap_or("?")
     );
     if let Some(err) = snapshot["configError"].as_object() {
+        // `path:line:column` for an error in the file; just the path for a
+        // file that is missing, empty or not a regular file.
+        let position = match (
+            err.get("line").and_then(Value::as_u64),
+            err.get("column").and_then(Value::as_u64),
+        ) {
+            (Some(line), Some(column)) => format!(":{line}:{column}"),
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "CONFIG ERROR (the last good config keeps running): {}:{}:{}: {}",
+            "CONFIG ERROR (the last good config keeps running): {}{position}: {}",
             err.get("path").and_then(Value::as_str).unwrap_or("?"),
-            err.get("line").and_then(Value::as_u64).unwrap_or(0),
-            err.get("column").and_then(Value::as_u64).unwrap_or(0),
             err.get("message").and_then(Value::as_str).unwrap_or("?"),
         );
     }

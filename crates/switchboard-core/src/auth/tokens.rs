@@ -144,8 +144,11 @@ impl ServerAuth {
         let cache = self.cache.lock().await;
         let credentials = cache.as_ref()?.as_ref()?;
         let lifetime = credentials.token_response.as_ref()?.expires_in()?;
-        let received = UNIX_EPOCH + Duration::from_secs(credentials.token_received_at?);
-        Some((received + lifetime, lifetime))
+        // Both numbers come from outside (the keyring, the authorization
+        // server): a time past what the clock can hold means unknown, not a panic.
+        let received =
+            UNIX_EPOCH.checked_add(Duration::from_secs(credentials.token_received_at?))?;
+        Some((received.checked_add(lifetime)?, lifetime))
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), store::StoreError> {
