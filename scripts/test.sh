@@ -349,7 +349,7 @@ fuzz_short() {
         [[ -d "fuzz/seeds/$target" ]] && seeds=("seeds/$target")
         local dict=()
         [[ "$target" == config_parse ]] && dict=(-dict=dict/config.dict)
-        (cd fuzz && CARGO_TARGET_DIR="$CARGO_TARGET_DIR-fuzz" cargo +nightly fuzz run "$target" \
+        (cd fuzz && CARGO_TARGET_DIR="$CARGO_TARGET_DIR-fuzz" cargo +nightly fuzz run -O "$target" \
             "corpus/$target" "${seeds[@]}" -- -max_total_time="$FUZZ_SECONDS" "${dict[@]}" \
             -print_final_stats=1)
     done
