@@ -378,6 +378,18 @@ impl ConfigError {
                 path,
                 message: text(&message),
             },
+            Self::Missing { path, message } => Self::Missing {
+                path,
+                message: text(&message),
+            },
+            Self::Empty { path, message } => Self::Empty {
+                path,
+                message: text(&message),
+            },
+            Self::NotAFile { path, message } => Self::NotAFile {
+                path,
+                message: text(&message),
+            },
             Self::Invalid {
                 path,
                 line,
@@ -654,13 +666,13 @@ impl Settings {
                 }
                 "SWITCHBOARD_MAX_SESSIONS" => self.max_sessions = at_least_one(number()?),
                 "SWITCHBOARD_SESSION_IDLE_SECS" => {
-                    self.session_idle = Duration::from_secs(number()?);
+                    self.session_idle = duration(TimeUnit::Secs)?;
                 }
                 "SWITCHBOARD_MAX_CONNECTIONS" => {
                     self.max_connections = usize::try_from(number()?).unwrap_or(usize::MAX);
                 }
                 "SWITCHBOARD_HEADER_TIMEOUT_SECS" => {
-                    self.header_timeout = Duration::from_secs(number()?.max(1));
+                    self.header_timeout = duration(TimeUnit::Secs)?.max(Duration::from_secs(1));
                 }
                 _ => {}
             }
@@ -792,6 +804,8 @@ duration_keys! {
     de_call_timeout_secs => "settings.callTimeoutSecs", TimeUnit::Secs, 0;
     de_cold_list_timeout_ms => "settings.coldListTimeoutMs", TimeUnit::Millis, 0;
     de_idle_shutdown_secs => "settings.idleShutdownSecs", TimeUnit::Secs, 0;
+    de_session_idle_secs => "settings.sessionIdleSecs", TimeUnit::Secs, 0;
+    de_header_timeout_secs => "settings.headerTimeoutSecs", TimeUnit::Secs, 0;
     de_server_startup_secs => "timeouts.startupSecs", TimeUnit::Secs, 1;
     de_server_call_secs => "timeouts.callSecs", TimeUnit::Secs, 1;
 }
@@ -829,9 +843,11 @@ struct RawSettings {
     builtin_tools: Option<bool>,
     token_store: Option<crate::auth::TokenStoreChoice>,
     max_sessions: Option<u64>,
-    session_idle_secs: Option<u64>,
+    #[serde(default, deserialize_with = "de_session_idle_secs")]
+    session_idle_secs: Option<Duration>,
     max_connections: Option<u64>,
-    header_timeout_secs: Option<u64>,
+    #[serde(default, deserialize_with = "de_header_timeout_secs")]
+    header_timeout_secs: Option<Duration>,
     allow_remote: Option<bool>,
 }
 
@@ -871,13 +887,13 @@ impl RawSettings {
             s.max_sessions = at_least_one(v);
         }
         if let Some(v) = self.session_idle_secs {
-            s.session_idle = Duration::from_secs(v);
+            s.session_idle = v;
         }
         if let Some(v) = self.max_connections {
             s.max_connections = usize::try_from(v).unwrap_or(usize::MAX);
         }
         if let Some(v) = self.header_timeout_secs {
-            s.header_timeout = Duration::from_secs(v.max(1));
+            s.header_timeout = v.max(Duration::from_secs(1));
         }
         if let Some(v) = self.allow_remote {
             s.allow_remote = v;

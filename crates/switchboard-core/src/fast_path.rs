@@ -680,7 +680,6 @@ async fn prefer_json(
 }
 
 /// True if `data` is the JSON-RPC answer (result or error) to request `id`.
-#[cfg(test)]
 fn is_answer(data: &[u8], id: &serde_json::Value) -> bool {
     answer_error(data, id).is_some()
 }
