@@ -122,7 +122,7 @@ pub(crate) fn transport_failure(err: &DynamicTransportError) -> String {
         return io_failure(io);
     }
     // Another transport: its own words, without the transport's type name.
-    source_chain(inner)
+    super::error_chain(inner)
 }
 
 fn worker_quit(quit: &WorkerQuitReason<HttpError>) -> String {
@@ -266,22 +266,6 @@ fn root_cause(err: &(dyn StdError + 'static)) -> String {
         current = next;
     }
     current.to_string()
-}
-
-/// An error and its causes, joined, without repeating what an outer one
-/// already said.
-fn source_chain(err: &(dyn StdError + 'static)) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(inner) = source {
-        let part = inner.to_string();
-        if !text.contains(&part) {
-            text.push_str(": ");
-            text.push_str(&part);
-        }
-        source = inner.source();
-    }
-    text
 }
 
 #[cfg(test)]
