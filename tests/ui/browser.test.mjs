@@ -239,7 +239,11 @@ describe('OAuth log in and log out from the dashboard', () => {
     });
     await row().getByRole('button', { name: 'Log out of secure' }).waitFor();
     assert.match(await page.getByTestId('notice').innerText(), /Log-in to secure started/);
-    await eventually('the row to show it running', async () => (await row().getByTestId('state').innerText()) === 'Running');
+    // The page renders each snapshot it is sent: one may show the server
+    // running before the one with its listing arrives.
+    await eventually('the row to show it running with its tool', async () =>
+      (await row().getByTestId('state').innerText()) === 'Running' &&
+      (await row().getByTestId('counts').innerText()) === '1 tool');
     assert.equal(await row().getByTestId('counts').innerText(), '1 tool');
     await page.screenshot({ path: artifactPath('dashboard-oauth.png'), fullPage: true });
   });
