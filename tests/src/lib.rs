@@ -436,25 +436,25 @@ pub fn counts(path: &Path) -> Value {
         .unwrap_or_else(|| json!({"tools/list": 0, "initialize": 0, "tools/call": 0}))
 }
 
+/// Every process id in /proc (processes may be gone by the time they are read).
+pub fn process_ids() -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .collect()
+}
+
 /// Processes whose command line contains `tag` (to find a test's own children).
 pub fn processes_with(tag: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        if String::from_utf8_lossy(&cmdline).contains(tag) && pid_alive(pid) {
-            found.push(pid);
-        }
-    }
-    found
+    process_ids()
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains(tag))
+                && pid_alive(*pid)
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------------------

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use switchboard_e2e::{
-    Hub, eventually, pid_alive, processes_with, rpc_error, spec_file, stdio_fixture,
+    Hub, eventually, pid_alive, process_ids, processes_with, rpc_error, spec_file, stdio_fixture,
 };
 
 /// A field of /proc/<pid>/status in KiB (`VmRSS`, `VmHWM`).
@@ -28,28 +28,20 @@ fn proc_kib(pid: u32, field: &str) -> u64 {
 
 /// Live (not zombie) processes whose process group is `pgid`.
 fn group_members(pgid: u32) -> Vec<u32> {
-    let mut members = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // After the parenthesized command: state, ppid, pgrp.
-        let fields: Vec<&str> = stat
-            .rsplit_once(')')
-            .map(|(_, rest)| rest.split_whitespace().collect())
-            .unwrap_or_default();
-        if fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid) && fields[0] != "Z" {
-            members.push(pid);
-        }
-    }
-    members
+    process_ids()
+        .into_iter()
+        .filter(|pid| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            // After the parenthesized command: state, ppid, pgrp.
+            let fields: Vec<&str> = stat
+                .rsplit_once(')')
+                .map(|(_, rest)| rest.split_whitespace().collect())
+                .unwrap_or_default();
+            fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid) && fields[0] != "Z"
+        })
+        .collect()
 }
 
 /// The guard processes (`switchboard __guard <pgid>`) watching group `pgid`.
