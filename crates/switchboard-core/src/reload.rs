@@ -154,63 +154,12 @@ impl HubHandle {
         // Settings are fixed for the hub's lifetime: report any the file now
         // sets differently from what is in force (listen: from what the file
         // said at start, since `--listen` may override it).
-        let settings = self.settings();
-        for (name, differs) in [
-            ("listen", config.settings.listen != self.initial_listen()),
-            (
-                "cacheTtlSecs",
-                config.settings.cache_ttl != settings.cache_ttl,
-            ),
-            (
-                "cacheMaxEntries",
-                config.settings.cache_max_entries != settings.cache_max_entries,
-            ),
-            (
-                "pollIntervalSecs",
-                config.settings.poll_interval != settings.poll_interval,
-            ),
-            (
-                "startupTimeoutSecs",
-                config.settings.startup_timeout != settings.startup_timeout,
-            ),
-            (
-                "callTimeoutSecs",
-                config.settings.call_timeout != settings.call_timeout,
-            ),
-            (
-                "coldListTimeoutMs",
-                config.settings.cold_list_timeout != settings.cold_list_timeout,
-            ),
-            (
-                "idleShutdownSecs",
-                config.settings.idle_shutdown != settings.idle_shutdown,
-            ),
-            (
-                "builtinTools",
-                config.settings.builtin_tools != settings.builtin_tools,
-            ),
-            (
-                "maxSessions",
-                config.settings.max_sessions != settings.max_sessions,
-            ),
-            (
-                "sessionIdleSecs",
-                config.settings.session_idle != settings.session_idle,
-            ),
-            (
-                "maxConnections",
-                config.settings.max_connections != settings.max_connections,
-            ),
-            (
-                "headerTimeoutSecs",
-                config.settings.header_timeout != settings.header_timeout,
-            ),
-        ] {
-            if differs {
-                result.errors.push(format!(
-                    "settings.{name} changed; restart Switchboard to apply it"
-                ));
-            }
+        let mut in_force = self.settings().clone();
+        in_force.listen = self.initial_listen();
+        for name in in_force.changed_needing_restart(&config.settings) {
+            result.errors.push(format!(
+                "settings.{name} changed; restart Switchboard to apply it"
+            ));
         }
 
         self.inner.registry.replace(next);

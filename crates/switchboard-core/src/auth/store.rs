@@ -18,7 +18,6 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -40,23 +39,7 @@ pub fn secret_account(name: &str) -> String {
     format!("secret:{name}")
 }
 
-/// Checks a secret name: 1 to 100 of `[A-Za-z0-9_.-]`.
-pub fn check_secret_name(name: &str) -> Result<(), String> {
-    if name.is_empty() || name.len() > 100 {
-        return Err(format!(
-            "secret name {name:?} must be 1 to 100 characters long"
-        ));
-    }
-    if let Some(bad) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-    {
-        return Err(format!(
-            "secret name {name:?} contains {bad:?}; only letters, digits, '_', '-' and '.' are allowed"
-        ));
-    }
-    Ok(())
-}
+pub use crate::config::check_secret_name;
 
 /// Which store holds the entries, as shown in the snapshot and the CLI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,31 +77,7 @@ impl fmt::Display for KeyringKind {
     }
 }
 
-/// The store the person asked for (`settings.tokenStore`, `SWITCHBOARD_TOKEN_STORE`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TokenStoreChoice {
-    /// The Secret Service, else keyutils, else memory (and say so).
-    #[default]
-    Auto,
-    SecretService,
-    Keyutils,
-    /// Never touch the OS keyring; tokens last as long as the process.
-    Memory,
-}
-
-impl FromStr for TokenStoreChoice {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "auto" => Ok(Self::Auto),
-            "secret-service" => Ok(Self::SecretService),
-            "keyutils" => Ok(Self::Keyutils),
-            "memory" => Ok(Self::Memory),
-            _ => Err("expected auto, secret-service, keyutils or memory".into()),
-        }
-    }
-}
+pub use crate::config::TokenStoreChoice;
 
 /// Why a keyring call failed. Messages never contain stored values.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,0 +1,937 @@
+//! Reading and parsing the config file into a [`Config`]: the file's raw
+//! shape, its checks, and [`ConfigError`] with the path, line and column of
+//! what is wrong.
+//!
+//! Validation happens while deserializing, so that serde_json attaches the
+//! line and column of the offending value to every error. The `settings`
+//! object is read by the settings table (`settings.rs`); everything else
+//! (`mcpServers`) here.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::settings::{DurationVisitor, FileSettings, TimeUnit};
+use super::{
+    Config, ConfigValue, OAuthConfig, ServerConfig, ServerId, ServerTimeouts, TransportConfig,
+};
+
+/// The largest config file read; a bigger one is refused (a config file is a
+/// few kilobytes; this bounds what a mistaken path can make the hub read).
+pub const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Why a configuration was refused.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {message}")]
+    Read { path: PathBuf, message: String },
+    /// The file is gone (only on a reload: at start-up it means no servers yet).
+    #[error("{path}: {message}")]
+    Missing { path: PathBuf, message: String },
+    /// The file holds nothing but whitespace (only on a reload: at start-up it
+    /// means no servers yet). An editor that truncates and then writes shows this.
+    #[error("{path}: {message}")]
+    Empty { path: PathBuf, message: String },
+    /// A FIFO, a directory, a device or a socket: only a regular file is read.
+    #[error("{path}: {message}")]
+    NotAFile { path: PathBuf, message: String },
+    #[error("{path}:{line}:{column}: {message}")]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("environment variable {name}={value:?}: {message}")]
+    Env {
+        name: String,
+        value: String,
+        message: String,
+    },
+}
+
+impl ConfigError {
+    /// The same error with [`crate::redact::text`] applied to the text that
+    /// can quote the file or the environment (for the snapshot and logs).
+    pub fn redacted(self) -> Self {
+        use crate::redact::text;
+        match self {
+            Self::Read { path, message } => Self::Read {
+                path,
+                message: text(&message),
+            },
+            Self::Missing { path, message } => Self::Missing {
+                path,
+                message: text(&message),
+            },
+            Self::Empty { path, message } => Self::Empty {
+                path,
+                message: text(&message),
+            },
+            Self::NotAFile { path, message } => Self::NotAFile {
+                path,
+                message: text(&message),
+            },
+            Self::Invalid {
+                path,
+                line,
+                column,
+                message,
+            } => Self::Invalid {
+                path,
+                line,
+                column,
+                message: text(&message),
+            },
+            Self::Env {
+                name,
+                value,
+                message,
+            } => Self::Env {
+                value: if crate::redact::is_secret_name(&name) {
+                    crate::redact::MASK.to_string()
+                } else {
+                    text(&value)
+                },
+                name,
+                message: text(&message),
+            },
+        }
+    }
+}
+
+impl Config {
+    /// Reads and parses `path` at start-up. A missing or empty file is an
+    /// empty config (the hub still serves); a non-regular file is refused.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        match read_config_file(path)? {
+            Some(bytes) => Self::parse_bytes(&bytes, path),
+            None => Ok(Self::default()),
+        }
+    }
+
+    /// Reads and parses `path` to replace a running config: a missing or
+    /// empty file is refused too ([`ConfigError::Missing`],
+    /// [`ConfigError::Empty`]), so that only a valid file removes servers.
+    pub fn load_for_reload(path: &Path) -> Result<Self, ConfigError> {
+        let bytes = read_config_file(path)?.ok_or_else(|| ConfigError::Missing {
+            path: path.to_path_buf(),
+            message: "the config file is missing (deleted or moved away)".into(),
+        })?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(ConfigError::Empty {
+                path: path.to_path_buf(),
+                message: "the config file is empty".into(),
+            });
+        }
+        Self::parse_bytes(&bytes, path)
+    }
+
+    /// Parses the bytes of a config file (UTF-8 JSON); `path` only labels errors.
+    pub fn parse_bytes(bytes: &[u8], path: &Path) -> Result<Self, ConfigError> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Self::parse(text, path),
+            Err(err) => {
+                let (line, column) = position(&bytes[..err.valid_up_to()]);
+                Err(ConfigError::Invalid {
+                    path: path.to_path_buf(),
+                    line,
+                    column,
+                    message: "the file is not UTF-8 text".into(),
+                })
+            }
+        }
+    }
+
+    /// Parses the text of a config file; `path` only labels errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        if text.trim().is_empty() {
+            return Ok(Self::default());
+        }
+        let raw: RawFile = serde_json::from_str(text).map_err(|err| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            line: err.line(),
+            column: err.column(),
+            message: strip_position(&err.to_string()),
+        })?;
+        Ok(Self {
+            servers: raw.mcp_servers.0,
+            settings: raw.settings.0,
+        })
+    }
+
+    pub fn server(&self, id: &str) -> Option<&ServerConfig> {
+        self.servers.iter().find(|s| s.id.as_str() == id)
+    }
+}
+
+/// The 1-based line and column just after `valid` (columns count bytes, as
+/// serde_json's do).
+fn position(valid: &[u8]) -> (usize, usize) {
+    let line = 1 + valid.iter().filter(|b| **b == b'\n').count();
+    let column = 1 + valid.iter().rev().take_while(|b| **b != b'\n').count();
+    (line, column)
+}
+
+/// Reads the config file: `Ok(None)` when there is none. Refuses, without
+/// blocking, anything but a regular file (a FIFO would otherwise wait for a
+/// writer forever), and files over [`MAX_CONFIG_BYTES`].
+pub fn read_config_file(path: &Path) -> Result<Option<Vec<u8>>, ConfigError> {
+    use std::io::Read;
+    let read_error = |err: std::io::Error| ConfigError::Read {
+        path: path.to_path_buf(),
+        message: err.to_string(),
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Opening a FIFO for reading waits for a writer unless non-blocking;
+        // for a regular file the flag changes nothing.
+        options.custom_flags(nix::libc::O_NONBLOCK);
+    }
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(read_error(err)),
+    };
+    let meta = file.metadata().map_err(read_error)?;
+    if !meta.is_file() {
+        return Err(ConfigError::NotAFile {
+            path: path.to_path_buf(),
+            message: format!(
+                "the config file is {}, not a regular file; Switchboard reads its config only from a regular file",
+                file_kind(&meta.file_type())
+            ),
+        });
+    }
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(ConfigError::Read {
+            path: path.to_path_buf(),
+            message: format!(
+                "the file is {} bytes; a config file may have at most {MAX_CONFIG_BYTES} bytes",
+                meta.len()
+            ),
+        });
+    }
+    let mut bytes = Vec::new();
+    // `take`: the file may grow between the check and the read.
+    file.take(MAX_CONFIG_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(read_error)?;
+    Ok(Some(bytes))
+}
+
+/// What a non-regular file is, in words.
+fn file_kind(kind: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else {
+        "a special file"
+    }
+}
+
+/// serde_json appends " at line L column C"; we report those separately.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(at) => message[..at].to_string(),
+        None => message.to_string(),
+    }
+}
+
+/// The default config file: `<OS config dir>/switchboard/config.json`.
+pub fn default_config_path() -> PathBuf {
+    dirs::config_dir()
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("switchboard")
+        .join("config.json")
+}
+
+/// Reads a server's `timeouts.startupSecs` (at least 1); errors name the key.
+fn de_server_startup_secs<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+    d.deserialize_any(DurationVisitor {
+        key: "timeouts.startupSecs",
+        unit: TimeUnit::Secs,
+        min: 1,
+    })
+}
+
+/// Reads a server's `timeouts.callSecs` (at least 1); errors name the key.
+fn de_server_call_secs<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+    d.deserialize_any(DurationVisitor {
+        key: "timeouts.callSecs",
+        unit: TimeUnit::Secs,
+        min: 1,
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawFile {
+    #[serde(default)]
+    mcp_servers: ServerList,
+    #[serde(default)]
+    settings: FileSettings,
+}
+
+/// `mcpServers` in file order, with ids checked and duplicates refused.
+#[derive(Default)]
+struct ServerList(Vec<ServerConfig>);
+
+impl<'de> Deserialize<'de> for ServerList {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ListVisitor;
+        impl<'de> Visitor<'de> for ListVisitor {
+            type Value = ServerList;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object mapping server ids to server definitions")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ServerList, A::Error> {
+                let mut servers: Vec<ServerConfig> = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    let id = ServerId::new(&key).map_err(de::Error::custom)?;
+                    if servers.iter().any(|s| s.id == id) {
+                        return Err(de::Error::custom(format!(
+                            "server id {key:?} is defined twice"
+                        )));
+                    }
+                    let raw: RawServer = map.next_value()?;
+                    let server = raw
+                        .into_server(id)
+                        .map_err(|msg| de::Error::custom(format!("server {key:?}: {msg}")))?;
+                    servers.push(server);
+                }
+                Ok(ServerList(servers))
+            }
+        }
+        d.deserialize_map(ListVisitor)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawServer {
+    /// Accepted for compatibility with other clients' files: stdio, http,
+    /// streamable-http, streamableHttp or sse.
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, ConfigValue>,
+    cwd: Option<PathBuf>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    #[serde(default = "yes")]
+    enabled: bool,
+    #[serde(default)]
+    disabled_tools: BTreeSet<String>,
+    namespace: Option<String>,
+    #[serde(default)]
+    timeouts: RawTimeouts,
+    oauth: Option<RawOAuth>,
+    /// Free text shown in the UI; not used otherwise.
+    #[allow(dead_code)]
+    description: Option<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawTimeouts {
+    #[serde(default, deserialize_with = "de_server_startup_secs")]
+    startup_secs: Option<Duration>,
+    #[serde(default, deserialize_with = "de_server_call_secs")]
+    call_secs: Option<Duration>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawOAuth {
+    client_id: Option<String>,
+    client_secret: Option<ConfigValue>,
+    #[serde(default)]
+    scopes: Vec<String>,
+    redirect_port: Option<u16>,
+}
+
+impl RawServer {
+    fn into_server(self, id: ServerId) -> Result<ServerConfig, String> {
+        let transport = match (self.command, self.url) {
+            (Some(_), Some(_)) => {
+                return Err("has both `command` (stdio) and `url` (http); keep one".into());
+            }
+            (None, None) => {
+                return Err("needs `command` (a stdio server) or `url` (a remote server)".into());
+            }
+            (Some(command), None) => {
+                if let Some(kind) = self.kind.as_deref().filter(|k| *k != "stdio") {
+                    return Err(format!("has `command` but `type` is {kind:?}"));
+                }
+                if command.trim().is_empty() {
+                    return Err("`command` is empty".into());
+                }
+                TransportConfig::Stdio {
+                    command,
+                    args: self.args,
+                    env: self.env,
+                    cwd: self.cwd,
+                }
+            }
+            (None, Some(url)) => {
+                match self.kind.as_deref() {
+                    None | Some("http" | "streamable-http" | "streamableHttp" | "sse") => {}
+                    Some(kind) => return Err(format!("has `url` but `type` is {kind:?}")),
+                }
+                let parsed = reqwest::Url::parse(&url).map_err(|err| {
+                    let shown = crate::redact::url(&url);
+                    format!("`url` {shown:?} is not a valid URL: {err}")
+                })?;
+                if !matches!(parsed.scheme(), "http" | "https") {
+                    let shown = crate::redact::url(&url);
+                    return Err(format!(
+                        "`url` {shown:?} must start with http:// or https://"
+                    ));
+                }
+                for name in self.headers.keys() {
+                    if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
+                        return Err(format!("header name {name:?} is not a valid HTTP header"));
+                    }
+                }
+                TransportConfig::Http {
+                    url,
+                    headers: self.headers,
+                }
+            }
+        };
+        if self.oauth.is_some() && !matches!(transport, TransportConfig::Http { .. }) {
+            return Err("`oauth` applies only to remote servers (with `url`)".into());
+        }
+        let oauth = match self.oauth {
+            None => None,
+            Some(raw) => {
+                if raw.client_secret.is_some() && raw.client_id.is_none() {
+                    return Err("`oauth.clientSecret` needs `oauth.clientId`".into());
+                }
+                if raw
+                    .client_id
+                    .as_deref()
+                    .is_some_and(|id| id.trim().is_empty())
+                {
+                    return Err("`oauth.clientId` is empty".into());
+                }
+                Some(OAuthConfig {
+                    client_id: raw.client_id,
+                    client_secret: raw.client_secret,
+                    scopes: raw.scopes,
+                    redirect_port: raw.redirect_port,
+                })
+            }
+        };
+        if let Some(ns) = &self.namespace
+            && let Some(bad) = ns
+                .chars()
+                .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+        {
+            return Err(format!(
+                "`namespace` {ns:?} contains {bad:?}; only letters, digits, '_' and '-' are allowed"
+            ));
+        }
+        Ok(ServerConfig {
+            id,
+            transport,
+            enabled: self.enabled,
+            disabled_tools: self.disabled_tools,
+            namespace: self.namespace,
+            timeouts: ServerTimeouts {
+                startup: self.timeouts.startup_secs,
+                call: self.timeouts.call_secs,
+            },
+            oauth,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::*;
+    use pretty_assertions::assert_eq;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(text, Path::new("cfg.json"))
+    }
+
+    #[test]
+    fn parses_claude_desktop_style_file() {
+        let cfg = parse(
+            r#"{
+              "mcpServers": {
+                "fs": {"command": "npx", "args": ["-y", "srv"], "env": {"K": "v"}},
+                "remote": {"type": "http", "url": "https://example.com/mcp",
+                           "headers": {"X-Key": "1"}, "enabled": false,
+                           "disabledTools": ["drop"]}
+              },
+              "settings": {"cacheTtlSecs": 10, "listen": "127.0.0.1:0"},
+              "globalShortcut": "ignored"
+            }"#,
+        )
+        .unwrap();
+        assert_eq!(cfg.servers.len(), 2);
+        assert_eq!(cfg.servers[0].id.as_str(), "fs");
+        assert_eq!(
+            cfg.servers[0].transport,
+            TransportConfig::Stdio {
+                command: "npx".into(),
+                args: vec!["-y".into(), "srv".into()],
+                env: BTreeMap::from([("K".into(), "v".into())]),
+                cwd: None,
+            }
+        );
+        assert!(cfg.servers[0].enabled);
+        assert!(!cfg.servers[1].enabled);
+        assert_eq!(
+            cfg.servers[1].disabled_tools,
+            BTreeSet::from(["drop".to_string()])
+        );
+        assert_eq!(cfg.settings.cache_ttl, Duration::from_secs(10));
+        assert_eq!(cfg.settings.listen.port(), 0);
+        assert_eq!(cfg.settings.poll_interval, Duration::from_secs(300));
+    }
+
+    #[test]
+    fn secret_values_and_bad_urls_in_errors() {
+        let cfg = parse(
+            r#"{"mcpServers": {
+                "web": {"url": "https://me:pw-123456@h/mcp?token=tok-123456&page=1",
+                        "headers": {"X-Api-Key": "key-123456", "Accept": "text/plain"}},
+                "cli": {"command": "srv", "args": ["--db", "postgres://u:dbpass-1@h/x"],
+                        "env": {"GITHUB_TOKEN": "env-123456", "NODE_ENV": "production"}}
+            }}"#,
+        )
+        .unwrap();
+        let web = cfg.servers[0].secret_values();
+        for value in ["pw-123456", "tok-123456", "key-123456"] {
+            assert!(web.iter().any(|v| v == value), "{value} in {web:?}");
+        }
+        assert!(
+            !web.iter().any(|v| v == "text/plain" || v == "1"),
+            "{web:?}"
+        );
+        let cli = cfg.servers[1].secret_values();
+        for value in ["dbpass-1", "env-123456"] {
+            assert!(cli.iter().any(|v| v == value), "{value} in {cli:?}");
+        }
+        assert!(!cli.iter().any(|v| v == "production"), "{cli:?}");
+
+        let err = parse(r#"{"mcpServers": {"a": {"url": "ftp://u:hidden@h/?key=k9"}}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("ftp://***@h/?key=***"), "{err}");
+        assert!(!err.contains("hidden") && !err.contains("k9"), "{err}");
+    }
+
+    #[test]
+    fn empty_text_is_empty_config() {
+        assert_eq!(parse("  \n").unwrap(), Config::default());
+    }
+
+    #[test]
+    fn syntax_error_reports_line_and_column() {
+        let err =
+            parse("{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}").unwrap_err();
+        let ConfigError::Invalid {
+            line,
+            column,
+            message,
+            ..
+        } = err
+        else {
+            panic!("wrong error {err:?}")
+        };
+        assert_eq!(line, 3);
+        assert!(column > 20, "column {column}");
+        assert!(message.contains("trailing comma"), "{message}");
+    }
+
+    #[test]
+    fn bad_server_id_is_refused_with_location() {
+        let err = parse("{\"mcpServers\": {\n\"my server\": {\"command\": \"x\"}}}").unwrap_err();
+        assert_eq!(err.to_string().split(": ").next(), Some("cfg.json:2:11"));
+        assert!(err.to_string().contains("contains ' '"), "{err}");
+    }
+
+    #[test]
+    fn duplicate_ids_are_refused() {
+        let err =
+            parse(r#"{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}"#).unwrap_err();
+        assert!(err.to_string().contains("\"a\" is defined twice"), "{err}");
+    }
+
+    #[test]
+    fn server_needs_exactly_one_transport() {
+        let none = parse(r#"{"mcpServers": {"a": {"args": []}}}"#).unwrap_err();
+        assert!(none.to_string().contains("needs `command`"), "{none}");
+        let both =
+            parse(r#"{"mcpServers": {"a": {"command": "x", "url": "http://h/"}}}"#).unwrap_err();
+        assert!(both.to_string().contains("both"), "{both}");
+        let scheme = parse(r#"{"mcpServers": {"a": {"url": "ftp://h/"}}}"#).unwrap_err();
+        assert!(scheme.to_string().contains("http://"), "{scheme}");
+    }
+
+    #[test]
+    fn unknown_server_keys_are_refused() {
+        let err =
+            parse(r#"{"mcpServers": {"a": {"command": "x", "disabledtools": []}}}"#).unwrap_err();
+        assert!(
+            err.to_string().contains("unknown field `disabledtools`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn env_overrides_settings() {
+        let mut s = Settings::default();
+        s.apply_env(|name| match name {
+            "SWITCHBOARD_CACHE_TTL_SECS" => Some("7".into()),
+            "SWITCHBOARD_LISTEN" => Some("127.0.0.1:9999".into()),
+            "SWITCHBOARD_POLL_INTERVAL_SECS" => Some("0".into()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(s.cache_ttl, Duration::from_secs(7));
+        assert_eq!(s.listen.port(), 9999);
+        assert_eq!(s.poll_interval, Duration::ZERO);
+        let err = s
+            .apply_env(|n| (n == "SWITCHBOARD_CACHE_MAX_ENTRIES").then(|| "lots".into()))
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("SWITCHBOARD_CACHE_MAX_ENTRIES"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn allow_remote_from_the_file_and_the_environment() {
+        assert!(!Settings::default().allow_remote);
+        let cfg = parse(r#"{"settings": {"allowRemote": true}}"#).unwrap();
+        assert!(cfg.settings.allow_remote);
+        let mut s = Settings::default();
+        s.apply_env(|n| (n == "SWITCHBOARD_ALLOW_REMOTE").then(|| "1".into()))
+            .unwrap();
+        assert!(s.allow_remote);
+        let err = s
+            .apply_env(|n| (n == "SWITCHBOARD_ALLOW_REMOTE").then(|| "maybe".into()))
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("SWITCHBOARD_ALLOW_REMOTE"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn parses_oauth_settings_and_keyring_values() {
+        let cfg = parse(
+            r#"{"mcpServers": {
+                "gh": {"url": "https://example.com/mcp",
+                       "oauth": {"clientId": "abc", "clientSecret": {"keyring": "gh-secret"},
+                                 "scopes": ["repo"], "redirectPort": 7777}},
+                "fs": {"command": "x", "env": {"PLAIN": "v", "KEY": {"keyring": "API_KEY"}}}
+              },
+              "settings": {"tokenStore": "memory"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            cfg.servers[0].oauth,
+            Some(OAuthConfig {
+                client_id: Some("abc".into()),
+                client_secret: Some(ConfigValue::Keyring("gh-secret".into())),
+                scopes: vec!["repo".into()],
+                redirect_port: Some(7777),
+            })
+        );
+        let TransportConfig::Stdio { env, .. } = &cfg.servers[1].transport else {
+            panic!("stdio")
+        };
+        assert_eq!(env["PLAIN"], ConfigValue::Literal("v".into()));
+        assert_eq!(env["KEY"], ConfigValue::Keyring("API_KEY".into()));
+        assert_eq!(cfg.settings.token_store, TokenStoreChoice::Memory);
+    }
+
+    #[test]
+    fn bad_oauth_and_keyring_values_are_refused() {
+        for (text, expected) in [
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "oauth": {}}}}"#,
+                "only to remote servers",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"clientSecret": "s"}}}}"#,
+                "needs `oauth.clientId`",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"clientid": "s"}}}}"#,
+                "unknown field `clientid`",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "env": {"K": {"keyring": "a b"}}}}}"#,
+                "contains ' '",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "env": {"K": {"vault": "k"}}}}}"#,
+                "unexpected key \"vault\"",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}"#,
+                "a string or {\"keyring\"",
+            ),
+            (
+                r#"{"settings": {"tokenStore": "file"}}"#,
+                "unknown variant `file`",
+            ),
+        ] {
+            let err = parse(text).unwrap_err().to_string();
+            assert!(err.contains(expected), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn durations_up_to_the_maximum_are_accepted() {
+        let cfg = parse(
+            r#"{"mcpServers": {"a": {"command": "x", "timeouts": {"startupSecs": 2592000, "callSecs": 1}}},
+                "settings": {"cacheTtlSecs": 2592000, "pollIntervalSecs": 0, "idleShutdownSecs": null,
+                             "startupTimeoutSecs": 0, "coldListTimeoutMs": 2592000000}}"#,
+        )
+        .unwrap();
+        assert_eq!(cfg.settings.cache_ttl, MAX_DURATION);
+        assert_eq!(cfg.settings.poll_interval, Duration::ZERO);
+        assert_eq!(
+            cfg.settings.idle_shutdown,
+            Settings::default().idle_shutdown
+        );
+        assert_eq!(cfg.settings.startup_timeout, Duration::from_secs(1));
+        assert_eq!(cfg.settings.cold_list_timeout, MAX_DURATION);
+        assert_eq!(cfg.servers[0].timeouts.startup, Some(MAX_DURATION));
+        assert_eq!(cfg.servers[0].timeouts.call, Some(Duration::from_secs(1)));
+    }
+
+    #[test]
+    fn durations_out_of_range_are_refused_with_key_and_position() {
+        for (text, line, expected) in [
+            (
+                "{\"settings\": {\n  \"cacheTtlSecs\": 99999999999}}",
+                2,
+                "`settings.cacheTtlSecs`: 99999999999 is more than the maximum 2592000 (30 days)",
+            ),
+            (
+                "{\"settings\": {\"pollIntervalSecs\": 18446744073709551615}}",
+                1,
+                "`settings.pollIntervalSecs`: 18446744073709551615 is more than the maximum",
+            ),
+            (
+                "{\"settings\": {\"idleShutdownSecs\": 1e300}}",
+                1,
+                "`settings.idleShutdownSecs`: 1e300 is more than the maximum 2592000",
+            ),
+            (
+                "{\"settings\": {\"idleShutdownSecs\": 99999999999999999999999}}",
+                1,
+                "`settings.idleShutdownSecs`: 1e23 is more than the maximum",
+            ),
+            (
+                "{\"settings\": {\"coldListTimeoutMs\": 2592000001}}",
+                1,
+                "`settings.coldListTimeoutMs`: 2592000001 is more than the maximum 2592000000",
+            ),
+            (
+                "{\"settings\": {\"callTimeoutSecs\": -1}}",
+                1,
+                "`settings.callTimeoutSecs` must not be negative (got -1)",
+            ),
+            (
+                "{\"settings\": {\"startupTimeoutSecs\": 1.5}}",
+                1,
+                "`settings.startupTimeoutSecs` must be a whole number of seconds (got 1.5)",
+            ),
+            (
+                "{\"settings\": {\"cacheTtlSecs\": \"300\"}}",
+                1,
+                "expected `settings.cacheTtlSecs`: a whole number of seconds",
+            ),
+            (
+                "{\"mcpServers\": {\"a\": {\"command\": \"x\",\n \"timeouts\": {\"callSecs\": 2592001}}}}",
+                2,
+                "`timeouts.callSecs`: 2592001 is more than the maximum 2592000",
+            ),
+            (
+                "{\"mcpServers\": {\"a\": {\"command\": \"x\", \"timeouts\": {\"startupSecs\": 0}}}}",
+                1,
+                "`timeouts.startupSecs` must be at least 1",
+            ),
+        ] {
+            let err = parse(text).unwrap_err();
+            let ConfigError::Invalid {
+                line: got_line,
+                message,
+                ..
+            } = &err
+            else {
+                panic!("{text}: wrong error {err:?}")
+            };
+            assert_eq!(*got_line, line, "{text}: {err}");
+            assert!(message.contains(expected), "{text}: {message}");
+            assert!(
+                err.to_string().starts_with(&format!("cfg.json:{line}:")),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn env_durations_are_limited_and_name_the_variable() {
+        for (name, ok, too_big) in [
+            ("SWITCHBOARD_CACHE_TTL_SECS", "2592000", "2592001"),
+            (
+                "SWITCHBOARD_POLL_INTERVAL_SECS",
+                "2592000",
+                "18446744073709551615",
+            ),
+            ("SWITCHBOARD_STARTUP_TIMEOUT_SECS", "2592000", "2592001"),
+            ("SWITCHBOARD_CALL_TIMEOUT_SECS", "2592000", "2592001"),
+            (
+                "SWITCHBOARD_COLD_LIST_TIMEOUT_MS",
+                "2592000000",
+                "2592000001",
+            ),
+            (
+                "SWITCHBOARD_IDLE_SHUTDOWN_SECS",
+                "2592000",
+                "18446744073709551614",
+            ),
+        ] {
+            let mut s = Settings::default();
+            s.apply_env(|n| (n == name).then(|| ok.to_string()))
+                .unwrap();
+            assert!(
+                [
+                    s.cache_ttl,
+                    s.poll_interval,
+                    s.startup_timeout,
+                    s.call_timeout,
+                    s.cold_list_timeout,
+                    s.idle_shutdown
+                ]
+                .contains(&MAX_DURATION),
+                "{name}"
+            );
+            let err = s
+                .apply_env(|n| (n == name).then(|| too_big.to_string()))
+                .unwrap_err();
+            assert_eq!(
+                err,
+                ConfigError::Env {
+                    name: name.to_string(),
+                    value: too_big.to_string(),
+                    message: format!(
+                        "{too_big} is more than the maximum {} (30 days)",
+                        if name.ends_with("_MS") {
+                            "2592000000"
+                        } else {
+                            "2592000"
+                        }
+                    ),
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn reload_refuses_missing_and_empty_files_that_start_up_accepts() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        assert_eq!(Config::load(&path).unwrap(), Config::default());
+        assert!(matches!(
+            Config::load_for_reload(&path),
+            Err(ConfigError::Missing { .. })
+        ));
+        std::fs::write(&path, " \n\t").unwrap();
+        assert_eq!(Config::load(&path).unwrap(), Config::default());
+        let err = Config::load_for_reload(&path).unwrap_err();
+        assert_eq!(
+            err,
+            ConfigError::Empty {
+                path: path.clone(),
+                message: "the config file is empty".into()
+            }
+        );
+        std::fs::write(&path, "{}").unwrap();
+        assert_eq!(Config::load_for_reload(&path).unwrap(), Config::default());
+    }
+
+    #[test]
+    fn non_utf8_text_is_refused_at_its_position() {
+        let err = Config::parse_bytes(b"{\n  \"a\xff\": 1}", Path::new("cfg.json")).unwrap_err();
+        assert_eq!(err.to_string(), "cfg.json:2:5: the file is not UTF-8 text");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_a_directory_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("config.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success(), "mkfifo");
+        // No writer ever opens it: a blocking open would hang this test.
+        for result in [Config::load(&fifo), Config::load_for_reload(&fifo)] {
+            let err = result.unwrap_err();
+            assert!(matches!(err, ConfigError::NotAFile { .. }), "{err:?}");
+            assert!(err.to_string().contains("a FIFO (named pipe)"), "{err}");
+        }
+        let err = Config::load(dir.path()).unwrap_err();
+        assert!(err.to_string().contains("is a directory"), "{err}");
+    }
+
+    #[test]
+    fn files_over_the_size_limit_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let file = std::fs::File::create(&path).unwrap();
+        file.set_len(MAX_CONFIG_BYTES + 1).unwrap();
+        let err = Config::load(&path).unwrap_err();
+        assert!(matches!(err, ConfigError::Read { .. }), "{err:?}");
+        assert!(err.to_string().contains("at most 16777216 bytes"), "{err}");
+    }
+
+    #[test]
+    fn server_ids_are_checked() {
+        assert!(ServerId::new("ok_id-1").is_ok());
+        assert!(ServerId::new("").is_err());
+        assert!(ServerId::new("a.b").is_err());
+        assert!(ServerId::new("ü").is_err());
+        assert!(ServerId::new(&"x".repeat(41)).is_err());
+    }
+}

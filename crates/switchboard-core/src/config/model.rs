@@ -1,0 +1,217 @@
+//! The configuration's data model: [`Config`], its servers ([`ServerConfig`],
+//! [`ServerId`], [`TransportConfig`], [`OAuthConfig`], [`ServerTimeouts`]) and
+//! values that may live in the OS keyring ([`ConfigValue`]).
+//!
+//! These are plain values, built only by the loader (`load.rs`), which checks
+//! the invariants listed in the `config` module docs; nothing here reads a
+//! file or the environment.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::Settings;
+
+/// The address the hub listens on when nothing else is configured.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8420";
+/// Longest server id accepted, so that `<id>__<tool>` leaves room for the tool name.
+pub const MAX_SERVER_ID_LEN: usize = 40;
+
+/// A configured server's id: the key under `mcpServers`, used as the tool prefix.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct ServerId(Arc<str>);
+
+impl ServerId {
+    /// Checks `id` against the id rules (`[A-Za-z0-9_-]`, 1 to 40 characters).
+    pub fn new(id: &str) -> Result<Self, String> {
+        if id.is_empty() {
+            return Err("server id must not be empty".into());
+        }
+        if id.len() > MAX_SERVER_ID_LEN {
+            return Err(format!(
+                "server id {id:?} is longer than {MAX_SERVER_ID_LEN} characters"
+            ));
+        }
+        if let Some(bad) = id
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+        {
+            return Err(format!(
+                "server id {id:?} contains {bad:?}; only letters, digits, '_' and '-' are allowed"
+            ));
+        }
+        Ok(Self(Arc::from(id)))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ServerId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The whole configuration: servers in file order plus settings.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Config {
+    pub servers: Vec<ServerConfig>,
+    pub settings: Settings,
+}
+
+/// One upstream server as configured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerConfig {
+    pub id: ServerId,
+    pub transport: TransportConfig,
+    pub enabled: bool,
+    /// Upstream tool names hidden from clients.
+    pub disabled_tools: BTreeSet<String>,
+    /// The prefix for this server's tool and prompt names; `None` means the id.
+    /// An empty string exposes names unprefixed when nothing collides.
+    pub namespace: Option<String>,
+    pub timeouts: ServerTimeouts,
+    /// OAuth settings of a remote server (`oauth`); `None` means discovery and
+    /// dynamic client registration with default scopes.
+    pub oauth: Option<OAuthConfig>,
+}
+
+/// A per-server `oauth` object: how Switchboard identifies itself to the
+/// server's authorization server. Everything is optional: without it a login
+/// discovers the authorization server and registers a client dynamically.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OAuthConfig {
+    /// A client id registered with the authorization server out of band
+    /// (skips dynamic client registration).
+    pub client_id: Option<String>,
+    /// The secret of a confidential pre-registered client, as text or as
+    /// `{"keyring": "<name>"}` (read from the OS keyring).
+    pub client_secret: Option<ConfigValue>,
+    /// Scopes to ask for; empty means what the server advertises.
+    pub scopes: Vec<String>,
+    /// A fixed port for the loopback redirect URI
+    /// (`http://127.0.0.1:<port>/oauth/callback`); `None` picks a free one.
+    pub redirect_port: Option<u16>,
+}
+
+/// A config value given literally or kept in the OS keyring:
+/// `"text"` or `{"keyring": "<name>"}` (stored with `switchboard secret set <name>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigValue {
+    Literal(String),
+    Keyring(String),
+}
+
+impl From<&str> for ConfigValue {
+    fn from(text: &str) -> Self {
+        Self::Literal(text.to_string())
+    }
+}
+
+impl From<String> for ConfigValue {
+    fn from(text: String) -> Self {
+        Self::Literal(text)
+    }
+}
+
+impl Serialize for ConfigValue {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            // A literal serializes as the plain string it was, so fingerprints of
+            // configs without keyring values are what they were before.
+            Self::Literal(text) => s.serialize_str(text),
+            Self::Keyring(name) => {
+                let mut map = s.serialize_map(Some(1))?;
+                map.serialize_entry("keyring", name)?;
+                map.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ConfigValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ValueVisitor;
+        impl<'de> Visitor<'de> for ValueVisitor {
+            type Value = ConfigValue;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(r#"a string or {"keyring": "<secret name>"}"#)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ConfigValue, E> {
+                Ok(ConfigValue::Literal(v.to_string()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ConfigValue, A::Error> {
+                let mut name: Option<String> = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    if key != "keyring" || name.is_some() {
+                        return Err(de::Error::custom(format!(
+                            r#"unexpected key {key:?}: a keyring value is {{"keyring": "<secret name>"}}"#
+                        )));
+                    }
+                    name = Some(map.next_value()?);
+                }
+                let name = name.ok_or_else(|| {
+                    de::Error::custom(r#"a keyring value is {"keyring": "<secret name>"}"#)
+                })?;
+                super::check_secret_name(&name).map_err(de::Error::custom)?;
+                Ok(ConfigValue::Keyring(name))
+            }
+        }
+        d.deserialize_any(ValueVisitor)
+    }
+}
+
+impl ServerConfig {
+    /// The prefix its tools and prompts are exposed under.
+    pub fn prefix(&self) -> &str {
+        self.namespace.as_deref().unwrap_or(self.id.as_str())
+    }
+}
+
+/// How to reach an upstream.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum TransportConfig {
+    /// A child process speaking MCP over stdin/stdout.
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        /// Values given as `{"keyring": "<name>"}` are read from the OS keyring
+        /// each time the server is started.
+        env: BTreeMap<String, ConfigValue>,
+        cwd: Option<PathBuf>,
+    },
+    /// A remote server over Streamable HTTP.
+    Http {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
+}
+
+impl TransportConfig {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Stdio { .. } => "stdio",
+            Self::Http { .. } => "http",
+        }
+    }
+}
+
+/// Per-server overrides of the global timeouts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerTimeouts {
+    pub startup: Option<Duration>,
+    pub call: Option<Duration>,
+}

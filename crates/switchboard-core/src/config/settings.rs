@@ -1,0 +1,847 @@
+//! Hub-wide settings, declared once: the table in [`settings_table!`] gives
+//! each setting its field, default, file key (under `settings`), environment
+//! variable, kind (type, unit and bounds), whether a change needs a restart
+//! and its doc line. Everything else is derived from that table:
+//! [`Settings`] and its `Default`, the parse of the file's `settings`
+//! object, [`Settings::apply_env`], [`Settings::changed_needing_restart`]
+//! (the reload report) and the list [`SETTINGS`] (checked against
+//! `docs/configuration.md` by a test).
+//!
+//! Invariant: every duration is at most [`MAX_DURATION`], whether it comes
+//! from the file (refused with its key, line and column) or from a
+//! `SWITCHBOARD_*` variable (refused naming the variable), so that
+//! `Instant + duration` built from settings cannot overflow.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::ConfigError;
+
+/// The longest any duration setting may be: 30 days. Far beyond any useful
+/// timeout, TTL or interval, and far below what `Instant`, tokio timers and
+/// the moka cache can represent.
+pub const MAX_DURATION: Duration = Duration::from_secs(30 * 24 * 60 * 60);
+
+/// The store the person asked for (`settings.tokenStore`, `SWITCHBOARD_TOKEN_STORE`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TokenStoreChoice {
+    /// The Secret Service, else keyutils, else memory (and say so).
+    #[default]
+    Auto,
+    SecretService,
+    Keyutils,
+    /// Never touch the OS keyring; tokens last as long as the process.
+    Memory,
+}
+
+impl FromStr for TokenStoreChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(Self::Auto),
+            "secret-service" => Ok(Self::SecretService),
+            "keyutils" => Ok(Self::Keyutils),
+            "memory" => Ok(Self::Memory),
+            _ => Err("expected auto, secret-service, keyutils or memory".into()),
+        }
+    }
+}
+
+/// One row of the settings table, for code that lists the settings
+/// (documentation checks, help texts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SettingInfo {
+    /// The key under `settings` in the config file (`headerTimeoutSecs`).
+    pub key: &'static str,
+    /// The environment variable that overrides it (`SWITCHBOARD_HEADER_TIMEOUT_SECS`).
+    pub env: &'static str,
+    /// Whether a reload that changes it reports "restart Switchboard to apply it".
+    pub restart: bool,
+    /// Its doc comment, as one line.
+    doc: &'static str,
+}
+
+impl SettingInfo {
+    /// What the setting is for, in one line.
+    pub fn doc(&self) -> &'static str {
+        self.doc.trim()
+    }
+}
+
+/// The settings table: one entry per setting, in file order (the order the
+/// "unknown field" error lists the keys in, and the order changes are
+/// reported in). Each entry:
+///
+/// ```text
+/// /// doc
+/// field: Type = default;
+///     "fileKey", "SWITCHBOARD_ENV_VAR", kind, restart: bool;
+/// ```
+///
+/// `restart: false` on `tokenStore` and `allowRemote`: they are read once at
+/// start-up like every setting, but a reload has never reported their change
+/// (docs/configuration.md lists the reported ones); kept as it was.
+macro_rules! settings_table {
+    ($(
+        $(#[doc = $doc:literal])+
+        $field:ident: $ty:ty = $default:expr;
+            $key:literal, $env:literal, $kind:expr, restart: $restart:literal;
+    )+) => {
+        /// Hub-wide settings. Defaults are documented in `docs/configuration.md`.
+        #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+        #[serde(rename_all = "camelCase")]
+        pub struct Settings {
+            $( $(#[doc = $doc])+ pub $field: $ty, )+
+        }
+
+        impl Default for Settings {
+            fn default() -> Self {
+                Self { $( $field: $default, )+ }
+            }
+        }
+
+        /// Every setting, in file order.
+        pub const SETTINGS: &[SettingInfo] = &[$(
+            SettingInfo { key: $key, env: $env, restart: $restart, doc: concat!($($doc),+) },
+        )+];
+
+        /// The environment variables that override settings, with what they set.
+        pub const ENV_VARS: &[(&str, &str)] = &[$( ($env, $key), )+];
+
+        /// The keys the file's `settings` object may have.
+        const FILE_KEYS: &[&str] = &[$( $key, )+];
+
+        impl Settings {
+            /// Applies `SWITCHBOARD_*` overrides read through `lookup`
+            /// (normally `std::env::var`). A bad value is refused naming the
+            /// variable; the first one found (in table order) is reported.
+            pub fn apply_env(
+                &mut self,
+                lookup: impl Fn(&str) -> Option<String>,
+            ) -> Result<(), ConfigError> {
+                $(
+                    if let Some(value) = lookup($env) {
+                        self.$field = <_ as Kind<$ty>>::read_env(&$kind, &value).map_err(
+                            |message| ConfigError::Env { name: $env.to_string(), value, message },
+                        )?;
+                    }
+                )+
+                Ok(())
+            }
+
+            /// The file keys of the settings that differ between `self` (in
+            /// force) and `next` and need a restart to apply, in table order.
+            pub fn changed_needing_restart(&self, next: &Settings) -> Vec<&'static str> {
+                let mut changed = Vec::new();
+                $(
+                    if $restart && self.$field != next.$field {
+                        changed.push($key);
+                    }
+                )+
+                changed
+            }
+
+            /// Reads the value of file key `key` (one of [`FILE_KEYS`]) into
+            /// its field; `null` keeps the default.
+            fn read_file_value<'de, A: MapAccess<'de>>(
+                &mut self,
+                key: &str,
+                map: &mut A,
+            ) -> Result<(), A::Error> {
+                match key {
+                    $(
+                        $key => {
+                            let kind = $kind;
+                            let name = concat!("settings.", $key);
+                            if let Some(value) = <_ as Kind<$ty>>::read_file(&kind, name, map)? {
+                                self.$field = value;
+                            }
+                        }
+                    )+
+                    _ => {}
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+settings_table! {
+    /// The address the hub listens on (MCP endpoint, control API, dashboard).
+    listen: SocketAddr = SocketAddr::from(([127, 0, 0, 1], 8420));
+        "listen", "SWITCHBOARD_LISTEN", Address, restart: true;
+    /// How long listed capabilities count as fresh.
+    cache_ttl: Duration = Duration::from_secs(300);
+        "cacheTtlSecs", "SWITCHBOARD_CACHE_TTL_SECS", Time::secs(0), restart: true;
+    /// How many servers' capabilities the fresh-cache holds at most.
+    cache_max_entries: u64 = 256;
+        "cacheMaxEntries", "SWITCHBOARD_CACHE_MAX_ENTRIES", Count { min: 1 }, restart: true;
+    /// How often running upstreams are re-listed; zero turns polling off.
+    poll_interval: Duration = Duration::from_secs(300);
+        "pollIntervalSecs", "SWITCHBOARD_POLL_INTERVAL_SECS", Time::secs(0), restart: true;
+    /// How long starting and initializing an upstream may take.
+    startup_timeout: Duration = Duration::from_secs(30);
+        "startupTimeoutSecs", "SWITCHBOARD_STARTUP_TIMEOUT_SECS", Time::secs(1), restart: true;
+    /// How long a forwarded request may take (reset on progress).
+    call_timeout: Duration = Duration::from_secs(60);
+        "callTimeoutSecs", "SWITCHBOARD_CALL_TIMEOUT_SECS", Time::secs(1), restart: true;
+    /// How long a merged list waits for servers that have never been listed.
+    cold_list_timeout: Duration = Duration::from_secs(5);
+        "coldListTimeoutMs", "SWITCHBOARD_COLD_LIST_TIMEOUT_MS", Time::millis(), restart: true;
+    /// Stop a stdio server after this long without use; zero means never.
+    idle_shutdown: Duration = Duration::from_secs(600);
+        "idleShutdownSecs", "SWITCHBOARD_IDLE_SHUTDOWN_SECS", Time::secs(0), restart: true;
+    /// Offer Switchboard's own tools (`switchboard__list_servers`, ...) on `/mcp`.
+    builtin_tools: bool = true;
+        "builtinTools", "SWITCHBOARD_BUILTIN_TOOLS", Switch { empty_is_false: false }, restart: true;
+    /// Where OAuth tokens and secrets are kept (`auto` picks the OS keyring).
+    token_store: TokenStoreChoice = TokenStoreChoice::Auto;
+        "tokenStore", "SWITCHBOARD_TOKEN_STORE", Named, restart: false;
+    /// Most MCP sessions kept at once (both routes); the least recently used
+    /// idle one is closed to make room.
+    max_sessions: usize = 1000;
+        "maxSessions", "SWITCHBOARD_MAX_SESSIONS", Count { min: 1 }, restart: true;
+    /// Close a session after this long without a request; zero means never.
+    session_idle: Duration = Duration::from_secs(1800);
+        "sessionIdleSecs", "SWITCHBOARD_SESSION_IDLE_SECS", Time::secs(0), restart: true;
+    /// Most open client connections; zero picks one below the fd limit.
+    max_connections: usize = 0;
+        "maxConnections", "SWITCHBOARD_MAX_CONNECTIONS", Count { min: 0 }, restart: true;
+    /// How long a connection may take to send a complete request head, from
+    /// when it connects or its previous response ends.
+    header_timeout: Duration = Duration::from_secs(30);
+        "headerTimeoutSecs", "SWITCHBOARD_HEADER_TIMEOUT_SECS", Time::secs(1), restart: true;
+    /// Allow a listen address beyond loopback; the MCP endpoints then need
+    /// the control token (see `access`).
+    allow_remote: bool = false;
+        "allowRemote", "SWITCHBOARD_ALLOW_REMOTE", Switch { empty_is_false: true }, restart: false;
+}
+
+// ---------------------------------------------------------------------------
+// Kinds: how one setting's value is read from the file and from its variable.
+
+/// How a setting of type `T` is read.
+trait Kind<T> {
+    /// Reads the value of `name` (`settings.<key>`, for errors) from the
+    /// file; `None` for `null`. Errors are serde's, so serde_json adds the
+    /// line and column.
+    fn read_file<'de, A: MapAccess<'de>>(
+        &self,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<Option<T>, A::Error>;
+
+    /// Reads the value of its environment variable; `Err` says what is wrong
+    /// with it (the caller names the variable).
+    fn read_env(&self, text: &str) -> Result<T, String>;
+}
+
+/// A whole number in an environment variable.
+fn env_number(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse::<u64>()
+        .map_err(|_| "expected a whole number".to_string())
+}
+
+/// An `ip:port` address (`listen`).
+struct Address;
+
+impl Kind<SocketAddr> for Address {
+    fn read_file<'de, A: MapAccess<'de>>(
+        &self,
+        _name: &'static str,
+        map: &mut A,
+    ) -> Result<Option<SocketAddr>, A::Error> {
+        Ok(map
+            .next_value::<Option<ListenAddr>>()?
+            .map(|ListenAddr(addr)| addr))
+    }
+
+    fn read_env(&self, text: &str) -> Result<SocketAddr, String> {
+        text.trim()
+            .parse()
+            .map_err(|_| "expected an address like 127.0.0.1:8420".to_string())
+    }
+}
+
+/// `settings.listen` in the file: a string holding an address.
+struct ListenAddr(SocketAddr);
+
+impl<'de> Deserialize<'de> for ListenAddr {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map(ListenAddr).map_err(|_| {
+            de::Error::custom(format!(
+                "settings.listen: {text:?} is not an address like 127.0.0.1:8420"
+            ))
+        })
+    }
+}
+
+/// A duration: a whole number of `unit`s up to [`MAX_DURATION`]; a value
+/// below `floor` counts as `floor` (a zero timeout would fail everything).
+struct Time {
+    unit: TimeUnit,
+    floor: Duration,
+}
+
+impl Time {
+    const fn secs(floor: u64) -> Self {
+        Self {
+            unit: TimeUnit::Secs,
+            floor: Duration::from_secs(floor),
+        }
+    }
+
+    const fn millis() -> Self {
+        Self {
+            unit: TimeUnit::Millis,
+            floor: Duration::ZERO,
+        }
+    }
+}
+
+impl Kind<Duration> for Time {
+    fn read_file<'de, A: MapAccess<'de>>(
+        &self,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<Option<Duration>, A::Error> {
+        let visitor = DurationVisitor {
+            key: name,
+            unit: self.unit,
+            min: 0,
+        };
+        Ok(map.next_value_seed(visitor)?.map(|d| d.max(self.floor)))
+    }
+
+    fn read_env(&self, text: &str) -> Result<Duration, String> {
+        Ok(self.unit.duration(env_number(text)?)?.max(self.floor))
+    }
+}
+
+/// A count; a value below `min` counts as `min`, one beyond the type's
+/// range as its maximum (32-bit targets).
+struct Count {
+    min: u64,
+}
+
+/// A count type [`Count`] can produce.
+trait FromCount {
+    fn from_count(n: u64) -> Self;
+}
+
+impl FromCount for u64 {
+    fn from_count(n: u64) -> Self {
+        n
+    }
+}
+
+impl FromCount for usize {
+    fn from_count(n: u64) -> Self {
+        usize::try_from(n).unwrap_or(usize::MAX)
+    }
+}
+
+impl<T: FromCount> Kind<T> for Count {
+    fn read_file<'de, A: MapAccess<'de>>(
+        &self,
+        _name: &'static str,
+        map: &mut A,
+    ) -> Result<Option<T>, A::Error> {
+        Ok(map
+            .next_value::<Option<u64>>()?
+            .map(|n| T::from_count(n.max(self.min))))
+    }
+
+    fn read_env(&self, text: &str) -> Result<T, String> {
+        Ok(T::from_count(env_number(text)?.max(self.min)))
+    }
+}
+
+/// On or off: `true`/`false` in the file; `1`, `true`, `yes`, `on` or `0`,
+/// `false`, `no`, `off` in a variable (and an empty variable as off where
+/// `empty_is_false`).
+struct Switch {
+    empty_is_false: bool,
+}
+
+impl Kind<bool> for Switch {
+    fn read_file<'de, A: MapAccess<'de>>(
+        &self,
+        _name: &'static str,
+        map: &mut A,
+    ) -> Result<Option<bool>, A::Error> {
+        map.next_value::<Option<bool>>()
+    }
+
+    fn read_env(&self, text: &str) -> Result<bool, String> {
+        match text.trim() {
+            "1" | "true" | "yes" | "on" => Ok(true),
+            "0" | "false" | "no" | "off" => Ok(false),
+            "" if self.empty_is_false => Ok(false),
+            _ => Err("expected true or false".into()),
+        }
+    }
+}
+
+/// One of a set of names: the type's own serde form in the file, its
+/// `FromStr` in a variable.
+struct Named;
+
+impl<T: DeserializeOwned + FromStr<Err = String>> Kind<T> for Named {
+    fn read_file<'de, A: MapAccess<'de>>(
+        &self,
+        _name: &'static str,
+        map: &mut A,
+    ) -> Result<Option<T>, A::Error> {
+        map.next_value::<Option<T>>()
+    }
+
+    fn read_env(&self, text: &str) -> Result<T, String> {
+        text.trim().parse()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The file's `settings` object.
+
+/// The `settings` object of a file: [`Settings`] with the file's values over
+/// the defaults. Unknown and repeated keys are refused with serde's texts.
+#[derive(Default)]
+pub(super) struct FileSettings(pub(super) Settings);
+
+impl<'de> Deserialize<'de> for FileSettings {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_struct("RawSettings", FILE_KEYS, SettingsVisitor)
+    }
+}
+
+struct SettingsVisitor;
+
+impl<'de> Visitor<'de> for SettingsVisitor {
+    type Value = FileSettings;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The text serde's derive gave when this was a derived struct; kept
+        // so that error messages stay as they were.
+        f.write_str("struct RawSettings")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FileSettings, A::Error> {
+        let mut settings = Settings::default();
+        let mut seen = [false; FILE_KEYS.len()];
+        while let Some(key) = map.next_key::<String>()? {
+            let Some(index) = FILE_KEYS.iter().position(|k| *k == key) else {
+                return Err(de::Error::unknown_field(&key, FILE_KEYS));
+            };
+            if std::mem::replace(&mut seen[index], true) {
+                return Err(de::Error::duplicate_field(FILE_KEYS[index]));
+            }
+            settings.read_file_value(&key, &mut map)?;
+        }
+        Ok(FileSettings(settings))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Durations: whole numbers of a unit, at most `MAX_DURATION`.
+
+/// The unit a duration setting is given in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeUnit {
+    Secs,
+    Millis,
+}
+
+impl TimeUnit {
+    /// The largest value accepted in this unit ([`MAX_DURATION`]).
+    pub fn max(self) -> u64 {
+        match self {
+            Self::Secs => MAX_DURATION.as_secs(),
+            Self::Millis => MAX_DURATION.as_secs() * 1000,
+        }
+    }
+
+    /// `value` of this unit as a duration, or why it is refused (too long).
+    pub fn duration(self, value: u64) -> Result<Duration, String> {
+        if value > self.max() {
+            return Err(format!(
+                "{value} is more than the maximum {} ({} days)",
+                self.max(),
+                MAX_DURATION.as_secs() / 86_400
+            ));
+        }
+        Ok(match self {
+            Self::Secs => Duration::from_secs(value),
+            Self::Millis => Duration::from_millis(value),
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Secs => "seconds",
+            Self::Millis => "milliseconds",
+        }
+    }
+}
+
+/// Reads one duration key: a whole number of `unit`s from `min` to the
+/// maximum, or `null` (the default). Errors name the key; serde_json adds
+/// the line and column.
+pub(super) struct DurationVisitor {
+    pub(super) key: &'static str,
+    pub(super) unit: TimeUnit,
+    pub(super) min: u64,
+}
+
+impl<'de> Visitor<'de> for DurationVisitor {
+    type Value = Option<Duration>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`: a whole number of {}", self.key, self.unit.name())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_u64<E: de::Error>(self, value: u64) -> Result<Self::Value, E> {
+        if value < self.min {
+            return Err(E::custom(format!(
+                "`{}` must be at least {}",
+                self.key, self.min
+            )));
+        }
+        self.unit
+            .duration(value)
+            .map(Some)
+            .map_err(|message| E::custom(format!("`{}`: {message}", self.key)))
+    }
+
+    fn visit_i64<E: de::Error>(self, value: i64) -> Result<Self::Value, E> {
+        match u64::try_from(value) {
+            Ok(value) => self.visit_u64(value),
+            Err(_) => Err(E::custom(format!(
+                "`{}` must not be negative (got {value})",
+                self.key
+            ))),
+        }
+    }
+
+    fn visit_f64<E: de::Error>(self, value: f64) -> Result<Self::Value, E> {
+        // Numbers too big for u64 arrive here too.
+        if value > self.unit.max() as f64 {
+            return Err(E::custom(format!(
+                "`{}`: {value:e} is more than the maximum {} ({} days)",
+                self.key,
+                self.unit.max(),
+                MAX_DURATION.as_secs() / 86_400
+            )));
+        }
+        Err(E::custom(format!(
+            "`{}` must be a whole number of {} (got {value})",
+            self.key,
+            self.unit.name()
+        )))
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for DurationVisitor {
+    type Value = Option<Duration>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+    use crate::config::Config;
+
+    fn file_settings(settings: &str) -> Result<Settings, ConfigError> {
+        Config::parse(
+            &format!(r#"{{"settings": {settings}}}"#),
+            Path::new("c.json"),
+        )
+        .map(|c| c.settings)
+    }
+
+    fn env_settings(name: &str, value: &str) -> Result<Settings, ConfigError> {
+        let mut settings = Settings::default();
+        settings.apply_env(|n| (n == name).then(|| value.to_string()))?;
+        Ok(settings)
+    }
+
+    /// The message of an `Invalid` error with its line and column.
+    fn invalid(err: ConfigError) -> (usize, usize, String) {
+        match err {
+            ConfigError::Invalid {
+                line,
+                column,
+                message,
+                ..
+            } => (line, column, message),
+            other => panic!("not a file error: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_setting_is_documented() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/configuration.md");
+        let doc = std::fs::read_to_string(&path).unwrap();
+        for setting in SETTINGS {
+            assert!(
+                doc.contains(&format!("`{}`", setting.key)),
+                "{} is not in {}",
+                setting.key,
+                path.display()
+            );
+            assert!(
+                doc.contains(&format!("`{}`", setting.env)),
+                "{} is not in {}",
+                setting.env,
+                path.display()
+            );
+            assert!(!setting.doc().is_empty(), "{} has no doc", setting.key);
+        }
+    }
+
+    #[test]
+    fn each_variable_is_its_key_in_capitals() {
+        for setting in SETTINGS {
+            let mut expected = String::from("SWITCHBOARD_");
+            for c in setting.key.chars() {
+                if c.is_ascii_uppercase() {
+                    expected.push('_');
+                }
+                expected.push(c.to_ascii_uppercase());
+            }
+            assert_eq!(setting.env, expected);
+        }
+        assert_eq!(ENV_VARS.len(), SETTINGS.len());
+        assert_eq!(FILE_KEYS.len(), SETTINGS.len());
+    }
+
+    /// Each setting given the same non-default value in the file and in its
+    /// variable: both give the same settings, differing from the defaults in
+    /// that one field, and a reload reports it exactly when the table says
+    /// it needs a restart.
+    #[test]
+    fn file_and_environment_agree_for_every_setting() {
+        let cases = [
+            ("listen", r#""127.0.0.1:9"#, "127.0.0.1:9"),
+            ("cacheTtlSecs", "7", "7"),
+            ("cacheMaxEntries", "3", "3"),
+            ("pollIntervalSecs", "0", "0"),
+            ("startupTimeoutSecs", "2", "2"),
+            ("callTimeoutSecs", "3", "3"),
+            ("coldListTimeoutMs", "250", "250"),
+            ("idleShutdownSecs", "0", "0"),
+            ("builtinTools", "false", "off"),
+            ("tokenStore", r#""memory""#, "memory"),
+            ("maxSessions", "5", "5"),
+            ("sessionIdleSecs", "9", "9"),
+            ("maxConnections", "40", "40"),
+            ("headerTimeoutSecs", "4", "4"),
+            ("allowRemote", "true", "yes"),
+        ];
+        assert_eq!(
+            cases.iter().map(|c| c.0).collect::<Vec<_>>(),
+            FILE_KEYS.to_vec(),
+            "one case per setting, in table order"
+        );
+        for (setting, (key, file_value, env_value)) in SETTINGS.iter().zip(cases) {
+            let file_value = if key == "listen" {
+                format!("{file_value}\"")
+            } else {
+                file_value.to_string()
+            };
+            let read_file = file_settings(&format!(r#"{{"{key}": {file_value}}}"#)).unwrap();
+            let read_env = env_settings(setting.env, env_value).unwrap();
+            assert_eq!(read_file, read_env, "{key}");
+            assert_ne!(read_file, Settings::default(), "{key}");
+            let reported = Settings::default().changed_needing_restart(&read_file);
+            let expected: Vec<&str> = if setting.restart { vec![key] } else { vec![] };
+            assert_eq!(reported, expected, "{key}");
+            // `null` in the file is the default.
+            assert_eq!(
+                file_settings(&format!(r#"{{"{key}": null}}"#)).unwrap(),
+                Settings::default(),
+                "{key}"
+            );
+        }
+    }
+
+    #[test]
+    fn changes_needing_restart_come_in_table_order() {
+        let next = Settings {
+            header_timeout: Duration::from_secs(5),
+            cache_ttl: Duration::from_secs(5),
+            token_store: TokenStoreChoice::Memory,
+            allow_remote: true,
+            ..Settings::default()
+        };
+        assert_eq!(
+            Settings::default().changed_needing_restart(&next),
+            vec!["cacheTtlSecs", "headerTimeoutSecs"]
+        );
+        assert!(next.changed_needing_restart(&next).is_empty());
+    }
+
+    #[test]
+    fn floors_and_minimums_apply_to_file_and_environment() {
+        for (key, env, check) in [
+            (
+                "startupTimeoutSecs",
+                "SWITCHBOARD_STARTUP_TIMEOUT_SECS",
+                (|s: &Settings| s.startup_timeout == Duration::from_secs(1))
+                    as fn(&Settings) -> bool,
+            ),
+            ("callTimeoutSecs", "SWITCHBOARD_CALL_TIMEOUT_SECS", |s| {
+                s.call_timeout == Duration::from_secs(1)
+            }),
+            (
+                "headerTimeoutSecs",
+                "SWITCHBOARD_HEADER_TIMEOUT_SECS",
+                |s| s.header_timeout == Duration::from_secs(1),
+            ),
+            ("cacheMaxEntries", "SWITCHBOARD_CACHE_MAX_ENTRIES", |s| {
+                s.cache_max_entries == 1
+            }),
+            ("maxSessions", "SWITCHBOARD_MAX_SESSIONS", |s| {
+                s.max_sessions == 1
+            }),
+            ("maxConnections", "SWITCHBOARD_MAX_CONNECTIONS", |s| {
+                s.max_connections == 0
+            }),
+            ("cacheTtlSecs", "SWITCHBOARD_CACHE_TTL_SECS", |s| {
+                s.cache_ttl == Duration::ZERO
+            }),
+        ] {
+            assert!(
+                check(&file_settings(&format!(r#"{{"{key}": 0}}"#)).unwrap()),
+                "{key}"
+            );
+            assert!(check(&env_settings(env, " 0 ").unwrap()), "{env}");
+        }
+    }
+
+    #[test]
+    fn bad_environment_values_name_the_variable_and_the_problem() {
+        for (name, value, message) in [
+            (
+                "SWITCHBOARD_LISTEN",
+                "nowhere",
+                "expected an address like 127.0.0.1:8420",
+            ),
+            (
+                "SWITCHBOARD_CACHE_TTL_SECS",
+                "-1",
+                "expected a whole number",
+            ),
+            (
+                "SWITCHBOARD_MAX_SESSIONS",
+                "many",
+                "expected a whole number",
+            ),
+            (
+                "SWITCHBOARD_COLD_LIST_TIMEOUT_MS",
+                "2592000001",
+                "2592000001 is more than the maximum 2592000000 (30 days)",
+            ),
+            ("SWITCHBOARD_BUILTIN_TOOLS", "", "expected true or false"),
+            (
+                "SWITCHBOARD_ALLOW_REMOTE",
+                "maybe",
+                "expected true or false",
+            ),
+            (
+                "SWITCHBOARD_TOKEN_STORE",
+                "file",
+                "expected auto, secret-service, keyutils or memory",
+            ),
+        ] {
+            let err = env_settings(name, value).unwrap_err();
+            assert_eq!(
+                err,
+                ConfigError::Env {
+                    name: name.into(),
+                    value: value.into(),
+                    message: message.into(),
+                }
+            );
+        }
+        // An empty SWITCHBOARD_ALLOW_REMOTE is off (an empty BUILTIN_TOOLS is refused above).
+        assert!(
+            !env_settings("SWITCHBOARD_ALLOW_REMOTE", "")
+                .unwrap()
+                .allow_remote
+        );
+        // The first bad variable in table order is the one reported.
+        let mut settings = Settings::default();
+        let err = settings
+            .apply_env(|n| {
+                matches!(n, "SWITCHBOARD_LISTEN" | "SWITCHBOARD_MAX_SESSIONS").then(|| "x".into())
+            })
+            .unwrap_err();
+        assert!(err.to_string().contains("SWITCHBOARD_LISTEN"), "{err}");
+    }
+
+    #[test]
+    fn unknown_repeated_and_mistyped_keys_are_refused_with_serde_texts() {
+        let (line, column, message) = invalid(file_settings(r#"{"cacheTTLSecs": 1}"#).unwrap_err());
+        assert_eq!((line, column), (1, 28));
+        assert_eq!(
+            message,
+            "unknown field `cacheTTLSecs`, expected one of `listen`, `cacheTtlSecs`, \
+             `cacheMaxEntries`, `pollIntervalSecs`, `startupTimeoutSecs`, `callTimeoutSecs`, \
+             `coldListTimeoutMs`, `idleShutdownSecs`, `builtinTools`, `tokenStore`, \
+             `maxSessions`, `sessionIdleSecs`, `maxConnections`, `headerTimeoutSecs`, \
+             `allowRemote`"
+        );
+        let (_, _, message) =
+            invalid(file_settings(r#"{"listen": null, "listen": "127.0.0.1:1"}"#).unwrap_err());
+        assert_eq!(message, "duplicate field `listen`");
+        for (settings, expected) in [
+            (
+                "5",
+                "invalid type: integer `5`, expected struct RawSettings",
+            ),
+            (
+                r#"{"maxSessions": "9"}"#,
+                r#"invalid type: string "9", expected u64"#,
+            ),
+            (
+                r#"{"builtinTools": 1}"#,
+                "invalid type: integer `1`, expected a boolean",
+            ),
+            (
+                r#"{"listen": "localhost"}"#,
+                r#"settings.listen: "localhost" is not an address like 127.0.0.1:8420"#,
+            ),
+            (
+                r#"{"tokenStore": "file"}"#,
+                "unknown variant `file`, expected one of `auto`, `secret-service`, `keyutils`, `memory`",
+            ),
+        ] {
+            let (_, _, message) = invalid(file_settings(settings).unwrap_err());
+            assert_eq!(message, expected, "{settings}");
+        }
+    }
+}
