@@ -32,6 +32,7 @@ pub mod sessions;
 pub mod snapshot;
 pub mod ui_assets;
 pub mod upstream;
+pub mod util;
 
 /// The log filter when `RUST_LOG` is unset or empty: the hub's own INFO
 /// lines and everyone else's warnings (rmcp's INFO is a line per message and

@@ -174,15 +174,7 @@ fn tail_suffix(tail: &str) -> String {
     }
 }
 
-pub(crate) fn humanize(d: Duration) -> String {
-    if d.as_millis() < 1000 {
-        format!("{} ms", d.as_millis())
-    } else if d.subsec_millis() == 0 {
-        format!("{} s", d.as_secs())
-    } else {
-        format!("{:.1} s", d.as_secs_f64())
-    }
-}
+pub(crate) use crate::util::humanize;
 
 impl UpstreamError {
     pub fn server(&self) -> &ServerId {
@@ -1995,20 +1987,8 @@ fn kill_process_group(pid: u32) {
     signal_process_group(pid, Signal::Kill);
 }
 
-/// The error and its sources, joined, for messages people read.
-pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(inner) = source {
-        let part = inner.to_string();
-        if !text.contains(&part) {
-            text.push_str(": ");
-            text.push_str(&part);
-        }
-        source = inner.source();
-    }
-    text
-}
+/// Moved to `util`; re-exported for the old path until the merge.
+pub(crate) use crate::util::error_chain;
 
 #[cfg(test)]
 mod tests {

@@ -230,16 +230,8 @@ pub fn age(rfc3339: &str) -> String {
     let Ok(at) = humantime::parse_rfc3339(rfc3339) else {
         return rfc3339.to_string();
     };
-    let secs = SystemTime::now()
-        .duration_since(at)
-        .unwrap_or_default()
-        .as_secs();
-    match secs {
-        0..=59 => format!("{secs} s"),
-        60..=3599 => format!("{} min", secs / 60),
-        3600..=86_399 => format!("{} h", secs / 3600),
-        _ => format!("{} d", secs / 86_400),
-    }
+    let since = SystemTime::now().duration_since(at).unwrap_or_default();
+    switchboard_core::util::humanize_coarse(since)
 }
 
 /// The lines of `next` that come after what `previous` ended with (for

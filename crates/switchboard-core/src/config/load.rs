@@ -56,10 +56,10 @@ pub enum ConfigError {
 }
 
 impl ConfigError {
-    /// The same error with [`crate::redact::text`] applied to the text that
+    /// The same error with [`crate::util::redact::text`] applied to the text that
     /// can quote the file or the environment (for the snapshot and logs).
     pub fn redacted(self) -> Self {
-        use crate::redact::text;
+        use crate::util::redact::text;
         match self {
             Self::Read { path, message } => Self::Read {
                 path,
@@ -93,8 +93,8 @@ impl ConfigError {
                 value,
                 message,
             } => Self::Env {
-                value: if crate::redact::is_secret_name(&name) {
-                    crate::redact::MASK.to_string()
+                value: if crate::util::redact::is_secret_name(&name) {
+                    crate::util::redact::MASK.to_string()
                 } else {
                     text(&value)
                 },
@@ -408,11 +408,11 @@ impl RawServer {
                     Some(kind) => return Err(format!("has `url` but `type` is {kind:?}")),
                 }
                 let parsed = reqwest::Url::parse(&url).map_err(|err| {
-                    let shown = crate::redact::url(&url);
+                    let shown = crate::util::redact::url(&url);
                     format!("`url` {shown:?} is not a valid URL: {err}")
                 })?;
                 if !matches!(parsed.scheme(), "http" | "https") {
-                    let shown = crate::redact::url(&url);
+                    let shown = crate::util::redact::url(&url);
                     return Err(format!(
                         "`url` {shown:?} must start with http:// or https://"
                     ));
