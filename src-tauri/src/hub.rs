@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use switchboard_core::config::default_config_path;
+use switchboard_core::config::{default_config_path, process_env};
 use switchboard_core::{Config, Hub, HubError, HubHandle, HubOptions};
 use tauri::async_runtime::JoinHandle;
 use tokio::sync::oneshot;
@@ -53,14 +53,11 @@ pub struct RunningHub {
 /// Loads the config, binds the listener and starts serving on Tauri's runtime.
 pub async fn start() -> anyhow::Result<RunningHub> {
     let path = config_path();
-    let (mut config, broken) = match Config::load(&path) {
-        Ok(config) => (config, false),
-        Err(err) => {
-            tracing::warn!(error = %err, "config file refused; starting with no servers until it is fixed");
-            (Config::default(), true)
-        }
-    };
-    config.settings.apply_env(|name| std::env::var(name).ok())?;
+    let (config, refused) = Config::load_effective_or_empty(&path, process_env)?;
+    let broken = refused.is_some();
+    if let Some(err) = refused {
+        tracing::warn!(error = %err, "config file refused; starting with no servers until it is fixed");
+    }
     tracing::info!(config = %path.display(), servers = config.servers.len(), "starting the hub");
     let hub = Hub::bind(
         config,

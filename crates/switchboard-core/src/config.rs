@@ -26,15 +26,18 @@
 //! - `settings`: [`Settings`], declared once in one table that drives the
 //!   file keys, the environment overrides, the defaults and the restart rules;
 //! - `secrets`: what in a config is a secret, and secret names;
-//! - `load`: reading and parsing the file ([`Config::load`])
-//!   and [`ConfigError`].
+//! - `load`: reading and parsing the file ([`Config::load`]), the config a
+//!   hub runs with (file plus environment: [`Config::load_effective`]) and
+//!   [`ConfigError`].
 
 mod load;
 mod model;
 mod secrets;
 mod settings;
 
-pub use load::{ConfigError, MAX_CONFIG_BYTES, default_config_path, read_config_file};
+pub use load::{
+    ConfigError, LoadFor, MAX_CONFIG_BYTES, default_config_path, process_env, read_config_file,
+};
 pub use model::{
     Config, ConfigValue, DEFAULT_LISTEN, MAX_SERVER_ID_LEN, OAuthConfig, ServerConfig, ServerId,
     ServerTimeouts, TransportConfig,

@@ -30,7 +30,7 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::capabilities::RefreshTrigger;
-use crate::config::{Config, ConfigError};
+use crate::config::{Config, ConfigError, LoadFor, process_env};
 use crate::hub::HubHandle;
 use crate::snapshot::timestamp;
 use crate::upstream::Upstream;
@@ -75,10 +75,7 @@ impl HubHandle {
     pub async fn reload_from_file(&self) -> Result<ReloadResult, ReloadError> {
         let path = self.config_path().ok_or(ReloadError::NoConfigFile)?;
         let _pass = self.inner.reload_lock.lock().await;
-        let loaded = Config::load_for_reload(&path).and_then(|mut config| {
-            config.settings.apply_env(|name| std::env::var(name).ok())?;
-            Ok(config)
-        });
+        let loaded = Config::load_effective(&path, LoadFor::Reload, process_env);
         match loaded {
             Ok(config) => {
                 self.set_config_error(None);

@@ -13,6 +13,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use switchboard::clients::{self, Bases, Client, ConnectRequest, ImportRequest, ImportSource};
 use switchboard::remote::{self, Remote};
+use switchboard_core::config::{ConfigError, LoadFor, process_env};
 use switchboard_core::{Config, Hub, HubOptions};
 
 #[derive(Parser)]
@@ -165,8 +166,7 @@ impl HubAddress {
             .config
             .clone()
             .unwrap_or_else(switchboard_core::config::default_config_path);
-        let mut config = Config::load(&path).with_context(|| "the config file was refused")?;
-        config.settings.apply_env(|name| std::env::var(name).ok())?;
+        let config = effective_config(&path)?;
         let mut addr = config.settings.listen;
         // A hub on all interfaces (allowRemote) is reached here on loopback.
         if addr.ip().is_unspecified() {
@@ -477,8 +477,8 @@ async fn secret(action: SecretAction) -> anyhow::Result<std::process::ExitCode> 
     };
     check_secret_name(&name).map_err(anyhow::Error::msg)?;
     let path = switchboard_config(config);
-    let mut settings = Config::load(&path).map(|c| c.settings).unwrap_or_default();
-    settings.apply_env(|name| std::env::var(name).ok())?;
+    let (config, _refused) = Config::load_effective_or_empty(&path, process_env)?;
+    let settings = config.settings;
     let opened = store::open_async(settings.token_store).await;
     if !opened.kind().persists() {
         anyhow::bail!(
@@ -692,11 +692,19 @@ fn connect(args: ConnectArgs) -> anyhow::Result<std::process::ExitCode> {
     Ok(std::process::ExitCode::SUCCESS)
 }
 
+/// The config file at `path` with the `SWITCHBOARD_*` overrides applied; a
+/// refused file is reported as such, a bad variable by its own message.
+fn effective_config(path: &std::path::Path) -> anyhow::Result<Config> {
+    Config::load_effective(path, LoadFor::Start, process_env).map_err(|err| match err {
+        ConfigError::Env { .. } => anyhow::Error::new(err),
+        err => anyhow::Error::new(err).context("the config file was refused"),
+    })
+}
+
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let path = switchboard_config(args.config);
     let first_run = !path.exists();
-    let mut config = Config::load(&path).with_context(|| "the config file was refused")?;
-    config.settings.apply_env(|name| std::env::var(name).ok())?;
+    let mut config = effective_config(&path)?;
     if args.allow_remote {
         config.settings.allow_remote = true;
     }

@@ -105,6 +105,58 @@ impl ConfigError {
     }
 }
 
+/// When a config file is read, which decides what a missing or empty file
+/// means: at start-up no servers yet, on a reload an error (so that only a
+/// valid file removes servers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadFor {
+    Start,
+    Reload,
+}
+
+/// The process environment, as [`Config::load_effective`] reads it:
+/// `std::env::var` of `name`, `None` when unset or not Unicode.
+pub fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+impl Config {
+    /// The config the hub runs with: the file at `path` (read as `when`
+    /// says) with the `SWITCHBOARD_*` overrides read through `env` (normally
+    /// [`process_env`]) applied. A refused file is reported before a bad
+    /// variable. Every place that loads a config for a hub goes through here
+    /// or [`Config::load_effective_or_empty`].
+    pub fn load_effective(
+        path: &Path,
+        when: LoadFor,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let mut config = match when {
+            LoadFor::Start => Self::load(path)?,
+            LoadFor::Reload => Self::load_for_reload(path)?,
+        };
+        config.settings.apply_env(env)?;
+        Ok(config)
+    }
+
+    /// [`Config::load_effective`] at start-up for a caller that runs on
+    /// when the file is refused (the desktop app, which then waits for a
+    /// fixed file): the refusal comes back beside a config with no servers
+    /// and the default settings, overrides applied. A bad variable is still
+    /// an error.
+    pub fn load_effective_or_empty(
+        path: &Path,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<(Self, Option<ConfigError>), ConfigError> {
+        let (mut config, refused) = match Self::load(path) {
+            Ok(config) => (config, None),
+            Err(err) => (Self::default(), Some(err)),
+        };
+        config.settings.apply_env(env)?;
+        Ok((config, refused))
+    }
+}
+
 impl Config {
     /// Reads and parses `path` at start-up. A missing or empty file is an
     /// empty config (the hub still serves); a non-regular file is refused.
@@ -933,5 +985,59 @@ mod tests {
         assert!(ServerId::new("a.b").is_err());
         assert!(ServerId::new("ü").is_err());
         assert!(ServerId::new(&"x".repeat(41)).is_err());
+    }
+
+    #[test]
+    fn the_effective_config_is_the_file_with_the_environment_over_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let env = |name: &str| (name == "SWITCHBOARD_MAX_SESSIONS").then(|| "7".to_string());
+        let bad_env = |name: &str| (name == "SWITCHBOARD_MAX_SESSIONS").then(|| "x".to_string());
+
+        // No file: at start-up no servers, overrides applied; on a reload refused.
+        let config = Config::load_effective(&path, LoadFor::Start, env).unwrap();
+        assert_eq!(config.servers, vec![]);
+        assert_eq!(config.settings.max_sessions, 7);
+        assert!(matches!(
+            Config::load_effective(&path, LoadFor::Reload, env),
+            Err(ConfigError::Missing { .. })
+        ));
+
+        std::fs::write(
+            &path,
+            r#"{"mcpServers": {"a": {"command": "x"}}, "settings": {"maxSessions": 3, "cacheMaxEntries": 9}}"#,
+        )
+        .unwrap();
+        for when in [LoadFor::Start, LoadFor::Reload] {
+            let config = Config::load_effective(&path, when, env).unwrap();
+            assert_eq!(config.servers.len(), 1);
+            assert_eq!(config.settings.max_sessions, 7, "the variable wins");
+            assert_eq!(
+                config.settings.cache_max_entries, 9,
+                "the file over the default"
+            );
+            assert!(matches!(
+                Config::load_effective(&path, when, bad_env),
+                Err(ConfigError::Env { .. })
+            ));
+        }
+        let (config, refused) = Config::load_effective_or_empty(&path, env).unwrap();
+        assert_eq!((config.servers.len(), refused), (1, None));
+
+        // A refused file is reported before a bad variable; the app's variant
+        // runs on with no servers and the overrides.
+        std::fs::write(&path, r#"{"mcpServers": 5}"#).unwrap();
+        assert!(matches!(
+            Config::load_effective(&path, LoadFor::Start, bad_env),
+            Err(ConfigError::Invalid { .. })
+        ));
+        let (config, refused) = Config::load_effective_or_empty(&path, env).unwrap();
+        assert!(matches!(refused, Some(ConfigError::Invalid { .. })));
+        assert_eq!(config.servers, vec![]);
+        assert_eq!(config.settings.max_sessions, 7);
+        assert!(matches!(
+            Config::load_effective_or_empty(&path, bad_env),
+            Err(ConfigError::Env { .. })
+        ));
     }
 }
