@@ -52,16 +52,27 @@ use crate::limiter::Limiter;
 use crate::redact;
 mod client;
 mod describe;
-pub mod inbound;
 mod stdio;
 
+use crate::events::EventSender;
+pub use crate::events::{Inbound, UpstreamEvent, inbound};
 pub use client::Downstream;
 use client::{Calls, UpstreamClient};
-pub use inbound::Inbound;
 use stdio::StdioHealth;
 pub use stdio::{MAX_MESSAGE_BYTES, STDERR_LINE_BYTES};
 
 use crate::resilience::{Admission, Breaker, BreakerState, DISCOVERY_ATTEMPTS, backoff};
+
+/// Gives the hub's pooled HTTP client for remote servers and OAuth. The hub
+/// builds that client on first use (it loads the system's root certificates),
+/// so a hub of local servers never pays for it.
+pub(crate) type HttpClient = Arc<dyn Fn() -> reqwest::Client + Send + Sync>;
+
+/// A wall-clock time as shown to people (RFC 3339, milliseconds), the format
+/// of every time in the snapshot.
+fn timestamp(t: SystemTime) -> String {
+    humantime::format_rfc3339_millis(t).to_string()
+}
 
 /// How many stderr lines are kept per server.
 const STDERR_LINES: usize = 200;
@@ -334,24 +345,6 @@ impl Default for LogLimits {
     }
 }
 
-/// What an upstream tells the hub.
-#[derive(Debug, Clone)]
-pub enum UpstreamEvent {
-    /// State, error or pid changed: republish the snapshot.
-    StateChanged,
-    /// The server announced that a list changed while none was pending:
-    /// refresh it until no change is pending (see [`Inbound`]).
-    ListChanged(ServerId, Arc<Inbound>),
-    /// A server with a warm (unverified) listing was started: list it for real.
-    Verify(ServerId),
-    /// A log message from the server.
-    #[allow(deprecated)] // logging is deprecated only for protocol 2026-07-28
-    Log(ServerId, rmcp::model::LoggingMessageNotificationParam),
-    /// Subscribed resources changed while no update was pending: forward the
-    /// pending updates until none is left (see [`Inbound`]).
-    ResourcesUpdated(ServerId, Arc<Inbound>),
-}
-
 /// A live connection to the server.
 struct Connection {
     peer: Peer<RoleClient>,
@@ -452,12 +445,12 @@ pub struct Upstream {
     settings: Arc<Settings>,
     /// Child of the hub's root token; cancelled when this upstream is retired.
     cancel: CancellationToken,
-    http: crate::hub::SharedHttp,
+    http: HttpClient,
     /// The hub's own id and listener: a remote URL leading back to it is refused.
     identity: Arc<crate::identity::HubIdentity>,
     /// OAuth tokens of remote servers and keyring secrets of stdio servers.
     auth: Arc<crate::auth::Auth>,
-    events: tokio::sync::mpsc::UnboundedSender<UpstreamEvent>,
+    events: EventSender,
     conn: tokio::sync::Mutex<Option<Arc<Connection>>>,
     status: Mutex<Status>,
     stderr: Arc<StderrLog>,
@@ -482,10 +475,10 @@ impl Upstream {
         config: ServerConfig,
         settings: Arc<Settings>,
         cancel: CancellationToken,
-        http: crate::hub::SharedHttp,
+        http: HttpClient,
         identity: Arc<crate::identity::HubIdentity>,
         auth: Arc<crate::auth::Auth>,
-        events: tokio::sync::mpsc::UnboundedSender<UpstreamEvent>,
+        events: EventSender,
     ) -> Self {
         let state = if config.enabled {
             ServerState::Idle
@@ -627,7 +620,7 @@ impl Upstream {
                 lines.pop_front();
             }
             lines.push_back(LogLine {
-                at: crate::snapshot::timestamp(SystemTime::now()),
+                at: timestamp(SystemTime::now()),
                 level,
                 message,
             });
@@ -1090,7 +1083,7 @@ impl Upstream {
             None
         } else {
             self.auth
-                .authorized_client(&self.id, url, server_config.oauth.as_ref(), self.http.get())
+                .authorized_client(&self.id, url, server_config.oauth.as_ref(), (self.http)())
                 .await
                 .map_err(|err| self.auth_setup_error(url, err))?
         };
@@ -1102,7 +1095,7 @@ impl Upstream {
                 (self.client().serve(transport).await, Some(refresher))
             }
             None => {
-                let transport = StreamableHttpClientTransport::with_client(self.http.get(), config);
+                let transport = StreamableHttpClientTransport::with_client((self.http)(), config);
                 (self.client().serve(transport).await, None)
             }
         };
@@ -1898,7 +1891,7 @@ fn diff_lists(old: &Capabilities, new: &Capabilities) -> Option<ListChange> {
         return None;
     }
     let mut change = ListChange {
-        at: crate::snapshot::timestamp(SystemTime::now()),
+        at: timestamp(SystemTime::now()),
         trigger: new.trigger,
         added: Vec::new(),
         removed: Vec::new(),
