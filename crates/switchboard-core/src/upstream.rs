@@ -57,7 +57,6 @@ use crate::config::{ServerConfig, ServerId, Settings};
 use crate::events::EventSender;
 use crate::fingerprint::Fingerprint;
 use crate::redact;
-use crate::resilience::Breaker;
 
 mod client;
 mod connect;
@@ -178,21 +177,7 @@ impl Upstream {
             auth,
             events,
             conn: tokio::sync::Mutex::new(None),
-            status: Mutex::new(Status {
-                state,
-                last_error: None,
-                pid: None,
-                listing: None,
-                stale: false,
-                last_ok_at: None,
-                last_failure_at: None,
-                breaker: Breaker::default(),
-                latency_ms: None,
-                changes: VecDeque::new(),
-                unverified: false,
-                next_poll_at: None,
-                last_used: tokio::time::Instant::now(),
-            }),
+            status: Mutex::new(Status::new(state)),
             stderr: Arc::new(StderrLog::default()),
             calls: Calls::default(),
             subscriptions: subscriptions.clone(),
@@ -299,4 +284,170 @@ pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
         source = inner.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capabilities::RefreshTrigger;
+    use crate::config::TransportConfig;
+    use crate::resilience::{BreakerState, FAILURE_THRESHOLD};
+
+    /// An upstream whose command does not exist: every start fails at once,
+    /// without a process, so the lifecycle runs on a paused clock.
+    fn unstartable() -> (
+        Arc<Upstream>,
+        tokio::sync::mpsc::UnboundedReceiver<UpstreamEvent>,
+    ) {
+        let config = ServerConfig {
+            id: ServerId::new("ghost").unwrap(),
+            transport: TransportConfig::Stdio {
+                command: "/nonexistent/switchboard-no-such-server".into(),
+                args: Vec::new(),
+                env: Default::default(),
+                cwd: None,
+            },
+            enabled: true,
+            disabled_tools: Default::default(),
+            namespace: None,
+            timeouts: Default::default(),
+            oauth: None,
+        };
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let auth = Arc::new(crate::auth::Auth::new(
+            crate::auth::store::OpenedStore::memory(crate::auth::store::KeyringKind::Memory, None),
+            tx.clone(),
+        ));
+        let upstream = Upstream::new(
+            config,
+            Arc::new(Settings::default()),
+            CancellationToken::new(),
+            Arc::new(reqwest::Client::new),
+            Arc::new(crate::identity::HubIdentity::new(
+                ([127, 0, 0, 1], 9).into(),
+            )),
+            auth,
+            tx,
+        );
+        (Arc::new(upstream), rx)
+    }
+
+    fn start_failures(upstream: &Upstream) -> usize {
+        upstream
+            .log_lines()
+            .iter()
+            .filter(|l| l.message.starts_with("start failed"))
+            .count()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn failing_starts_open_the_breaker_then_it_lets_one_probe_through() {
+        let (upstream, _events) = unstartable();
+        let err = upstream.refresh(RefreshTrigger::Manual).await.unwrap_err();
+        assert_eq!(err.kind(), "spawnFailed");
+        // A listing tries DISCOVERY_ATTEMPTS starts, each a transport failure.
+        assert_eq!(start_failures(&upstream), FAILURE_THRESHOLD as usize);
+        let view = upstream.view();
+        assert_eq!(view.state, ServerState::Failed);
+        assert_eq!(view.breaker, BreakerState::Open);
+        assert_eq!(view.health, Health::Down);
+        assert_eq!(view.consecutive_failures, FAILURE_THRESHOLD);
+        assert!(view.retry_at.is_some());
+        assert!(
+            upstream
+                .log_lines()
+                .iter()
+                .any(|l| l.message.starts_with("circuit breaker opened"))
+        );
+
+        // While open, a request fails at once, saying why and when.
+        let err = upstream.refresh(RefreshTrigger::Manual).await.unwrap_err();
+        let UpstreamError::CircuitOpen {
+            reason, retry_in, ..
+        } = &err
+        else {
+            panic!("expected an open circuit, got {err:?}");
+        };
+        assert!(reason.starts_with("could not be started"), "{reason}");
+        assert!(*retry_in <= crate::resilience::BASE_OPEN);
+        assert_eq!(start_failures(&upstream), FAILURE_THRESHOLD as usize);
+
+        // Once the open time is over, exactly one probe start is made; its
+        // failure opens the breaker again, for twice as long, and the retry
+        // within the same listing is refused.
+        tokio::time::advance(crate::resilience::BASE_OPEN).await;
+        let err = upstream.refresh(RefreshTrigger::Manual).await.unwrap_err();
+        let UpstreamError::CircuitOpen { retry_in, .. } = &err else {
+            panic!("expected an open circuit, got {err:?}");
+        };
+        assert!(*retry_in > crate::resilience::BASE_OPEN, "{retry_in:?}");
+        assert_eq!(start_failures(&upstream), FAILURE_THRESHOLD as usize + 1);
+        assert_eq!(upstream.view().breaker, BreakerState::Open);
+    }
+
+    /// The triggers of the listings made so far (each failed listing notes one line).
+    fn listings(upstream: &Upstream) -> Vec<String> {
+        upstream
+            .log_lines()
+            .iter()
+            .filter_map(|l| l.message.strip_prefix("listing ("))
+            .filter_map(|rest| rest.split(')').next().map(str::to_string))
+            .collect()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn concurrent_refreshes_share_one_listing_unless_a_change_was_announced() {
+        let (upstream, _events) = unstartable();
+        // The poll asks while the manual listing is under way (between its
+        // attempts): it gets that listing's outcome instead of its own.
+        let (a, b) = tokio::join!(
+            upstream.refresh(RefreshTrigger::Manual),
+            upstream.refresh(RefreshTrigger::Poll)
+        );
+        assert_eq!(a.unwrap_err().kind(), "spawnFailed");
+        assert_eq!(b.unwrap_err().kind(), "spawnFailed");
+        assert_eq!(listings(&upstream), ["manual"]);
+        assert_eq!(start_failures(&upstream), FAILURE_THRESHOLD as usize);
+
+        // A change notification needs a listing that starts after it, so it
+        // makes its own even while another one runs.
+        let (a, b) = tokio::join!(
+            upstream.refresh(RefreshTrigger::Manual),
+            upstream.refresh(RefreshTrigger::Notification)
+        );
+        assert_eq!(a.unwrap_err().kind(), "circuitOpen");
+        assert_eq!(b.unwrap_err().kind(), "circuitOpen");
+        assert_eq!(listings(&upstream), ["manual", "manual", "notification"]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_disabled_server_is_never_started() {
+        let (upstream, _events) = unstartable();
+        let mut config = (*upstream.config()).clone();
+        config.enabled = false;
+        let disabled = Upstream::new(
+            config,
+            upstream.settings.clone(),
+            CancellationToken::new(),
+            upstream.http.clone(),
+            upstream.identity.clone(),
+            upstream.auth.clone(),
+            upstream.events.clone(),
+        );
+        let disabled = Arc::new(disabled);
+        assert_eq!(disabled.view().state, ServerState::Disabled);
+        let err = disabled.refresh(RefreshTrigger::Manual).await.unwrap_err();
+        assert_eq!(err.kind(), "disabled");
+        assert_eq!(start_failures(&disabled), 0);
+        assert_eq!(disabled.view().health, Health::Unknown);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_retired_upstream_refuses_to_start() {
+        let (upstream, _events) = unstartable();
+        upstream.retire().await;
+        let err = upstream.refresh(RefreshTrigger::Manual).await.unwrap_err();
+        assert_eq!(err.kind(), "shuttingDown");
+        assert_eq!(start_failures(&upstream), 0);
+    }
 }

@@ -8,8 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientRequest, GetPromptRequestParams,
-    GetPromptResponse, ReadResourceRequestParams, ReadResourceResponse, Request, ServerResult,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, CompleteRequestParams,
+    CompleteResult, GetPromptRequestParams, GetPromptResponse, ReadResourceRequestParams,
+    ReadResourceResponse, Request, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use tokio_util::sync::CancellationToken;
@@ -114,22 +115,27 @@ impl Upstream {
         }
     }
 
+    /// Sends a request of one of the kinds the gateway forwards and returns
+    /// its answer; an answer of another kind is a protocol error.
+    pub(crate) async fn send<A: Ask>(
+        self: &Arc<Self>,
+        params: A,
+        downstream: Option<Downstream>,
+        cancel: &CancellationToken,
+    ) -> Result<A::Answer, UpstreamError> {
+        let result = self
+            .request(params.into_request(), downstream, cancel)
+            .await?;
+        A::answer(result).map_err(|other| self.unexpected(&other))
+    }
+
     pub async fn call_tool(
         self: &Arc<Self>,
         params: CallToolRequestParams,
         downstream: Option<Downstream>,
         cancel: &CancellationToken,
     ) -> Result<CallToolResponse, UpstreamError> {
-        let request = ClientRequest::CallToolRequest(Request::new(params));
-        match self.request(request, downstream, cancel).await? {
-            ServerResult::CallToolResult(r) => Ok(CallToolResponse::Complete(r)),
-            ServerResult::InputRequiredResult(r) => Ok(CallToolResponse::InputRequired(r)),
-            ServerResult::CreateTaskResult(r) => Ok(CallToolResponse::Task(r)),
-            ServerResult::EmptyResult(_) => Ok(CallToolResponse::Complete(
-                rmcp::model::CallToolResult::success(Vec::new()),
-            )),
-            other => Err(self.unexpected(&other)),
-        }
+        self.send(params, downstream, cancel).await
     }
 
     pub async fn get_prompt(
@@ -138,12 +144,7 @@ impl Upstream {
         downstream: Option<Downstream>,
         cancel: &CancellationToken,
     ) -> Result<GetPromptResponse, UpstreamError> {
-        let request = ClientRequest::GetPromptRequest(Request::new(params));
-        match self.request(request, downstream, cancel).await? {
-            ServerResult::GetPromptResult(r) => Ok(GetPromptResponse::Complete(r)),
-            ServerResult::InputRequiredResult(r) => Ok(GetPromptResponse::InputRequired(r)),
-            other => Err(self.unexpected(&other)),
-        }
+        self.send(params, downstream, cancel).await
     }
 
     pub async fn read_resource(
@@ -152,25 +153,16 @@ impl Upstream {
         downstream: Option<Downstream>,
         cancel: &CancellationToken,
     ) -> Result<ReadResourceResponse, UpstreamError> {
-        let request = ClientRequest::ReadResourceRequest(Request::new(params));
-        match self.request(request, downstream, cancel).await? {
-            ServerResult::ReadResourceResult(r) => Ok(ReadResourceResponse::Complete(r)),
-            ServerResult::InputRequiredResult(r) => Ok(ReadResourceResponse::InputRequired(r)),
-            other => Err(self.unexpected(&other)),
-        }
+        self.send(params, downstream, cancel).await
     }
 
     pub async fn complete(
         self: &Arc<Self>,
-        params: rmcp::model::CompleteRequestParams,
+        params: CompleteRequestParams,
         downstream: Option<Downstream>,
         cancel: &CancellationToken,
-    ) -> Result<rmcp::model::CompleteResult, UpstreamError> {
-        let request = ClientRequest::CompleteRequest(Request::new(params));
-        match self.request(request, downstream, cancel).await? {
-            ServerResult::CompleteResult(r) => Ok(r),
-            other => Err(self.unexpected(&other)),
-        }
+    ) -> Result<CompleteResult, UpstreamError> {
+        self.send(params, downstream, cancel).await
     }
 
     /// What the server said about itself at `initialize` (starting it if needed).
@@ -372,6 +364,75 @@ impl Upstream {
         };
         self.note("warn", err.to_string());
         err
+    }
+}
+
+/// A kind of request the gateway forwards to a server: how it is sent and
+/// which results answer it.
+pub(crate) trait Ask {
+    type Answer;
+    fn into_request(self) -> ClientRequest;
+    /// The answer, or the result back (boxed: it is large and rare) when it
+    /// does not answer this request.
+    fn answer(result: ServerResult) -> Result<Self::Answer, Box<ServerResult>>;
+}
+
+impl Ask for CallToolRequestParams {
+    type Answer = CallToolResponse;
+    fn into_request(self) -> ClientRequest {
+        ClientRequest::CallToolRequest(Request::new(self))
+    }
+    fn answer(result: ServerResult) -> Result<Self::Answer, Box<ServerResult>> {
+        match result {
+            ServerResult::CallToolResult(r) => Ok(CallToolResponse::Complete(r)),
+            ServerResult::InputRequiredResult(r) => Ok(CallToolResponse::InputRequired(r)),
+            ServerResult::CreateTaskResult(r) => Ok(CallToolResponse::Task(r)),
+            ServerResult::EmptyResult(_) => Ok(CallToolResponse::Complete(
+                CallToolResult::success(Vec::new()),
+            )),
+            other => Err(Box::new(other)),
+        }
+    }
+}
+
+impl Ask for GetPromptRequestParams {
+    type Answer = GetPromptResponse;
+    fn into_request(self) -> ClientRequest {
+        ClientRequest::GetPromptRequest(Request::new(self))
+    }
+    fn answer(result: ServerResult) -> Result<Self::Answer, Box<ServerResult>> {
+        match result {
+            ServerResult::GetPromptResult(r) => Ok(GetPromptResponse::Complete(r)),
+            ServerResult::InputRequiredResult(r) => Ok(GetPromptResponse::InputRequired(r)),
+            other => Err(Box::new(other)),
+        }
+    }
+}
+
+impl Ask for ReadResourceRequestParams {
+    type Answer = ReadResourceResponse;
+    fn into_request(self) -> ClientRequest {
+        ClientRequest::ReadResourceRequest(Request::new(self))
+    }
+    fn answer(result: ServerResult) -> Result<Self::Answer, Box<ServerResult>> {
+        match result {
+            ServerResult::ReadResourceResult(r) => Ok(ReadResourceResponse::Complete(r)),
+            ServerResult::InputRequiredResult(r) => Ok(ReadResourceResponse::InputRequired(r)),
+            other => Err(Box::new(other)),
+        }
+    }
+}
+
+impl Ask for CompleteRequestParams {
+    type Answer = CompleteResult;
+    fn into_request(self) -> ClientRequest {
+        ClientRequest::CompleteRequest(Request::new(self))
+    }
+    fn answer(result: ServerResult) -> Result<Self::Answer, Box<ServerResult>> {
+        match result {
+            ServerResult::CompleteResult(r) => Ok(r),
+            other => Err(Box::new(other)),
+        }
     }
 }
 

@@ -142,6 +142,27 @@ pub(super) struct Status {
     pub(super) last_used: tokio::time::Instant,
 }
 
+impl Status {
+    /// The status of an upstream that has not been started.
+    pub(super) fn new(state: ServerState) -> Self {
+        Self {
+            state,
+            last_error: None,
+            pid: None,
+            listing: None,
+            stale: false,
+            last_ok_at: None,
+            last_failure_at: None,
+            breaker: Breaker::default(),
+            latency_ms: None,
+            changes: VecDeque::new(),
+            unverified: false,
+            next_poll_at: None,
+            last_used: tokio::time::Instant::now(),
+        }
+    }
+}
+
 /// How many list changes are kept per server.
 pub(super) const CHANGE_HISTORY: usize = 10;
 
@@ -415,5 +436,58 @@ mod tests {
         let run = log.start_run();
         log.push(run, "connecting to https://u:p@h/?sig=s");
         assert_eq!(log.tail(1), ["connecting to https://***@h/?sig=***"]);
+    }
+
+    fn status(state: ServerState) -> Status {
+        Status::new(state)
+    }
+
+    #[test]
+    fn health_follows_failures_staleness_and_answers() {
+        let now = tokio::time::Instant::now();
+        let fresh = status(ServerState::Idle);
+        assert_eq!(health_of(&fresh, true), Health::Unknown, "never answered");
+        assert_eq!(health_of(&fresh, false), Health::Unknown, "disabled");
+
+        let mut ok = status(ServerState::Ready);
+        ok.last_ok_at = Some(SystemTime::now());
+        assert_eq!(health_of(&ok, true), Health::Healthy);
+        assert_eq!(health_of(&ok, false), Health::Unknown, "disabled");
+
+        let mut stale = ok.clone();
+        stale.stale = true;
+        assert_eq!(health_of(&stale, true), Health::Degraded);
+        for state in [ServerState::Failed, ServerState::AuthRequired] {
+            let mut s = ok.clone();
+            s.state = state;
+            assert_eq!(health_of(&s, true), Health::Degraded, "{state:?}");
+        }
+
+        let mut failing = ok.clone();
+        assert!(!failing.breaker.on_failure(now));
+        assert_eq!(health_of(&failing, true), Health::Degraded, "one failure");
+        for _ in 1..crate::resilience::FAILURE_THRESHOLD {
+            failing.breaker.on_failure(now);
+        }
+        assert_eq!(failing.breaker.state(), BreakerState::Open);
+        assert_eq!(health_of(&failing, true), Health::Down);
+        failing.breaker.on_success();
+        assert_eq!(health_of(&failing, true), Health::Healthy, "closed again");
+    }
+
+    #[test]
+    fn wall_clock_of_a_tokio_instant_keeps_the_distance_from_now() {
+        let now = tokio::time::Instant::now();
+        let ahead = to_system_time(now + Duration::from_secs(60));
+        let behind = to_system_time(now - Duration::from_secs(60));
+        let wall = SystemTime::now();
+        let ahead = ahead.duration_since(wall).unwrap_or_default();
+        let behind = wall.duration_since(behind).unwrap_or_default();
+        for d in [ahead, behind] {
+            assert!(
+                d > Duration::from_secs(59) && d <= Duration::from_secs(61),
+                "{d:?}"
+            );
+        }
     }
 }
