@@ -43,4 +43,4 @@ pub enum UpstreamEvent {
 }
 
 /// The sending end of the hub's event channel.
-pub type EventSender = tokio::sync::mpsc::UnboundedSender<UpstreamEvent>;
+pub(crate) type EventSender = tokio::sync::mpsc::UnboundedSender<UpstreamEvent>;

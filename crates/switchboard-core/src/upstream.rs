@@ -77,9 +77,9 @@ use connect::Connection;
 pub use error::UpstreamError;
 pub(crate) use process::guard;
 use refresh::ListOutcome;
-pub use status::{Health, ListChange, LogLine, StderrLog, UpstreamView};
-use status::{LogLimits, Status};
-pub use stdio::{MAX_MESSAGE_BYTES, STDERR_LINE_BYTES};
+pub(crate) use status::LogLine;
+pub use status::{Health, ListChange};
+use status::{LogLimits, Status, StderrLog};
 
 /// Gives the hub's pooled HTTP client for remote servers and OAuth. The hub
 /// builds that client on first use (it loads the system's root certificates),
@@ -236,13 +236,13 @@ impl Upstream {
     }
 
     /// Requests currently in flight.
-    pub fn in_flight(&self) -> u64 {
+    fn in_flight(&self) -> u64 {
         self.in_flight.load(Ordering::SeqCst)
     }
 
     /// Waits for in-flight requests to finish (at most `deadline`), then
     /// closes the connection and stops everything of this upstream.
-    pub async fn drain_and_retire(&self, deadline: Duration) {
+    pub(crate) async fn drain_and_retire(&self, deadline: Duration) {
         let start = Instant::now();
         while self.in_flight() > 0 && start.elapsed() < deadline {
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -251,11 +251,11 @@ impl Upstream {
     }
 
     /// Whether the server was stopped for being idle (its lists are kept).
-    pub fn is_sleeping(&self) -> bool {
+    pub(crate) fn is_sleeping(&self) -> bool {
         self.lock_status().state == ServerState::Sleeping
     }
 
-    pub fn is_unverified(&self) -> bool {
+    pub(crate) fn is_unverified(&self) -> bool {
         self.lock_status().unverified
     }
 
@@ -265,7 +265,7 @@ impl Upstream {
     }
 
     /// Closes the connection and stops everything of this upstream for good.
-    pub async fn retire(&self) {
+    pub(crate) async fn retire(&self) {
         self.close().await;
         self.cancel.cancel();
     }

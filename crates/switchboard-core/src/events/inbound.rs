@@ -38,8 +38,8 @@ const KINDS: u8 = 0b111;
 pub const UPDATE_SPACING: Duration = Duration::from_millis(100);
 /// Log messages of one server forwarded per [`LOG_INTERVAL`]; the rest are
 /// dropped and counted.
-pub const LOG_BURST: u32 = 100;
-pub const LOG_INTERVAL: Duration = Duration::from_secs(1);
+pub(crate) const LOG_BURST: u32 = 100;
+pub(crate) const LOG_INTERVAL: Duration = Duration::from_secs(1);
 
 fn bit(kind: ListKind) -> u8 {
     match kind {

@@ -35,7 +35,7 @@ pub(super) const STDERR_TAIL_IN_ERRORS: usize = 5;
 /// The stderr of a stdio server, last lines kept, each tagged with the run
 /// (process start) that wrote it.
 #[derive(Debug, Default)]
-pub struct StderrLog {
+pub(crate) struct StderrLog {
     pub(super) lines: Mutex<VecDeque<(u64, String)>>,
     pub(super) run: AtomicU64,
 }
@@ -95,7 +95,7 @@ pub(super) const LOG_LINES: usize = 200;
 /// One line of the hub's own log about a server (not the server's stderr).
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
-pub struct LogLine {
+pub(crate) struct LogLine {
     pub at: String,
     pub level: &'static str,
     pub message: String,
@@ -191,7 +191,7 @@ pub enum Health {
 
 /// A point-in-time view of one upstream, for the snapshot.
 #[derive(Debug, Clone)]
-pub struct UpstreamView {
+pub(crate) struct UpstreamView {
     pub state: ServerState,
     pub last_error: Option<Arc<str>>,
     pub pid: Option<u32>,
@@ -212,7 +212,7 @@ pub struct UpstreamView {
 
 impl Upstream {
     /// A view for the snapshot.
-    pub fn view(&self) -> UpstreamView {
+    pub(crate) fn view(&self) -> UpstreamView {
         let status = self.lock_status().clone();
         let health = health_of(&status, self.is_enabled());
         UpstreamView {
@@ -245,7 +245,7 @@ impl Upstream {
     }
 
     /// The hub's log lines about this server, oldest first.
-    pub fn log_lines(&self) -> Vec<LogLine> {
+    pub(crate) fn log_lines(&self) -> Vec<LogLine> {
         self.events_log
             .lock()
             .map(|l| l.iter().cloned().collect())

@@ -48,9 +48,9 @@ mod scan;
 use scan::answer_id;
 
 /// The largest message a stdio server may send (one line), as rmcp's default.
-pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// Stderr lines longer than this are split into pieces of at most this size.
-pub const STDERR_LINE_BYTES: usize = 8 * 1024;
+pub(crate) const STDERR_LINE_BYTES: usize = 8 * 1024;
 /// How much of the start of each line is kept, to find an oversized answer's id.
 const HEAD_BYTES: usize = 1024;
 /// How much of the end of a long line is kept (the id may come last).

@@ -29,9 +29,9 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 /// The hidden first argument that runs the binary as a guard.
-pub const GUARD_ARG: &str = "__guard";
+pub(crate) const GUARD_ARG: &str = "__guard";
 /// How long a server group gets between SIGTERM and SIGKILL once the hub is gone.
-pub const TERM_GRACE: Duration = Duration::from_secs(2);
+pub(crate) const TERM_GRACE: Duration = Duration::from_secs(2);
 /// How often a guard checks that its group still exists.
 const CHECK_EVERY: Duration = Duration::from_millis(250);
 
