@@ -340,6 +340,13 @@ mod tests {
             .count()
     }
 
+    #[test]
+    fn durations_read_as_people_say_them() {
+        assert_eq!(humanize(Duration::from_millis(250)), "250 ms");
+        assert_eq!(humanize(Duration::from_secs(30)), "30 s");
+        assert_eq!(humanize(Duration::from_millis(9_800)), "9.8 s");
+    }
+
     #[tokio::test(start_paused = true)]
     async fn failing_starts_open_the_breaker_then_it_lets_one_probe_through() {
         let (upstream, _events) = unstartable();
@@ -449,5 +456,59 @@ mod tests {
         let err = upstream.refresh(RefreshTrigger::Manual).await.unwrap_err();
         assert_eq!(err.kind(), "shuttingDown");
         assert_eq!(start_failures(&upstream), 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn carried_and_warm_listings_are_kept_and_flagged_until_confirmed() {
+        let (upstream, _events) = unstartable();
+        let caps = crate::capabilities::Capabilities::empty(RefreshTrigger::Startup);
+        upstream.set_warm_listing(caps.clone());
+        assert!(upstream.is_unverified());
+        assert!(upstream.view().unverified);
+        assert_eq!(upstream.capabilities().as_deref(), Some(&caps));
+
+        upstream.carry_listing(Arc::new(caps.clone()));
+        let view = upstream.view();
+        assert!(view.stale);
+        assert_eq!(view.health, Health::Degraded, "a stale listing");
+
+        // A failed listing keeps the lists and leaves them stale.
+        assert!(upstream.refresh(RefreshTrigger::Manual).await.is_err());
+        assert_eq!(upstream.capabilities().as_deref(), Some(&caps));
+        assert!(upstream.view().stale);
+        assert!(upstream.is_unverified());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_lost_authorization_waits_for_a_login_that_resets_the_breaker() {
+        let (upstream, _events) = unstartable();
+        assert!(upstream.refresh(RefreshTrigger::Manual).await.is_err());
+        assert_eq!(upstream.view().breaker, BreakerState::Open);
+
+        upstream.set_auth_required("the token was revoked".into());
+        let view = upstream.view();
+        assert_eq!(view.state, ServerState::AuthRequired);
+        assert!(
+            view.last_error
+                .as_deref()
+                .is_some_and(|e| e.contains("the token was revoked")),
+            "{:?}",
+            view.last_error
+        );
+        assert!(
+            upstream
+                .log_lines()
+                .iter()
+                .any(|l| l.level == "warn" && l.message.contains("requires authorization"))
+        );
+
+        upstream.after_login().await;
+        let view = upstream.view();
+        assert_eq!(view.state, ServerState::Idle);
+        assert_eq!(view.breaker, BreakerState::Closed);
+        assert_eq!(view.last_error, None);
+        // The breaker no longer holds the next start back.
+        let err = upstream.refresh(RefreshTrigger::Manual).await.unwrap_err();
+        assert_eq!(err.kind(), "spawnFailed");
     }
 }

@@ -208,4 +208,61 @@ mod tests {
             "server 'gh' exited; stderr: bad arg https://***@h/?api_key=*** | Authorization: Bearer ***"
         );
     }
+
+    #[test]
+    fn only_failures_to_reach_the_server_count_and_only_quick_ones_are_retried() {
+        let server = ServerId::new("s").unwrap();
+        let s = || server.clone();
+        let timeout = UpstreamError::Timeout {
+            server: s(),
+            during: "initialize",
+            after: Duration::from_secs(1),
+        };
+        let transport = [
+            UpstreamError::Spawn {
+                server: s(),
+                command: "x".into(),
+                message: "missing".into(),
+            },
+            UpstreamError::ProcessExited {
+                server: s(),
+                stderr_tail: String::new(),
+            },
+            UpstreamError::Connect {
+                server: s(),
+                url: "http://h".into(),
+                message: "refused".into(),
+            },
+            UpstreamError::Closed { server: s() },
+            UpstreamError::StdinStuck {
+                server: s(),
+                after: Duration::from_secs(1),
+            },
+        ];
+        for err in &transport {
+            assert!(err.is_transport_failure() && err.is_retryable(), "{err}");
+        }
+        assert!(timeout.is_transport_failure() && !timeout.is_retryable());
+        let answers = [
+            UpstreamError::Rpc {
+                server: s(),
+                error: ErrorData::invalid_params("bad", None),
+            },
+            UpstreamError::AuthRequired {
+                server: s(),
+                reason: "log in".into(),
+            },
+            UpstreamError::Cancelled { server: s() },
+            UpstreamError::CircuitOpen {
+                server: s(),
+                reason: "down".into(),
+                retry_in: Duration::from_secs(5),
+            },
+            UpstreamError::Disabled { server: s() },
+        ];
+        for err in &answers {
+            assert!(!err.is_transport_failure() && !err.is_retryable(), "{err}");
+            assert_eq!(err.server(), &server);
+        }
+    }
 }

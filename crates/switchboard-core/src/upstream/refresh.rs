@@ -220,3 +220,51 @@ pub(super) fn diff_lists(old: &Capabilities, new: &Capabilities) -> Option<ListC
     );
     Some(change)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn listing(tools: serde_json::Value, prompts: serde_json::Value) -> Capabilities {
+        let mut caps = Capabilities::empty(RefreshTrigger::Poll);
+        caps.tools = serde_json::from_value(tools).unwrap();
+        caps.prompts = serde_json::from_value(prompts).unwrap();
+        caps.resources =
+            serde_json::from_value(json!([{"uri": "file:///a", "name": "a"}])).unwrap();
+        caps.hashes = caps.compute_hashes();
+        caps
+    }
+
+    #[test]
+    fn a_list_change_names_what_was_added_removed_and_modified() {
+        let schema = json!({"type": "object"});
+        let old = listing(
+            json!([
+                {"name": "keep", "inputSchema": schema},
+                {"name": "edit", "inputSchema": schema},
+                {"name": "drop", "inputSchema": schema}
+            ]),
+            json!([{"name": "p"}]),
+        );
+        assert_eq!(diff_lists(&old, &old.clone()), None, "equal listings");
+        let new = listing(
+            json!([
+                {"name": "keep", "inputSchema": schema},
+                {"name": "edit", "description": "now documented", "inputSchema": schema},
+                {"name": "new", "inputSchema": schema}
+            ]),
+            json!([{"name": "p"}, {"name": "q"}]),
+        );
+        let change = diff_lists(&old, &new).unwrap();
+        assert_eq!(change.trigger, RefreshTrigger::Poll);
+        assert_eq!(change.added, ["new", "prompt:q"]);
+        assert_eq!(change.removed, ["drop"]);
+        assert_eq!(change.modified, ["edit"]);
+        assert!(
+            humantime::parse_rfc3339(&change.at).is_ok(),
+            "{}",
+            change.at
+        );
+    }
+}
