@@ -77,9 +77,8 @@ use connect::Connection;
 pub use error::UpstreamError;
 pub(crate) use process::guard;
 use refresh::ListOutcome;
-pub(crate) use status::LogLine;
 pub use status::{Health, ListChange};
-use status::{LogLimits, Status, StderrLog};
+use status::{LogLimits, LogLine, Status, StderrLog};
 
 /// Gives the hub's pooled HTTP client for remote servers and OAuth. The hub
 /// builds that client on first use (it loads the system's root certificates),
@@ -99,6 +98,7 @@ pub enum ServerState {
     AuthRequired,
 }
 
+/// A duration as people say it: `250 ms`, `30 s`, `9.8 s`.
 pub(crate) fn humanize(d: Duration) -> String {
     if d.as_millis() < 1000 {
         format!("{} ms", d.as_millis())

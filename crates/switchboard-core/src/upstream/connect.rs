@@ -18,6 +18,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use tokio_util::sync::CancellationToken;
 
 use super::client::UpstreamClient;
+use super::process::guard::Guard;
 use super::process::{Signal, kill_process_group, signal_process_group};
 use super::status::STDERR_TAIL_IN_ERRORS;
 use super::stdio::{self, StdioHealth};
@@ -199,7 +200,7 @@ impl Upstream {
             health,
         } = spawned;
         // Ends the server's process group if the hub dies without closing it.
-        let guard = pid.and_then(crate::guard::Guard::spawn);
+        let guard = pid.and_then(Guard::spawn);
         if let Some(guard) = &guard {
             tracing::debug!(server = %self.id, pid = ?pid, guard = ?guard.pid(), "process guard started");
         }
@@ -351,7 +352,7 @@ impl Upstream {
         self: &Arc<Self>,
         service: RunningService<RoleClient, UpstreamClient>,
         pid: Option<u32>,
-        stdio: Option<(Arc<StdioHealth>, Option<crate::guard::Guard>)>,
+        stdio: Option<(Arc<StdioHealth>, Option<Guard>)>,
     ) -> Connection {
         let (health, guard) = match stdio {
             Some((health, guard)) => (Some(health), guard),
