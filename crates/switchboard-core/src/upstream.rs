@@ -511,4 +511,40 @@ mod tests {
         let err = upstream.refresh(RefreshTrigger::Manual).await.unwrap_err();
         assert_eq!(err.kind(), "spawnFailed");
     }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_answer_closes_the_breaker_and_smooths_the_latency() {
+        let (upstream, _events) = unstartable();
+        assert!(upstream.refresh(RefreshTrigger::Manual).await.is_err());
+        assert_eq!(upstream.view().health, Health::Down);
+
+        upstream.record_success(Some(Duration::from_millis(100)));
+        let view = upstream.view();
+        assert_eq!(view.state, ServerState::Ready);
+        assert_eq!(view.breaker, BreakerState::Closed);
+        assert_eq!(view.consecutive_failures, 0);
+        assert_eq!(view.last_error, None);
+        assert_eq!(view.health, Health::Healthy);
+        assert_eq!(view.latency_ms, Some(100.0));
+        upstream.record_success(Some(Duration::from_millis(200)));
+        upstream.record_success(None);
+        assert_eq!(upstream.view().latency_ms, Some(120.0));
+    }
+
+    #[tokio::test]
+    async fn the_log_about_a_server_keeps_its_last_lines_redacted() {
+        let (upstream, _events) = unstartable();
+        for i in 0..(status::LOG_LINES + 3) {
+            upstream.note("info", format!("line {i}"));
+        }
+        upstream.note("warn", "fetching https://u:p@h/?token=t".into());
+        let lines = upstream.log_lines();
+        assert_eq!(lines.len(), status::LOG_LINES);
+        assert_eq!(lines[0].message, "line 4");
+        let last = lines.last().unwrap();
+        assert_eq!(
+            (last.level, last.message.as_str()),
+            ("warn", "fetching https://***@h/?token=***")
+        );
+    }
 }
