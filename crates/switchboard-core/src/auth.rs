@@ -40,7 +40,7 @@ pub use store::{
 };
 
 use crate::config::{ConfigValue, OAuthConfig, ServerId};
-use crate::upstream::UpstreamEvent;
+use crate::events::UpstreamEvent;
 use tokens::{AuthStates, Credentials, ServerAuth};
 
 /// Why a login, a logout or a secret lookup failed. Each names what to do.

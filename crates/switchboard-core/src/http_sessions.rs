@@ -37,8 +37,8 @@ use rmcp::transport::streamable_http_server::session::{
 };
 use tokio_util::sync::CancellationToken;
 
+use crate::events::UpstreamEvent;
 use crate::sessions::Session;
-use crate::upstream::UpstreamEvent;
 
 /// Why the hub's session manager refused an operation.
 #[derive(Debug, thiserror::Error)]

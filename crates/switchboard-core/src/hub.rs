@@ -557,7 +557,10 @@ impl HubHandle {
             server,
             self.inner.settings.clone(),
             self.inner.cancel.child_token(),
-            self.inner.http.clone(),
+            {
+                let http = self.inner.http.clone();
+                Arc::new(move || http.get())
+            },
             self.inner.identity.clone(),
             self.inner.auth.clone(),
             self.inner.events.clone(),

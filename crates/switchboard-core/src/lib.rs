@@ -12,6 +12,7 @@ pub mod capabilities;
 pub mod catalog;
 pub mod config;
 pub mod control;
+mod events;
 pub mod fast_path;
 pub mod files;
 pub mod fingerprint;

@@ -66,14 +66,9 @@ impl Limiter {
         }
     }
 
-    /// The length of one interval.
-    pub fn interval(&self) -> Duration {
-        self.interval
-    }
-
     /// How many were dropped since the last one that passed, resetting the
     /// count: the caller reports them now instead of with the next pass.
-    pub fn take_dropped(&self) -> u64 {
+    pub(crate) fn take_dropped(&self) -> u64 {
         let mut window = self.window.lock().unwrap_or_else(|e| e.into_inner());
         std::mem::take(&mut window.dropped)
     }
@@ -84,7 +79,7 @@ impl Limiter {
     }
 
     /// Decides on one occurrence at `now`.
-    pub fn check_at(&self, now: Instant) -> Verdict {
+    pub(crate) fn check_at(&self, now: Instant) -> Verdict {
         let mut window = self.window.lock().unwrap_or_else(|e| e.into_inner());
         let expired = window
             .started

@@ -15,15 +15,15 @@ use serde::Serialize;
 use tokio::time::Instant;
 
 /// Consecutive transport failures that open the breaker.
-pub const FAILURE_THRESHOLD: u32 = 3;
+pub(crate) const FAILURE_THRESHOLD: u32 = 3;
 /// How long the breaker first stays open.
-pub const BASE_OPEN: Duration = Duration::from_secs(5);
+pub(crate) const BASE_OPEN: Duration = Duration::from_secs(5);
 /// The longest it stays open.
-pub const MAX_OPEN: Duration = Duration::from_secs(300);
+pub(crate) const MAX_OPEN: Duration = Duration::from_secs(300);
 /// Attempts per discovery (listing), with exponential backoff between them.
-pub const DISCOVERY_ATTEMPTS: u32 = 3;
+pub(crate) const DISCOVERY_ATTEMPTS: u32 = 3;
 /// The first backoff between discovery attempts.
-pub const BASE_BACKOFF: Duration = Duration::from_millis(200);
+pub(crate) const BASE_BACKOFF: Duration = Duration::from_millis(200);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -34,7 +34,7 @@ pub enum BreakerState {
 }
 
 #[derive(Debug, Clone)]
-pub struct Breaker {
+pub(crate) struct Breaker {
     state: BreakerState,
     consecutive_failures: u32,
     open_until: Option<Instant>,
@@ -56,7 +56,7 @@ impl Default for Breaker {
 
 /// What the breaker says about an attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Admission {
+pub(crate) enum Admission {
     /// Go ahead.
     Allowed,
     /// Go ahead: this is the single half-open probe.
@@ -83,7 +83,7 @@ impl Breaker {
     }
 
     /// Asks to make an attempt at `now`.
-    pub fn admit(&mut self, now: Instant) -> Admission {
+    pub(crate) fn admit(&mut self, now: Instant) -> Admission {
         match self.state {
             BreakerState::Closed => Admission::Allowed,
             BreakerState::Open => match self.open_until {
@@ -106,12 +106,12 @@ impl Breaker {
         }
     }
 
-    pub fn on_success(&mut self) {
+    pub(crate) fn on_success(&mut self) {
         *self = Self::default();
     }
 
     /// Records a transport failure at `now`; returns true if it opened the breaker.
-    pub fn on_failure(&mut self, now: Instant) -> bool {
+    pub(crate) fn on_failure(&mut self, now: Instant) -> bool {
         self.consecutive_failures = self.consecutive_failures.saturating_add(1);
         match self.state {
             BreakerState::HalfOpen => {
@@ -136,7 +136,7 @@ impl Breaker {
 
 /// The wait before discovery attempt `attempt` (1-based; 0 for the first):
 /// exponential from [`BASE_BACKOFF`], with ±20% jitter from `seed`.
-pub fn backoff(attempt: u32, seed: u64) -> Duration {
+pub(crate) fn backoff(attempt: u32, seed: u64) -> Duration {
     if attempt == 0 {
         return Duration::ZERO;
     }

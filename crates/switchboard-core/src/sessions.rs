@@ -35,13 +35,7 @@ use crate::gateway::Scope;
 use crate::http_sessions::{SessionTable, Usage, UseGuard};
 use crate::snapshot::timestamp;
 
-/// Which merged list a session listed or is told about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ListKind {
-    Tools,
-    Prompts,
-    Resources,
-}
+pub use crate::events::ListKind;
 
 /// One downstream session.
 pub struct Session {

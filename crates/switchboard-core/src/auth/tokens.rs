@@ -26,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::store::{self, TokenStore};
 use crate::config::ServerId;
-use crate::upstream::UpstreamEvent;
+use crate::events::UpstreamEvent;
 
 /// How long an authorization request (PKCE verifier, state) stays usable.
 const STATE_TTL: Duration = Duration::from_secs(15 * 60);

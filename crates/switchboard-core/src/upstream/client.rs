@@ -43,11 +43,10 @@ use rmcp::service::{
     RoleClient, RoleServer,
 };
 
-use super::UpstreamEvent;
-use super::inbound::{Inbound, LOG_BURST, LOG_INTERVAL};
 use crate::config::ServerId;
+use crate::events::inbound::{Inbound, LOG_BURST, LOG_INTERVAL};
+use crate::events::{ListKind, UpstreamEvent};
 use crate::limiter::Verdict;
-use crate::sessions::ListKind;
 
 /// Progress notifications of one call being forwarded at once; more are
 /// dropped (a server may send them faster than a client reads them).
@@ -188,7 +187,7 @@ impl Drop for CallGuard {
 #[derive(Clone)]
 pub(crate) struct UpstreamClient {
     pub(crate) server: ServerId,
-    pub(crate) events: tokio::sync::mpsc::UnboundedSender<UpstreamEvent>,
+    pub(crate) events: crate::events::EventSender,
     pub(crate) calls: Calls,
     /// Notifications waiting for the hub (coalesced, bounded).
     pub(crate) inbound: Arc<Inbound>,

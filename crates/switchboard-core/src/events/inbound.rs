@@ -2,7 +2,7 @@
 //! a server sending notifications in a flood costs the hub a fixed amount of
 //! memory, not an amount per notification.
 //!
-//! The rmcp client handler ([`super::client`]) records each notification here
+//! The rmcp client handler (`upstream/client.rs`) records each notification here
 //! and tells the hub (an [`UpstreamEvent`](super::UpstreamEvent)) only when
 //! nothing is pending yet; the hub then runs one task that drains what is
 //! pending until nothing is left:
@@ -18,7 +18,7 @@
 //!   [`LOG_BURST`] per second per server are forwarded, the rest dropped and
 //!   counted, and clients get one message saying how many were dropped.
 //!
-//! Progress is bounded where it is forwarded (see `client.rs`).
+//! Progress is bounded where it is forwarded (see `upstream/client.rs`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -27,8 +27,8 @@ use std::time::Duration;
 
 use rmcp::model::ResourceUpdatedNotificationParam;
 
+use super::ListKind;
 use crate::limiter::Limiter;
-use crate::sessions::ListKind;
 
 /// Set while a hub task owns the pending list changes.
 const ACTIVE: u8 = 0x80;
@@ -38,8 +38,8 @@ const KINDS: u8 = 0b111;
 pub const UPDATE_SPACING: Duration = Duration::from_millis(100);
 /// Log messages of one server forwarded per [`LOG_INTERVAL`]; the rest are
 /// dropped and counted.
-pub const LOG_BURST: u32 = 100;
-pub const LOG_INTERVAL: Duration = Duration::from_secs(1);
+pub(crate) const LOG_BURST: u32 = 100;
+pub(crate) const LOG_INTERVAL: Duration = Duration::from_secs(1);
 
 fn bit(kind: ListKind) -> u8 {
     match kind {

@@ -1,0 +1,527 @@
+//! Starting and ending the connection to one server: a stdio child in its
+//! own process group or a Streamable HTTP session, the monitor task that
+//! watches it and reaps it, closing it, and the idle sleep.
+//!
+//! `Upstream::connection` is the only way in: it starts the server when
+//! there is no live connection (one start for concurrent first uses, under
+//! the `conn` lock) and records the outcome in the status.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use rmcp::ServiceExt;
+use rmcp::service::{Peer, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use tokio_util::sync::CancellationToken;
+
+use super::client::UpstreamClient;
+use super::process::guard::Guard;
+use super::process::{Signal, kill_process_group, signal_process_group};
+use super::status::STDERR_TAIL_IN_ERRORS;
+use super::stdio::{self, StdioHealth};
+use super::{ServerState, Upstream, UpstreamError, UpstreamEvent, describe, humanize};
+use crate::config::TransportConfig;
+use crate::redact;
+
+/// How long a closing stdio server gets after stdin is closed, and again after SIGTERM.
+const CLOSE_GRACE: Duration = Duration::from_secs(2);
+/// How long closing a connection may take in all.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(6);
+
+/// A live connection to the server.
+pub(super) struct Connection {
+    pub(super) peer: Peer<RoleClient>,
+    pub(super) pid: Option<u32>,
+    /// Cancelling it closes the connection; the monitor task then reaps it.
+    pub(super) stop: CancellationToken,
+    /// Completes (sender dropped) when the connection is fully closed.
+    pub(super) closed: tokio::sync::watch::Receiver<()>,
+    /// Set when the hub closes the connection on purpose.
+    pub(super) generation: u64,
+    /// What the pipes of a stdio server noticed (none for HTTP).
+    pub(super) stdio: Option<Arc<StdioHealth>>,
+}
+
+impl Upstream {
+    /// The live connection, started now if there is none.
+    pub(super) async fn connection(self: &Arc<Self>) -> Result<Arc<Connection>, UpstreamError> {
+        if !self.is_enabled() {
+            return Err(UpstreamError::Disabled {
+                server: self.id.clone(),
+            });
+        }
+        if self.cancel.is_cancelled() {
+            return Err(UpstreamError::ShuttingDown {
+                server: self.id.clone(),
+            });
+        }
+        self.admit()?;
+        let mut slot = self.conn.lock().await;
+        if let Some(conn) = slot.as_ref() {
+            if !conn.peer.is_transport_closed() && !conn.stop.is_cancelled() {
+                return Ok(conn.clone());
+            }
+            *slot = None;
+        }
+        self.update(|s| {
+            s.state = ServerState::Starting;
+            s.pid = None;
+        });
+        let started = Instant::now();
+        let connected = tokio::select! {
+            result = tokio::time::timeout(self.startup_timeout(), self.connect()) => match result {
+                Ok(result) => result,
+                Err(_) => Err(UpstreamError::Timeout {
+                    server: self.id.clone(),
+                    during: "initialize",
+                    after: self.startup_timeout(),
+                }),
+            },
+            _ = self.cancel.cancelled() => Err(UpstreamError::ShuttingDown { server: self.id.clone() }),
+        };
+        match connected {
+            Ok(conn) => {
+                tracing::info!(
+                    server = %self.id,
+                    pid = ?conn.pid,
+                    elapsed_ms = started.elapsed().as_millis() as u64,
+                    "upstream connected"
+                );
+                let conn = Arc::new(conn);
+                self.note(
+                    "info",
+                    match conn.pid {
+                        Some(pid) => format!("started (pid {pid})"),
+                        None => "connected".to_string(),
+                    },
+                );
+                *slot = Some(conn.clone());
+                let pid = conn.pid;
+                let poll = self.first_poll_delay();
+                if self.lock_status().unverified {
+                    let _ = self.events.send(UpstreamEvent::Verify(self.id.clone()));
+                }
+                self.update(|s| {
+                    s.state = ServerState::Ready;
+                    s.pid = pid;
+                    s.last_error = None;
+                    s.next_poll_at = poll.and_then(|d| tokio::time::Instant::now().checked_add(d));
+                });
+                Ok(conn)
+            }
+            Err(err) => {
+                tracing::warn!(server = %self.id, error = %err, "upstream failed to start");
+                self.note("error", format!("start failed: {err}"));
+                let state = if matches!(err, UpstreamError::AuthRequired { .. }) {
+                    ServerState::AuthRequired
+                } else {
+                    ServerState::Failed
+                };
+                self.record_failure(&err, Some(state));
+                Err(err)
+            }
+        }
+    }
+
+    pub(super) fn client(&self) -> UpstreamClient {
+        UpstreamClient {
+            server: self.id.clone(),
+            events: self.events.clone(),
+            calls: self.calls.clone(),
+            inbound: self.inbound.clone(),
+        }
+    }
+
+    pub(super) async fn connect(self: &Arc<Self>) -> Result<Connection, UpstreamError> {
+        let config = self.config();
+        match &config.transport {
+            TransportConfig::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => self.connect_stdio(command, args, env, cwd.as_deref()).await,
+            TransportConfig::Http { url, headers } => self.connect_http(url, headers).await,
+        }
+    }
+
+    pub(super) async fn connect_stdio(
+        self: &Arc<Self>,
+        command: &str,
+        args: &[String],
+        env: &std::collections::BTreeMap<String, crate::config::ConfigValue>,
+        cwd: Option<&std::path::Path>,
+    ) -> Result<Connection, UpstreamError> {
+        // `{"keyring": "<name>"}` values are read now, so a changed secret
+        // applies at the next start; they never reach a log or the snapshot.
+        let mut resolved = std::collections::BTreeMap::new();
+        for (name, value) in env {
+            let value = self
+                .auth
+                .resolve(value)
+                .await
+                .map_err(|err| UpstreamError::Spawn {
+                    server: self.id.clone(),
+                    command: command.to_string(),
+                    message: format!("environment variable {name}: {err}"),
+                })?;
+            resolved.insert(name.clone(), value);
+        }
+        let env = &resolved;
+        let instance = self.identity.instance.clone();
+        let mut wrapped = process_wrap::tokio::CommandWrap::with_new(command, |cmd| {
+            // A `switchboard stdio` bridge started by this hub sends it back
+            // (see `identity`), so a bridge to this very hub is refused.
+            cmd.args(args)
+                .env(crate::identity::VIA_ENV, &*instance)
+                .envs(env);
+            if let Some(cwd) = cwd {
+                cmd.current_dir(cwd);
+            }
+        });
+        #[cfg(unix)]
+        wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
+        #[cfg(windows)]
+        wrapped.wrap(process_wrap::tokio::JobObject);
+        let spawned = stdio::spawn(&self.id, wrapped, self.call_timeout()).map_err(|err| {
+            UpstreamError::Spawn {
+                server: self.id.clone(),
+                command: command.to_string(),
+                message: err.to_string(),
+            }
+        })?;
+        let stdio::Spawned {
+            transport,
+            stderr,
+            pid,
+            health,
+        } = spawned;
+        // Ends the server's process group if the hub dies without closing it.
+        let guard = pid.and_then(Guard::spawn);
+        if let Some(guard) = &guard {
+            tracing::debug!(server = %self.id, pid = ?pid, guard = ?guard.pid(), "process guard started");
+        }
+        let run = self.stderr.start_run();
+        let stderr_done = stderr.map(|stderr| {
+            let log = self.stderr.clone();
+            let server = self.id.clone();
+            tokio::spawn(stdio::read_stderr(stderr, move |line| {
+                tracing::debug!(target: "switchboard::upstream::stderr", server = %server, "{}", redact::text(&line));
+                log.push(run, &line);
+            }))
+        });
+        match self.client().serve(transport).await {
+            Ok(service) => Ok(self.watch(service, pid, Some((health, guard)))),
+            Err(err) => {
+                // Give the stderr reader a moment to drain what the process said before dying.
+                if let Some(done) = stderr_done {
+                    let _ = tokio::time::timeout(Duration::from_millis(500), done).await;
+                }
+                if let Some(pid) = pid {
+                    kill_process_group(pid);
+                }
+                if let Some(guard) = guard {
+                    guard.stop().await;
+                }
+                let tail = self.stderr.run_tail(STDERR_TAIL_IN_ERRORS);
+                tracing::debug!(
+                    server = %self.id,
+                    error = %describe::init_failure(&err),
+                    "stdio initialize failed"
+                );
+                Err(UpstreamError::ProcessExited {
+                    server: self.id.clone(),
+                    stderr_tail: tail,
+                })
+            }
+        }
+    }
+
+    pub(super) async fn connect_http(
+        self: &Arc<Self>,
+        url: &str,
+        headers: &std::collections::BTreeMap<String, String>,
+    ) -> Result<Connection, UpstreamError> {
+        if self.identity.is_own_address(url) {
+            return Err(UpstreamError::SelfReference {
+                server: self.id.clone(),
+                url: url.to_string(),
+            });
+        }
+        let mut custom = HashMap::new();
+        for (name, value) in headers {
+            let name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|e| {
+                UpstreamError::Protocol {
+                    server: self.id.clone(),
+                    message: format!("header {name:?}: {e}"),
+                }
+            })?;
+            let value =
+                http::HeaderValue::from_str(value).map_err(|e| UpstreamError::Protocol {
+                    server: self.id.clone(),
+                    message: format!("value of header {name}: {e}"),
+                })?;
+            custom.insert(name, value);
+        }
+        // Names this hub, so that a URL leading back to it by another way
+        // (a forwarded port, another name) is answered 508 by its listener.
+        if let Ok(value) = http::HeaderValue::from_str(&self.identity.instance) {
+            custom.insert(
+                http::HeaderName::from_static(crate::identity::VIA_HEADER),
+                value,
+            );
+        }
+        let config = StreamableHttpClientTransportConfig::with_uri(url)
+            .custom_headers(custom)
+            .reinit_on_expired_session(true)
+            .max_concurrent_requests(256);
+        // A configured `Authorization` header is the person's own scheme: no OAuth then.
+        let static_auth = headers
+            .keys()
+            .any(|h| h.eq_ignore_ascii_case("authorization"));
+        let server_config = self.config();
+        let authorized = if static_auth {
+            None
+        } else {
+            self.auth
+                .authorized_client(&self.id, url, server_config.oauth.as_ref(), (self.http)())
+                .await
+                .map_err(|err| self.auth_setup_error(url, err))?
+        };
+        let (served, refresher) = match authorized {
+            Some(authorized) => {
+                let refresher = authorized.refresher();
+                let transport =
+                    StreamableHttpClientTransport::with_client(authorized.client, config);
+                (self.client().serve(transport).await, Some(refresher))
+            }
+            None => {
+                let transport = StreamableHttpClientTransport::with_client((self.http)(), config);
+                (self.client().serve(transport).await, None)
+            }
+        };
+        match served {
+            Ok(service) => {
+                let conn = self.watch(service, None, None);
+                if let Some((manager, server_auth)) = refresher {
+                    let this = Arc::downgrade(self);
+                    let stop = conn.stop.clone();
+                    let generation = conn.generation;
+                    tokio::spawn(async move {
+                        let Some(reason) =
+                            crate::auth::keep_fresh(manager, server_auth, stop).await
+                        else {
+                            return;
+                        };
+                        if let Some(upstream) = this.upgrade() {
+                            upstream.auth_lost(generation, reason).await;
+                        }
+                    });
+                }
+                Ok(conn)
+            }
+            Err(err) => {
+                if err.is_authorization_required() {
+                    let server_auth = self.auth.server(&self.id);
+                    server_auth.set_challenge(err.auth_challenge());
+                    return Err(UpstreamError::AuthRequired {
+                        server: self.id.clone(),
+                        reason: self.auth_reason(),
+                    });
+                }
+                if describe::init_http_status(&err) == Some(describe::LOOP_DETECTED) {
+                    return Err(UpstreamError::SelfReference {
+                        server: self.id.clone(),
+                        url: url.to_string(),
+                    });
+                }
+                Err(UpstreamError::Connect {
+                    server: self.id.clone(),
+                    url: redact::url(url),
+                    message: describe::init_failure(&err),
+                })
+            }
+        }
+    }
+
+    /// Hands the running service to a monitor task and returns the connection.
+    pub(super) fn watch(
+        self: &Arc<Self>,
+        service: RunningService<RoleClient, UpstreamClient>,
+        pid: Option<u32>,
+        stdio: Option<(Arc<StdioHealth>, Option<Guard>)>,
+    ) -> Connection {
+        let (health, guard) = match stdio {
+            Some((health, guard)) => (Some(health), guard),
+            None => (None, None),
+        };
+        let stuck_health = health.clone();
+        let peer = service.peer().clone();
+        let stop = self.cancel.child_token();
+        let (closed_tx, closed_rx) = tokio::sync::watch::channel(());
+        let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let this = Arc::downgrade(self);
+        let stop_for_task = stop.clone();
+        let service_ct = service.cancellation_token();
+        tokio::spawn(async move {
+            let waiting = service.waiting();
+            tokio::pin!(waiting);
+            let stuck = async {
+                match &stuck_health {
+                    Some(health) => health.stuck().await,
+                    None => std::future::pending().await,
+                }
+            };
+            let died = tokio::select! {
+                _ = &mut waiting => true,
+                _ = stop_for_task.cancelled() => false,
+                () = stuck => {
+                    // Stdin is stuck: the connection is unusable (a message may
+                    // be half written). Report it, then close it like a stop.
+                    stop_for_task.cancel();
+                    if let (Some(upstream), Some(health)) = (this.upgrade(), &stuck_health) {
+                        upstream.report_stdin_stuck(health);
+                    }
+                    false
+                }
+            };
+            if !died {
+                // Cancelling the service makes its loop close the transport (stdin
+                // closed, or the HTTP session deleted). A server that does not exit
+                // on its own gets SIGTERM, then SIGKILL, as the whole group.
+                service_ct.cancel();
+                let escalate = async {
+                    if let Some(pid) = pid {
+                        tokio::time::sleep(CLOSE_GRACE).await;
+                        signal_process_group(pid, Signal::Term);
+                        tokio::time::sleep(CLOSE_GRACE).await;
+                        signal_process_group(pid, Signal::Kill);
+                    }
+                    std::future::pending::<()>().await;
+                };
+                let closing = async {
+                    tokio::select! {
+                        _ = &mut waiting => {}
+                        () = escalate => {}
+                    }
+                };
+                if tokio::time::timeout(CLOSE_TIMEOUT, closing).await.is_err() {
+                    tracing::warn!("upstream did not close within {CLOSE_TIMEOUT:?}");
+                }
+            }
+            if let Some(pid) = pid {
+                kill_process_group(pid);
+            }
+            if let Some(guard) = guard {
+                guard.stop().await;
+            }
+            if died && let Some(upstream) = this.upgrade() {
+                upstream.on_connection_lost(generation).await;
+            }
+            drop(closed_tx);
+        });
+        Connection {
+            peer,
+            pid,
+            stop,
+            closed: closed_rx,
+            generation,
+            stdio: health,
+        }
+    }
+
+    /// The error for a stdio server whose stdin is stuck.
+    pub(super) fn stdin_stuck_error(&self, health: &StdioHealth) -> UpstreamError {
+        UpstreamError::StdinStuck {
+            server: self.id.clone(),
+            after: health.stall_limit(),
+        }
+    }
+
+    /// Marks the server failed because its stdin is stuck (once per process).
+    pub(super) fn report_stdin_stuck(&self, health: &StdioHealth) {
+        if !health.take_stuck_report() {
+            return;
+        }
+        let err = self.stdin_stuck_error(health);
+        tracing::warn!(server = %self.id, error = %err, "stdin stuck; closing the server");
+        self.note("error", err.to_string());
+        self.record_failure(&err, Some(ServerState::Failed));
+    }
+
+    /// The connection ended without being asked to.
+    pub(super) async fn on_connection_lost(&self, generation: u64) {
+        // Let the stderr reader catch the last words.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let mut slot = self.conn.lock().await;
+        if slot.as_ref().is_some_and(|c| c.generation == generation) {
+            *slot = None;
+        } else {
+            return;
+        }
+        drop(slot);
+        let err = match &self.config().transport {
+            TransportConfig::Stdio { .. } => UpstreamError::ProcessExited {
+                server: self.id.clone(),
+                stderr_tail: self.stderr.run_tail(STDERR_TAIL_IN_ERRORS),
+            },
+            TransportConfig::Http { .. } => UpstreamError::Closed {
+                server: self.id.clone(),
+            },
+        };
+        tracing::warn!(server = %self.id, error = %err, "upstream connection lost");
+        self.note("error", format!("connection lost: {err}"));
+        self.record_failure(&err, Some(ServerState::Failed));
+        self.update(|s| s.pid = None);
+    }
+
+    /// Stops a stdio server nobody has used for `idle_shutdown` (keeping its
+    /// lists); returns true if it did. A call wakes it again.
+    pub(crate) async fn sleep_if_idle(&self, idle_shutdown: Duration) -> bool {
+        if !self.idle_due(idle_shutdown) {
+            return false;
+        }
+        tracing::info!(server = %self.id, "idle; stopping until next use");
+        self.note(
+            "info",
+            format!("idle for {}; sleeping", humanize(idle_shutdown)),
+        );
+        self.close().await;
+        self.update(|s| {
+            if s.state == ServerState::Idle {
+                s.state = ServerState::Sleeping;
+            }
+        });
+        true
+    }
+
+    /// Closes the connection, if any, and waits until its process group is gone.
+    pub async fn close(&self) {
+        let conn = self.conn.lock().await.take();
+        if let Some(conn) = conn {
+            conn.stop.cancel();
+            let mut closed = conn.closed.clone();
+            // The sender is dropped once the monitor has closed and reaped everything.
+            let _ = tokio::time::timeout(CLOSE_TIMEOUT + Duration::from_secs(2), async {
+                while closed.changed().await.is_ok() {}
+            })
+            .await;
+            tracing::info!(server = %self.id, "upstream closed");
+            self.note("info", "stopped".to_string());
+        }
+        self.update(|s| {
+            s.pid = None;
+            s.next_poll_at = None;
+            if matches!(s.state, ServerState::Ready | ServerState::Starting) {
+                s.state = if self.is_enabled() {
+                    ServerState::Idle
+                } else {
+                    ServerState::Disabled
+                };
+            }
+        });
+    }
+}
