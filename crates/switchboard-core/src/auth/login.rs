@@ -9,7 +9,7 @@
 //! (saved through the server's credential store) and answers the browser
 //! with a page saying how it went.
 
-use crate::upstream::error_chain;
+use crate::util::error_chain;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
