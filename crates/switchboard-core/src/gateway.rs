@@ -86,7 +86,7 @@ impl Gateway {
                 .get("mcp-session-id")
                 .and_then(|v| v.to_str().ok())
         {
-            self.hub.inner.sessions.bind_http_id(&self.session, id);
+            self.hub.sessions().bind_http_id(&self.session, id);
         }
     }
 
@@ -247,8 +247,7 @@ impl ServerHandler for Gateway {
             request.client_info.name, request.client_info.version
         );
         self.hub
-            .inner
-            .sessions
+            .sessions()
             .add(self.session.clone(), context.peer.clone(), client);
         // The session's id, from the hub's session manager: known from here on,
         // so its use is counted and it shows in the status at once.
@@ -257,8 +256,7 @@ impl ServerHandler for Gateway {
             .get::<crate::http_sessions::HttpSessionKey>()
         {
             self.hub
-                .inner
-                .sessions
+                .sessions()
                 .bind_http_id(&self.session, key.0.as_ref());
         }
         self.hub.publish_snapshot();

@@ -28,6 +28,7 @@ pub mod redact;
 pub mod registry;
 pub mod reload;
 pub mod resilience;
+mod server;
 pub mod sessions;
 pub mod snapshot;
 pub mod ui_assets;
