@@ -28,11 +28,11 @@ use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use serde_json::json;
 
-use crate::capabilities::RefreshTrigger;
 use crate::config::ServerId;
 use crate::gateway::{Gateway, Scope};
 use crate::hub::HubHandle;
 use crate::identity::{HubIdentity, INSTANCE_HEADER, VIA_HEADER};
+use crate::listing::RefreshTrigger;
 use crate::reload::{ReloadError, ReloadResult};
 
 /// Builds the router for the hub's listener.

@@ -35,28 +35,13 @@ use rmcp::model::{Prompt, Resource, ResourceTemplate};
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use serde_json::json;
 
-use crate::capabilities::{Capabilities, canonical_hash};
 use crate::catalog::Catalog;
 use crate::config::ServerId;
 use crate::hub::{HubHandle, Unrouted};
+use crate::listing::Capabilities;
+pub use crate::sessions::Scope;
 use crate::sessions::{ListKind, Session};
 use crate::upstream::{Downstream, Upstream, UpstreamError};
-
-/// Which servers a session sees.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Scope {
-    Merged,
-    Server(ServerId),
-}
-
-impl Scope {
-    pub fn covers(&self, server: &ServerId) -> bool {
-        match self {
-            Self::Merged => true,
-            Self::Server(id) => id == server,
-        }
-    }
-}
 
 /// One downstream session's handler (the HTTP service makes one per session).
 #[derive(Clone)]
@@ -107,7 +92,9 @@ impl Gateway {
             ListResult::Resources | ListResult::ResourceTemplates => ListKind::Resources,
         };
         match self.lists(kind).await {
-            Ok(Lists::Merged(catalog)) => Some(Ok(catalog.list_result(which))),
+            Ok(Lists::Merged(catalog)) => {
+                Some(Ok(catalog.list_result(which, crate::builtin::tools)))
+            }
             // Only pass-through sessions get one server's lists.
             Ok(Lists::Server(..)) => None,
             Err(error) => Some(Err(error)),
@@ -527,9 +514,11 @@ impl Gateway {
                 .server_lists(&upstream)
                 .await
                 .map_err(upstream_error)?;
+            let config = upstream.config();
+            let disabled = &config.disabled_tools;
             self.session
-                .listed(kind, pass_through_versions(&upstream, &caps)[index]);
-            let tools = visible_tools(&upstream, &caps);
+                .listed(kind, caps.pass_through_versions(disabled)[index]);
+            let tools = caps.visible_tools(disabled);
             return Ok(Lists::Server(caps, tools));
         }
         let catalog = self.hub.merged_catalog().await;
@@ -556,25 +545,6 @@ impl Gateway {
             .upstream(server.as_str())
             .ok_or_else(|| removed(&server))
     }
-}
-
-/// A server's tools as its pass-through sessions see them (`disabledTools` hidden).
-pub(crate) fn visible_tools(upstream: &Upstream, caps: &Capabilities) -> Vec<Tool> {
-    let config = upstream.config();
-    caps.tools
-        .iter()
-        .filter(|t| !config.disabled_tools.contains(t.name.as_ref()))
-        .cloned()
-        .collect()
-}
-
-/// The list versions a pass-through session compares (see `Session::listed`).
-pub(crate) fn pass_through_versions(upstream: &Upstream, caps: &Capabilities) -> [u64; 3] {
-    [
-        canonical_hash(&visible_tools(upstream, caps)),
-        canonical_hash(&caps.prompts),
-        canonical_hash(&(&caps.resources, &caps.resource_templates)),
-    ]
 }
 
 /// The error for a name that leads to no server: "unknown tool" (-32602)

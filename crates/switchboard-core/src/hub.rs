@@ -25,9 +25,9 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::capabilities::FreshCache;
 use crate::catalog::Catalog;
 use crate::config::{Config, ConfigError, ServerId, Settings};
+use crate::listing::FreshCache;
 use crate::registry::Registry;
 use crate::reload::ReloadResult;
 use crate::sessions::Sessions;
@@ -347,7 +347,7 @@ impl Hub {
             .collect();
         let auth = inner.auth.clone();
         inner.tasks.spawn(async move { auth.preload(remote).await });
-        inner.tasks.spawn(crate::freshness::run_poller(
+        inner.tasks.spawn(crate::fresh::run_poller(
             handle.clone(),
             inner.poller_wake.clone(),
             inner.cancel.child_token(),

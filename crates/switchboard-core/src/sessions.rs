@@ -31,9 +31,26 @@ use rmcp::model::{
 
 use crate::catalog::{CatalogDiff, CatalogVersions};
 use crate::config::ServerId;
-use crate::gateway::Scope;
 use crate::http_sessions::{SessionTable, Usage, UseGuard};
 use crate::snapshot::timestamp;
+
+/// Which servers a session sees: every enabled one (the merged endpoint,
+/// `/mcp`) or exactly one (its pass-through route, `/servers/<id>/mcp`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    Merged,
+    Server(ServerId),
+}
+
+impl Scope {
+    /// Whether `server`'s news concerns sessions of this scope.
+    pub fn covers(&self, server: &ServerId) -> bool {
+        match self {
+            Self::Merged => true,
+            Self::Server(id) => id == server,
+        }
+    }
+}
 
 /// Which merged list a session listed or is told about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -45,10 +45,10 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-use crate::capabilities::{Capabilities, RefreshTrigger};
 use crate::config::{ServerConfig, ServerId, Settings, TransportConfig};
 use crate::fingerprint::Fingerprint;
 use crate::limiter::Limiter;
+use crate::listing::{Capabilities, RefreshTrigger};
 use crate::redact;
 mod client;
 mod describe;
@@ -1915,7 +1915,7 @@ fn diff_lists(old: &Capabilities, new: &Capabilities) -> Option<ListChange> {
         let index = |items: &[T]| -> BTreeMap<String, u64> {
             items
                 .iter()
-                .map(|i| (key(i), crate::capabilities::canonical_hash(i)))
+                .map(|i| (key(i), crate::listing::canonical_hash(i)))
                 .collect()
         };
         let (before, after) = (index(old), index(new));

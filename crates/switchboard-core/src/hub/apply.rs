@@ -16,8 +16,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::HubHandle;
-use crate::capabilities::RefreshTrigger;
 use crate::config::{Config, ConfigError, ServerId};
+use crate::listing::RefreshTrigger;
 use crate::reload::{self, Action, ReloadError, ReloadResult, Running, RunningServer, Step};
 use crate::snapshot::timestamp;
 use crate::upstream::Upstream;
@@ -82,7 +82,7 @@ impl HubHandle {
                 (Action::Update, Some(current)) => {
                     current.set_config(server);
                     if let Some(caps) = current.capabilities() {
-                        let versions = crate::gateway::pass_through_versions(current, &caps);
+                        let versions = caps.pass_through_versions(&current.config().disabled_tools);
                         self.inner.sessions.announce_server(
                             &current.id,
                             versions,

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{HubHandle, Unrouted};
-use crate::capabilities::RefreshTrigger;
 use crate::catalog::{Catalog, Route};
 use crate::config::ServerId;
+use crate::listing::RefreshTrigger;
 use crate::upstream::{Upstream, UpstreamError};
 
 impl HubHandle {
@@ -110,7 +110,7 @@ impl HubHandle {
         let caps = upstream.refresh(trigger).await?;
         self.inner.fresh.mark_fresh(id, caps.listed_at).await;
         if before.is_some_and(|b| b.hashes != caps.hashes) {
-            let versions = crate::gateway::pass_through_versions(&upstream, &caps);
+            let versions = caps.pass_through_versions(&upstream.config().disabled_tools);
             self.inner
                 .sessions
                 .announce_server(id, versions, &self.inner.tasks);
@@ -124,7 +124,7 @@ impl HubHandle {
     pub async fn server_lists(
         &self,
         upstream: &Arc<Upstream>,
-    ) -> Result<Arc<crate::capabilities::Capabilities>, UpstreamError> {
+    ) -> Result<Arc<crate::listing::Capabilities>, UpstreamError> {
         if let Some(wait) = self.ensure_fresh(upstream).await {
             let _ = wait.await;
         }

@@ -4,7 +4,7 @@
 //! server (state, message) and in the snapshot.
 
 use super::HubHandle;
-use crate::capabilities::RefreshTrigger;
+use crate::listing::RefreshTrigger;
 use crate::upstream::Upstream;
 
 impl HubHandle {

@@ -16,10 +16,10 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::HubHandle;
-use crate::capabilities::RefreshTrigger;
 use crate::catalog::{Catalog, CatalogSource};
 use crate::config::{ConfigError, ServerId};
 use crate::limiter::Limiter;
+use crate::listing::RefreshTrigger;
 use crate::reload::ReloadResult;
 use crate::snapshot::{BreakerSnapshot, HubSnapshot, ServerSnapshot, Totals, timestamp};
 use crate::upstream::{Inbound, UpstreamEvent, inbound};

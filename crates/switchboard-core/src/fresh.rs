@@ -17,8 +17,8 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::capabilities::RefreshTrigger;
 use crate::hub::HubHandle;
+use crate::listing::RefreshTrigger;
 
 /// The longest the poller sleeps without looking.
 const MAX_NAP: Duration = Duration::from_secs(60);
