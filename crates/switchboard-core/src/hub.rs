@@ -1,15 +1,20 @@
-//! The hub: owns the registry, the catalog, the sessions and the listener, and
-//! runs until its shutdown future resolves.
-//!
-//! [`Hub::bind`] opens the listener (so the caller can print the address),
-//! [`Hub::run`] serves until shutdown and then closes every upstream with a
-//! deadline, leaving no child process behind. [`HubHandle`] is the cheap,
+//! The hub: the engine's state (registry, merged catalog, sessions, fresh
+//! cache, snapshot) behind private fields, and [`HubHandle`], the cheap,
 //! cloneable way in for the gateway, the control API, the CLI and tests.
+//!
+//! [`Hub::bind`] opens the listener (so the caller can print the address);
+//! `Hub::serve_with` starts the hub's own tasks, serves with the listener loop
+//! the HTTP layer builds ([`Hub::run`], in `server.rs`) until shutdown, and
+//! then closes every upstream with a deadline, leaving no child process
+//! behind. The work is split by concern: `discovery` (listing servers, routing
+//! names and URIs to them), `publish` (catalog, snapshot, event fan-out),
+//! `apply` (carrying out a [`crate::reload::plan`]), `watcher` (the config
+//! file), `login` (OAuth), `warm` (the warm catalog).
 //!
 //! Ownership: upstream state is written only by each [`Upstream`]; the merged
 //! [`Catalog`] is written only by [`HubHandle::rebuild_catalog`] (under
 //! `catalog_write`, a std mutex never held across an `.await`); the snapshot
-//! is published only by the event loop. Start-up never waits for upstreams:
+//! only by [`HubHandle::publish_snapshot`]. Start-up never waits for upstreams:
 //! they start on first need. List requests wait for never-listed servers
 //! once per server (one cold-start deadline shared by every list method and
 //! session); names are routed by their server part first

@@ -189,3 +189,83 @@ fn write_atomically(path: &Path, doc: &serde_json::Value) -> Result<(), ReloadEr
         .map(|_| ())
         .map_err(fail)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use pretty_assertions::assert_eq;
+
+    use crate::config::Config;
+    use crate::hub::{Hub, HubOptions};
+
+    fn config(json: &str) -> Config {
+        let mut config = Config::parse(json, Path::new("t.json")).unwrap();
+        config.settings.listen = "127.0.0.1:0".parse().unwrap();
+        config
+    }
+
+    #[tokio::test]
+    async fn applying_a_plan_keeps_updates_rebuilds_starts_and_retires() {
+        let hub = Hub::bind(
+            config(
+                r#"{"mcpServers":{
+                    "same":{"command":"switchboard-test-no-such-command"},
+                    "tools":{"command":"switchboard-test-no-such-command"},
+                    "cmd":{"command":"switchboard-test-no-such-command"},
+                    "gone":{"command":"switchboard-test-no-such-command"}}}"#,
+            ),
+            HubOptions::default(),
+        )
+        .await
+        .unwrap();
+        let handle = hub.handle();
+        let before = |id: &str| handle.upstream(id).unwrap();
+        let (same, tools, cmd) = (before("same"), before("tools"), before("cmd"));
+        let result = handle
+            .apply_config(config(
+                r#"{"mcpServers":{
+                    "same":{"command":"switchboard-test-no-such-command"},
+                    "tools":{"command":"switchboard-test-no-such-command","disabledTools":["x"]},
+                    "cmd":{"command":"switchboard-test-no-such-command","args":["2"]},
+                    "new":{"command":"switchboard-test-no-such-command"}}}"#,
+            ))
+            .await;
+        assert_eq!(
+            (
+                result.unchanged.clone(),
+                result.updated.clone(),
+                result.changed.clone(),
+                result.added.clone(),
+                result.removed.clone(),
+            ),
+            (
+                vec!["same".to_string()],
+                vec!["tools".to_string()],
+                vec!["cmd".to_string()],
+                vec!["new".to_string()],
+                vec!["gone".to_string()],
+            )
+        );
+        assert!(result.errors.is_empty(), "{:?}", result.errors);
+        let after = |id: &str| handle.upstream(id);
+        assert!(std::sync::Arc::ptr_eq(&same, &after("same").unwrap()));
+        let updated = after("tools").unwrap();
+        assert!(std::sync::Arc::ptr_eq(&tools, &updated));
+        assert!(updated.config().disabled_tools.contains("x"));
+        assert!(!std::sync::Arc::ptr_eq(&cmd, &after("cmd").unwrap()));
+        assert!(after("new").is_some());
+        assert!(after("gone").is_none());
+        assert_eq!(handle.snapshot().last_reload.as_ref(), Some(&result));
+        assert_eq!(
+            handle
+                .snapshot()
+                .servers
+                .iter()
+                .map(|s| s.id.as_str())
+                .collect::<Vec<_>>(),
+            vec!["same", "tools", "cmd", "new"]
+        );
+        handle.shutdown();
+    }
+}
