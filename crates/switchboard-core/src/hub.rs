@@ -283,18 +283,21 @@ impl Hub {
         self.handle.clone()
     }
 
-    /// Starts the hub's own tasks (event loop, config watcher, poller, warm
-    /// catalog writer), serves with `serve` (given the handle and the
-    /// listener; the HTTP layer above builds it, so the hub does not depend
-    /// on it) until `shutdown` resolves or serving stops, then closes every
-    /// upstream with a deadline and waits for the hub's tasks.
-    pub(crate) async fn serve_with<S>(
+    /// Starts the hub's own work (event loop, config watcher, poller, warm
+    /// catalog writer), serves the listener with `serve` (the HTTP layer,
+    /// composed in `server`, so the hub does not depend on it) until
+    /// `shutdown` resolves or serving stops, then closes every upstream with
+    /// a deadline and waits for the hub's tasks. `serve` gets the handle, the
+    /// listener, the token that stops it, and the tracker its background
+    /// tasks join so shutdown waits for them.
+    pub(crate) async fn serve_with<S, F>(
         self,
-        serve: impl FnOnce(HubHandle, tokio::net::TcpListener) -> S,
+        serve: S,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), HubError>
     where
-        S: Future<Output = std::io::Result<()>>,
+        S: FnOnce(HubHandle, tokio::net::TcpListener, CancellationToken, &TaskTracker) -> F,
+        F: Future<Output = std::io::Result<()>>,
     {
         let Self {
             handle,
@@ -345,7 +348,7 @@ impl Hub {
                 inner.cancel.child_token(),
             ));
         }
-        let serve = serve(handle.clone(), listener);
+        let serve = serve(handle.clone(), listener, inner.cancel.clone(), &inner.tasks);
         let mut serve = std::pin::pin!(serve);
 
         // `served` is set when the listener stopped by itself (an error, or

@@ -226,10 +226,6 @@ impl FreshCache {
         Self { inner, ttl }
     }
 
-    pub fn ttl(&self) -> Duration {
-        self.ttl
-    }
-
     /// Whether `server` was listed within the TTL. Not a cache read (no
     /// maintenance work, no popularity update): every list request asks this
     /// for every server, so it must stay a plain lookup.

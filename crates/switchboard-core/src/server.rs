@@ -1,10 +1,34 @@
-//! Composition at the top: the hub served by the HTTP layer. The hub itself
-//! knows nothing of HTTP; [`Hub::run`] hands it the listener's serving loop
-//! (control API, MCP routes, session reaper), built from the hub's handle.
+//! Runs a bound hub (layer 6): composes the HTTP layer over the hub and
+//! serves it on the hub's listener until shutdown. The hub's own work and the
+//! order things close in stay with the hub (`Hub::serve_with`); the router,
+//! the session reaper and the connection limits are added here, so the hub
+//! does not depend on the HTTP layer.
 
 use std::future::Future;
 
-use crate::hub::{Hub, HubError};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::hub::{Hub, HubError, HubHandle};
+
+/// The HTTP layer on the hub's listener: the router, and the reaper that
+/// expires idle MCP sessions (a child of the hub's token, joined to its
+/// tasks so shutdown waits for it).
+fn serve_http(
+    hub: HubHandle,
+    tcp: TcpListener,
+    cancel: CancellationToken,
+    tasks: &TaskTracker,
+) -> impl Future<Output = std::io::Result<()>> + use<> {
+    tasks.spawn(crate::http_sessions::run_reaper(
+        hub.clone(),
+        cancel.child_token(),
+    ));
+    let router = crate::control::router(hub.clone());
+    let limits = crate::listener::ConnectionLimits::from_settings(hub.settings());
+    crate::listener::serve(tcp, router, limits, cancel)
+}
 
 impl Hub {
     /// Serves until `shutdown` resolves, then closes everything.
@@ -12,19 +36,6 @@ impl Hub {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), HubError> {
-        self.serve_with(
-            |hub, listener| {
-                hub.spawn(crate::http_sessions::run_reaper(
-                    hub.clone(),
-                    hub.shutdown_token().child_token(),
-                ));
-                let router = crate::control::router(hub.clone());
-                let limits = crate::listener::ConnectionLimits::from_settings(hub.settings());
-                let cancel = hub.shutdown_token().clone();
-                crate::listener::serve(listener, router, limits, cancel)
-            },
-            shutdown,
-        )
-        .await
+        self.serve_with(serve_http, shutdown).await
     }
 }
