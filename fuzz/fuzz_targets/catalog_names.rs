@@ -12,7 +12,7 @@ use std::sync::Arc;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use rmcp::model::Tool;
-use switchboard_core::capabilities::{Capabilities, RefreshTrigger};
+use switchboard_core::listing::{Capabilities, RefreshTrigger};
 use switchboard_core::catalog::{Catalog, CatalogSource, MAX_NAME_LEN};
 use switchboard_core::config::ServerId;
 

@@ -8,8 +8,8 @@
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ErrorData, Tool};
 use serde_json::{Value, json};
 
-use crate::capabilities::RefreshTrigger;
 use crate::hub::HubHandle;
+use crate::listing::RefreshTrigger;
 
 const LIST_SERVERS: &str = "switchboard__list_servers";
 const SERVER_STATUS: &str = "switchboard__server_status";

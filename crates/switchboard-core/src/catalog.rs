@@ -34,8 +34,8 @@ use rmcp::model::{
 };
 use sha2::{Digest, Sha256};
 
-use crate::capabilities::Capabilities;
 use crate::config::ServerId;
+use crate::listing::Capabilities;
 
 /// Longest exposed tool or prompt name.
 pub const MAX_NAME_LEN: usize = 64;
@@ -261,7 +261,9 @@ impl Catalog {
     }
 
     /// A list as the JSON text of a JSON-RPC `result`, made once per catalog.
-    pub fn list_result(&self, which: ListResult) -> Bytes {
+    /// `builtin` gives the hub's own tools, listed first when `which` asks
+    /// for them (called at most once per catalog).
+    pub fn list_result(&self, which: ListResult, builtin: impl FnOnce() -> Vec<Tool>) -> Bytes {
         let slot = match which {
             ListResult::Tools { builtin: false } => 0,
             ListResult::Tools { builtin: true } => 1,
@@ -272,12 +274,10 @@ impl Catalog {
         self.prepared.0[slot]
             .get_or_init(|| {
                 legacy_result_bytes(match which {
-                    ListResult::Tools { builtin } => {
-                        let mut tools = if builtin {
-                            crate::builtin::tools()
-                        } else {
-                            Vec::new()
-                        };
+                    ListResult::Tools {
+                        builtin: builtin_first,
+                    } => {
+                        let mut tools = if builtin_first { builtin() } else { Vec::new() };
                         tools.extend(self.tools.iter().cloned());
                         ServerResult::ListToolsResult(ListToolsResult::with_all_items(tools))
                     }
@@ -483,9 +483,14 @@ fn matches_pieces(pieces: &[Piece<'_>], input: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capabilities::{Capabilities, RefreshTrigger};
+    use crate::listing::{Capabilities, RefreshTrigger};
     use pretty_assertions::assert_eq;
     use serde_json::json;
+
+    /// Stands in for the hub's built-in tools.
+    fn builtin_tools() -> Vec<Tool> {
+        vec![tool("switchboard__list_servers")]
+    }
 
     fn tool(name: &str) -> Tool {
         serde_json::from_value(json!({"name": name, "inputSchema": {"type": "object"}})).unwrap()
@@ -726,8 +731,9 @@ mod tests {
     #[test]
     fn prepared_list_results_are_what_rmcp_would_serialize() {
         let c = Catalog::build(vec![source("b", &["y"]), source("a", &["x"])]);
-        let parsed =
-            |which| -> serde_json::Value { serde_json::from_slice(&c.list_result(which)).unwrap() };
+        let parsed = |which| -> serde_json::Value {
+            serde_json::from_slice(&c.list_result(which, builtin_tools)).unwrap()
+        };
         // What rmcp's server handler sends a peer on 2025-11-25 or earlier.
         let legacy = |mut result: ServerResult| {
             result.strip_result_type_for_legacy_peer();
@@ -743,7 +749,7 @@ mod tests {
         );
         assert_eq!(tools["resultType"], serde_json::Value::Null);
         assert_eq!(tools["tools"][0]["name"], "a__x");
-        let mut with_builtin = crate::builtin::tools();
+        let mut with_builtin = builtin_tools();
         with_builtin.extend(c.tools.iter().cloned());
         assert_eq!(
             parsed(ListResult::Tools { builtin: true }),
@@ -766,8 +772,11 @@ mod tests {
             serde_json::json!({"resourceTemplates": []})
         );
         // Made once: a second request gets the very same bytes.
-        let first = c.list_result(ListResult::Prompts);
-        assert_eq!(first.as_ptr(), c.list_result(ListResult::Prompts).as_ptr());
+        let first = c.list_result(ListResult::Prompts, Vec::new);
+        assert_eq!(
+            first.as_ptr(),
+            c.list_result(ListResult::Prompts, Vec::new).as_ptr()
+        );
         // A clone starts without them (it may be changed before it is shared).
         assert_eq!(
             c.clone()

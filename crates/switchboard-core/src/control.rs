@@ -28,21 +28,21 @@ use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use serde_json::json;
 
-use crate::capabilities::RefreshTrigger;
 use crate::config::ServerId;
 use crate::gateway::{Gateway, Scope};
 use crate::hub::HubHandle;
 use crate::identity::{HubIdentity, INSTANCE_HEADER, VIA_HEADER};
+use crate::listing::RefreshTrigger;
 use crate::reload::{ReloadError, ReloadResult};
 
 /// Builds the router for the hub's listener.
 pub fn router(hub: HubHandle) -> Router {
     let for_sessions = hub.clone();
     let mcp_config = StreamableHttpServerConfig::default()
-        .with_cancellation_token(hub.inner.cancel.child_token())
+        .with_cancellation_token(hub.shutdown_token().child_token())
         .with_sse_keep_alive(Some(std::time::Duration::from_secs(15)));
     let merged_sessions = Arc::new(crate::http_sessions::HubSessionManager::new(
-        hub.inner.sessions.table().clone(),
+        hub.sessions().table().clone(),
     ));
     let mcp = StreamableHttpService::new(
         move || Ok(Gateway::new(for_sessions.clone(), Scope::Merged)),
@@ -79,12 +79,9 @@ pub fn router(hub: HubHandle) -> Router {
         .nest("/api/v1", api)
         .route("/login", get(sign_in).with_state(hub.clone()))
         .merge(crate::ui_assets::router())
+        .layer(middleware::from_fn_with_state(hub.access().clone(), guard))
         .layer(middleware::from_fn_with_state(
-            hub.inner.access.clone(),
-            guard,
-        ))
-        .layer(middleware::from_fn_with_state(
-            hub.inner.identity.clone(),
+            hub.identity().clone(),
             identify,
         ))
 }
@@ -138,7 +135,7 @@ async fn pass_through(
     let mut service = hub.pass_through_service(&upstream.id, |server, sessions| {
         let for_sessions = hub.clone();
         let config = StreamableHttpServerConfig::default()
-            .with_cancellation_token(hub.inner.cancel.child_token())
+            .with_cancellation_token(hub.shutdown_token().child_token())
             .with_sse_keep_alive(Some(std::time::Duration::from_secs(15)));
         StreamableHttpService::new(
             move || {
@@ -188,7 +185,7 @@ async fn sign_in(State(hub): State<HubHandle>, RawQuery(query): RawQuery) -> Res
         .split('&')
         .find_map(|pair| pair.strip_prefix("code="))
         .unwrap_or_default();
-    let access = &hub.inner.access;
+    let access = hub.access();
     match access.redeem(code) {
         Some(session) => {
             tracing::info!("dashboard signed in");
@@ -262,7 +259,7 @@ async fn refresh_server(State(hub): State<HubHandle>, Path(id): Path<String>) ->
 async fn events(State(hub): State<HubHandle>) -> Response {
     use axum::response::sse::{Event, KeepAlive, Sse};
     let rx = hub.subscribe();
-    let cancel = hub.inner.cancel.clone();
+    let cancel = hub.shutdown_token().clone();
     let stream = futures::stream::unfold((rx, true), move |(mut rx, first)| {
         let cancel = cancel.clone();
         async move {

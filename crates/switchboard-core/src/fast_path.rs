@@ -182,7 +182,7 @@ pub async fn layer(State(state): State<FastPath>, request: Request, next: Next) 
     };
     if probe.as_ref().and_then(|p| p.method.as_deref()) == Some("initialize")
         && !parts.headers.contains_key(SESSION_HEADER)
-        && !hub.inner.sessions.table().has_room()
+        && !hub.sessions().table().has_room()
     {
         return too_many_sessions(hub);
     }
@@ -438,7 +438,7 @@ async fn known_session(state: &FastPath, headers: &HeaderMap, path: &str) -> Opt
             return None;
         }
     }
-    let session = state.hub.inner.sessions.by_http_id(session_id)?;
+    let session = state.hub.sessions().by_http_id(session_id)?;
     // A deleted or expired session may linger in the hub's table for a moment;
     // rmcp's manager is the one that knows, and answers 404 then.
     let exists = match session.scope() {
@@ -574,7 +574,7 @@ fn cancel_fast_call(state: &FastPath, headers: &HeaderMap, body: &[u8]) {
     let Some(session_id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
         return;
     };
-    let Some(session) = state.hub.inner.sessions.by_http_id(session_id) else {
+    let Some(session) = state.hub.sessions().by_http_id(session_id) else {
         return;
     };
     if let Ok(cancelled) = serde_json::from_slice::<Cancelled>(body) {

@@ -8,8 +8,8 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::capabilities::canonical_hash;
 use crate::config::{OAuthConfig, ServerConfig, ServerId, TransportConfig};
+use crate::listing::canonical_hash;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Fingerprint(u64);

@@ -24,39 +24,27 @@ use std::sync::Arc;
 
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorCode,
-    ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation, InitializeRequestParams,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorData,
+    GetPromptRequestParams, GetPromptResponse, Implementation, InitializeRequestParams,
     InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
     ReadResourceResponse, Reference, ServerCapabilities, ServerConfig, SetLevelRequestParams,
-    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    SubscribeRequestParams, UnsubscribeRequestParams,
 };
-use rmcp::model::{Prompt, Resource, ResourceTemplate};
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use serde_json::json;
 
-use crate::capabilities::{Capabilities, canonical_hash};
-use crate::catalog::Catalog;
-use crate::config::ServerId;
-use crate::hub::{HubHandle, Unrouted};
+use crate::hub::HubHandle;
+pub use crate::sessions::Scope;
 use crate::sessions::{ListKind, Session};
-use crate::upstream::{Downstream, Upstream, UpstreamError};
+use crate::upstream::{Downstream, Upstream};
 
-/// Which servers a session sees.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Scope {
-    Merged,
-    Server(ServerId),
-}
+mod lists;
+mod route;
 
-impl Scope {
-    pub fn covers(&self, server: &ServerId) -> bool {
-        match self {
-            Self::Merged => true,
-            Self::Server(id) => id == server,
-        }
-    }
-}
+pub(crate) use route::Target;
+use route::removed;
+pub use route::upstream_error;
 
 /// One downstream session's handler (the HTTP service makes one per session).
 #[derive(Clone)]
@@ -86,31 +74,7 @@ impl Gateway {
                 .get("mcp-session-id")
                 .and_then(|v| v.to_str().ok())
         {
-            self.hub.inner.sessions.bind_http_id(&self.session, id);
-        }
-    }
-
-    /// Answers a list request of this session from the prepared catalog
-    /// bytes: the JSON text of the `result`. `None` for pass-through sessions,
-    /// whose lists come from their one server.
-    pub(crate) async fn prepared_list(
-        &self,
-        which: crate::catalog::ListResult,
-    ) -> Option<Result<axum::body::Bytes, ErrorData>> {
-        use crate::catalog::ListResult;
-        if *self.scope() != Scope::Merged {
-            return None;
-        }
-        let kind = match which {
-            ListResult::Tools { .. } => ListKind::Tools,
-            ListResult::Prompts => ListKind::Prompts,
-            ListResult::Resources | ListResult::ResourceTemplates => ListKind::Resources,
-        };
-        match self.lists(kind).await {
-            Ok(Lists::Merged(catalog)) => Some(Ok(catalog.list_result(which))),
-            // Only pass-through sessions get one server's lists.
-            Ok(Lists::Server(..)) => None,
-            Err(error) => Some(Err(error)),
+            self.hub.sessions().bind_http_id(&self.session, id);
         }
     }
 
@@ -123,36 +87,18 @@ impl Gateway {
         downstream: Option<Downstream>,
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Result<CallToolResponse, ErrorData> {
-        let upstream = match self.single()? {
-            Some(upstream) => {
-                if upstream
-                    .config()
-                    .disabled_tools
-                    .contains(request.name.as_ref())
-                {
-                    return Err(unknown("tool", &request.name));
-                }
-                upstream
-            }
-            None if self.hub.settings().builtin_tools
-                && crate::builtin::is_builtin(&request.name) =>
-            {
-                return crate::builtin::call(&self.hub, &request)
-                    .await
-                    .map(CallToolResponse::Complete);
-            }
-            None => {
-                let route = self
-                    .hub
-                    .route_tool(&request.name)
-                    .await
-                    .map_err(|why| unrouted("tool", &request.name, why))?;
-                request.name = Cow::Owned(route.name.to_string());
-                self.hub
-                    .upstream(route.server.as_str())
-                    .ok_or_else(|| removed(&route.server))?
-            }
-        };
+        if *self.scope() == Scope::Merged
+            && self.hub.settings().builtin_tools
+            && crate::builtin::is_builtin(&request.name)
+        {
+            return crate::builtin::call(&self.hub, &request)
+                .await
+                .map(CallToolResponse::Complete);
+        }
+        let (upstream, route) = self.route(Target::Tool(&request.name)).await?;
+        if let Some(route) = route {
+            request.name = Cow::Owned(route.name.to_string());
+        }
         upstream
             .call_tool(request, downstream, cancel)
             .await
@@ -174,28 +120,6 @@ impl Gateway {
                 .map(Some)
                 .ok_or_else(|| removed(id)),
         }
-    }
-}
-
-fn removed(id: &ServerId) -> ErrorData {
-    ErrorData::new(
-        ErrorCode::INTERNAL_ERROR,
-        format!("server '{id}' is no longer configured"),
-        Some(json!({"server": id.as_str(), "kind": "removed"})),
-    )
-}
-
-/// A JSON-RPC error for an upstream failure, naming the server and cause.
-pub fn upstream_error(err: UpstreamError) -> ErrorData {
-    let data = Some(json!({"server": err.server().as_str(), "kind": err.kind()}));
-    match err {
-        // The server's own error keeps its code; the message says who answered.
-        UpstreamError::Rpc { server, error } => ErrorData::new(
-            error.code,
-            format!("server '{server}': {}", error.message),
-            error.data.or(data),
-        ),
-        other => ErrorData::new(ErrorCode::INTERNAL_ERROR, other.to_string(), data),
     }
 }
 
@@ -247,8 +171,7 @@ impl ServerHandler for Gateway {
             request.client_info.name, request.client_info.version
         );
         self.hub
-            .inner
-            .sessions
+            .sessions()
             .add(self.session.clone(), context.peer.clone(), client);
         // The session's id, from the hub's session manager: known from here on,
         // so its use is counted and it shows in the status at once.
@@ -257,8 +180,7 @@ impl ServerHandler for Gateway {
             .get::<crate::http_sessions::HttpSessionKey>()
         {
             self.hub
-                .inner
-                .sessions
+                .sessions()
                 .bind_http_id(&self.session, key.0.as_ref());
         }
         self.hub.publish_snapshot();
@@ -328,20 +250,10 @@ impl ServerHandler for Gateway {
         mut request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let upstream = match self.single()? {
-            Some(upstream) => upstream,
-            None => {
-                let route = self
-                    .hub
-                    .route_prompt(&request.name)
-                    .await
-                    .map_err(|why| unrouted("prompt", &request.name, why))?;
-                request.name = route.name.to_string();
-                self.hub
-                    .upstream(route.server.as_str())
-                    .ok_or_else(|| removed(&route.server))?
-            }
-        };
+        let (upstream, route) = self.route(Target::Prompt(&request.name)).await?;
+        if let Some(route) = route {
+            request.name = route.name.to_string();
+        }
         upstream
             .get_prompt(request, downstream(&context), &context.ct)
             .await
@@ -375,7 +287,7 @@ impl ServerHandler for Gateway {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let upstream = self.resource_upstream(&request.uri).await?;
+        let (upstream, _) = self.route(Target::Resource(&request.uri)).await?;
         upstream
             .read_resource(request, downstream(&context), &context.ct)
             .await
@@ -387,7 +299,7 @@ impl ServerHandler for Gateway {
         request: SubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let upstream = self.resource_upstream(&request.uri).await?;
+        let (upstream, _) = self.route(Target::Resource(&request.uri)).await?;
         upstream
             .subscribe(&request.uri)
             .await
@@ -438,187 +350,28 @@ impl ServerHandler for Gateway {
         mut request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        let upstream = match (self.single()?, &request.r#ref) {
-            (Some(upstream), _) => upstream,
-            (None, Reference::Prompt(prompt)) => {
-                let route = self
-                    .hub
-                    .route_prompt(&prompt.name)
-                    .await
-                    .map_err(|why| unrouted("prompt", &prompt.name, why))?;
-                request.r#ref = Reference::for_prompt(route.name.to_string());
-                self.hub
-                    .upstream(route.server.as_str())
-                    .ok_or_else(|| removed(&route.server))?
-            }
-            (None, Reference::Resource(resource)) => {
-                let uri = resource.uri.clone();
-                self.resource_upstream(&uri).await?
-            }
-            (None, other) => {
-                return Err(ErrorData::invalid_params(
-                    format!(
-                        "unsupported completion reference {}",
-                        other.reference_type()
-                    ),
-                    None,
-                ));
-            }
+        let (upstream, route) = match &request.r#ref {
+            Reference::Prompt(prompt) => self.route(Target::Prompt(&prompt.name)).await?,
+            Reference::Resource(resource) => self.route(Target::Resource(&resource.uri)).await?,
+            other => match self.single()? {
+                Some(upstream) => (upstream, None),
+                None => {
+                    return Err(ErrorData::invalid_params(
+                        format!(
+                            "unsupported completion reference {}",
+                            other.reference_type()
+                        ),
+                        None,
+                    ));
+                }
+            },
         };
+        if let Some(route) = route {
+            request.r#ref = Reference::for_prompt(route.name.to_string());
+        }
         upstream
             .complete(request, downstream(&context), &context.ct)
             .await
             .map_err(upstream_error)
     }
-}
-
-/// What a list request is answered from: one server's lists (pass-through)
-/// or the merged catalog.
-enum Lists {
-    Server(Arc<Capabilities>, Vec<Tool>),
-    Merged(Arc<Catalog>),
-}
-
-impl Lists {
-    fn tools(self, builtin: bool) -> Vec<Tool> {
-        match self {
-            Self::Server(_, tools) => tools,
-            Self::Merged(catalog) if builtin => {
-                let mut tools = crate::builtin::tools();
-                tools.extend(catalog.tools.iter().cloned());
-                tools
-            }
-            Self::Merged(catalog) => catalog.tools.as_ref().clone(),
-        }
-    }
-
-    fn prompts(self) -> Vec<Prompt> {
-        match self {
-            Self::Server(caps, _) => caps.prompts.clone(),
-            Self::Merged(catalog) => catalog.prompts.as_ref().clone(),
-        }
-    }
-
-    fn resources(self) -> Vec<Resource> {
-        match self {
-            Self::Server(caps, _) => caps.resources.clone(),
-            Self::Merged(catalog) => catalog.resources.as_ref().clone(),
-        }
-    }
-
-    fn templates(self) -> Vec<ResourceTemplate> {
-        match self {
-            Self::Server(caps, _) => caps.resource_templates.clone(),
-            Self::Merged(catalog) => catalog.resource_templates.as_ref().clone(),
-        }
-    }
-}
-
-impl Gateway {
-    /// The lists this session sees, recording which version of `kind` it was
-    /// served (so it is told about changes only when it saw something else).
-    async fn lists(&self, kind: ListKind) -> Result<Lists, ErrorData> {
-        let index = match kind {
-            ListKind::Tools => 0,
-            ListKind::Prompts => 1,
-            ListKind::Resources => 2,
-        };
-        if let Some(upstream) = self.single()? {
-            let caps = self
-                .hub
-                .server_lists(&upstream)
-                .await
-                .map_err(upstream_error)?;
-            self.session
-                .listed(kind, pass_through_versions(&upstream, &caps)[index]);
-            let tools = visible_tools(&upstream, &caps);
-            return Ok(Lists::Server(caps, tools));
-        }
-        let catalog = self.hub.merged_catalog().await;
-        let versions = catalog.versions;
-        self.session.listed(
-            kind,
-            [versions.tools, versions.prompts, versions.resources][index],
-        );
-        Ok(Lists::Merged(catalog))
-    }
-
-    /// The upstream that serves `uri` (a resource or template URI).
-    async fn resource_upstream(&self, uri: &str) -> Result<Arc<Upstream>, ErrorData> {
-        if let Some(upstream) = self.single()? {
-            return Ok(upstream);
-        }
-        let Some(server) = self.hub.resource_owner(uri).await else {
-            return Err(ErrorData::resource_not_found(
-                format!("no server offers resource '{uri}'"),
-                Some(json!({"uri": uri})),
-            ));
-        };
-        self.hub
-            .upstream(server.as_str())
-            .ok_or_else(|| removed(&server))
-    }
-}
-
-/// A server's tools as its pass-through sessions see them (`disabledTools` hidden).
-pub(crate) fn visible_tools(upstream: &Upstream, caps: &Capabilities) -> Vec<Tool> {
-    let config = upstream.config();
-    caps.tools
-        .iter()
-        .filter(|t| !config.disabled_tools.contains(t.name.as_ref()))
-        .cloned()
-        .collect()
-}
-
-/// The list versions a pass-through session compares (see `Session::listed`).
-pub(crate) fn pass_through_versions(upstream: &Upstream, caps: &Capabilities) -> [u64; 3] {
-    [
-        canonical_hash(&visible_tools(upstream, caps)),
-        canonical_hash(&caps.prompts),
-        canonical_hash(&(&caps.resources, &caps.resource_templates)),
-    ]
-}
-
-/// The error for a name that leads to no server: "unknown tool" (-32602)
-/// with the reason, or the error of the server it belongs to when that server
-/// could not be started or listed.
-fn unrouted(what: &str, name: &str, why: Unrouted) -> ErrorData {
-    let (reason, kind) = match why {
-        Unrouted::Failed(err) => return upstream_error(err),
-        Unrouted::NotListed => return unknown(what, name),
-        Unrouted::Disabled(servers) => {
-            let list: Vec<String> = servers.iter().map(|s| format!("'{s}'")).collect();
-            let verb = if list.len() == 1 { "is" } else { "are" };
-            (
-                format!("server {} {verb} disabled", list.join(" and ")),
-                "disabled",
-            )
-        }
-        Unrouted::NoServer {
-            renamed: Some((id, prefix)),
-        } => (
-            format!("server '{id}' names its {what}s '{prefix}__<name>'"),
-            "noSuchServer",
-        ),
-        Unrouted::NoServer { renamed: None } => match name.split_once("__") {
-            Some((part, _)) if !part.is_empty() => {
-                (format!("no server '{part}' is configured"), "noSuchServer")
-            }
-            _ => (
-                format!("{what} names are '<server>__<{what}>'"),
-                "noSuchServer",
-            ),
-        },
-    };
-    ErrorData::invalid_params(
-        format!("unknown {what} '{name}': {reason}"),
-        Some(json!({what: name, "kind": kind})),
-    )
-}
-
-fn unknown(what: &str, name: &str) -> ErrorData {
-    ErrorData::invalid_params(
-        format!("unknown {what} '{name}'"),
-        Some(json!({what: name})),
-    )
 }

@@ -256,7 +256,7 @@ impl SessionTable {
 /// Closes idle sessions (see the module docs) until `cancel` fires; checks
 /// four times per expiry period, at most every 30 s.
 pub(crate) async fn run_reaper(hub: crate::hub::HubHandle, cancel: CancellationToken) {
-    let table = hub.inner.sessions.table().clone();
+    let table = hub.sessions().table().clone();
     let Some(idle) = table.idle else { return };
     let tick = (idle / 4).clamp(Duration::from_millis(100), Duration::from_secs(30));
     loop {

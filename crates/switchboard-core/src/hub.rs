@@ -1,15 +1,20 @@
-//! The hub: owns the registry, the catalog, the sessions and the listener, and
-//! runs until its shutdown future resolves.
-//!
-//! [`Hub::bind`] opens the listener (so the caller can print the address),
-//! [`Hub::run`] serves until shutdown and then closes every upstream with a
-//! deadline, leaving no child process behind. [`HubHandle`] is the cheap,
+//! The hub: the engine's state (registry, merged catalog, sessions, fresh
+//! cache, snapshot) behind private fields, and [`HubHandle`], the cheap,
 //! cloneable way in for the gateway, the control API, the CLI and tests.
+//!
+//! [`Hub::bind`] opens the listener (so the caller can print the address);
+//! `Hub::serve_with` starts the hub's own tasks, serves with the listener loop
+//! the HTTP layer builds ([`Hub::run`], in `server.rs`) until shutdown, and
+//! then closes every upstream with a deadline, leaving no child process
+//! behind. The work is split by concern: `discovery` (listing servers, routing
+//! names and URIs to them), `publish` (catalog, snapshot, event fan-out),
+//! `apply` (carrying out a [`crate::reload::plan`]), `watcher` (the config
+//! file), `login` (OAuth), `warm` (the warm catalog).
 //!
 //! Ownership: upstream state is written only by each [`Upstream`]; the merged
 //! [`Catalog`] is written only by [`HubHandle::rebuild_catalog`] (under
 //! `catalog_write`, a std mutex never held across an `.await`); the snapshot
-//! is published only by the event loop. Start-up never waits for upstreams:
+//! only by [`HubHandle::publish_snapshot`]. Start-up never waits for upstreams:
 //! they start on first need. List requests wait for never-listed servers
 //! once per server (one cold-start deadline shared by every list method and
 //! session); names are routed by their server part first
@@ -25,15 +30,21 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::capabilities::{FreshCache, RefreshTrigger};
-use crate::catalog::{Catalog, CatalogSource, Route};
+use crate::catalog::Catalog;
 use crate::config::{Config, ConfigError, ServerId, Settings};
-use crate::limiter::Limiter;
+use crate::listing::FreshCache;
 use crate::registry::Registry;
 use crate::reload::ReloadResult;
 use crate::sessions::Sessions;
-use crate::snapshot::{BreakerSnapshot, HubSnapshot, ServerSnapshot, Totals, timestamp};
-use crate::upstream::{Inbound, Upstream, UpstreamError, UpstreamEvent, inbound};
+use crate::snapshot::HubSnapshot;
+use crate::upstream::{Upstream, UpstreamError, UpstreamEvent};
+
+mod apply;
+mod discovery;
+mod login;
+mod publish;
+mod warm;
+mod watcher;
 
 /// How long shutdown waits for upstreams and connections before giving up.
 const SHUTDOWN_DEADLINE: Duration = Duration::from_secs(15);
@@ -60,33 +71,33 @@ pub enum HubError {
     Access(#[from] crate::access::AccessError),
 }
 
-pub(crate) struct HubInner {
+struct HubInner {
     /// The settings in force (fixed for the hub's lifetime).
-    pub(crate) settings: Arc<Settings>,
+    settings: Arc<Settings>,
     /// The listen address the config file asked for at start (`--listen` may
     /// override it), to tell whether a reload changed it.
     initial_listen: SocketAddr,
     config_path: Option<PathBuf>,
     /// Serializes reloads: one arriving mid-apply becomes one more pass.
-    pub(crate) reload_lock: tokio::sync::Mutex<()>,
+    reload_lock: tokio::sync::Mutex<()>,
     config_error: Mutex<Option<ConfigError>>,
     last_reload: Mutex<Option<ReloadResult>>,
-    pub(crate) registry: Registry,
+    registry: Registry,
     catalog: RwLock<Arc<Catalog>>,
     catalog_write: Mutex<()>,
-    pub(crate) fresh: FreshCache,
-    pub(crate) sessions: Sessions,
+    fresh: FreshCache,
+    sessions: Sessions,
     snapshot: watch::Sender<Arc<HubSnapshot>>,
     events: mpsc::UnboundedSender<UpstreamEvent>,
     http: SharedHttp,
     /// This hub's instance id and listener, to never serve itself.
-    pub(crate) identity: Arc<crate::identity::HubIdentity>,
+    identity: Arc<crate::identity::HubIdentity>,
     /// OAuth tokens (OS keyring), logins in progress, keyring secrets.
-    pub(crate) auth: Arc<crate::auth::Auth>,
+    auth: Arc<crate::auth::Auth>,
     /// Who may use the listener: the control token, dashboard sessions.
-    pub(crate) access: Arc<crate::access::Access>,
-    pub(crate) cancel: CancellationToken,
-    pub(crate) tasks: TaskTracker,
+    access: Arc<crate::access::Access>,
+    cancel: CancellationToken,
+    tasks: TaskTracker,
     endpoint: String,
     started_at: SystemTime,
     watch_config: bool,
@@ -111,26 +122,7 @@ pub(crate) struct HubInner {
         Mutex<std::collections::HashMap<ServerId, (PassThroughService, Arc<PassThroughSessions>)>>,
 }
 
-/// The one pooled HTTP client for remote servers and OAuth, built when first
-/// needed: building it loads the system's root certificates (hundreds of
-/// files, most of a hub's start-up time), which a hub of local servers never
-/// needs.
-#[derive(Clone, Default)]
-pub(crate) struct SharedHttp(Arc<std::sync::OnceLock<reqwest::Client>>);
-
-impl SharedHttp {
-    pub(crate) fn get(&self) -> reqwest::Client {
-        self.0
-            .get_or_init(|| {
-                reqwest::Client::builder()
-                    .pool_idle_timeout(Duration::from_secs(90))
-                    .tcp_nodelay(true)
-                    .build()
-                    .unwrap_or_default()
-            })
-            .clone()
-    }
-}
+pub(crate) use crate::http_client::SharedHttp;
 
 pub(crate) type PassThroughSessions = crate::http_sessions::HubSessionManager;
 
@@ -156,7 +148,7 @@ pub enum Unrouted {
 /// A cheap handle on a running hub.
 #[derive(Clone)]
 pub struct HubHandle {
-    pub(crate) inner: Arc<HubInner>,
+    inner: Arc<HubInner>,
 }
 
 /// How a hub is started besides its config.
@@ -291,11 +283,22 @@ impl Hub {
         self.handle.clone()
     }
 
-    /// Serves until `shutdown` resolves, then closes everything.
-    pub async fn run(
+    /// Starts the hub's own work (event loop, config watcher, poller, warm
+    /// catalog writer), serves the listener with `serve` (the HTTP layer,
+    /// composed in `server`, so the hub does not depend on it) until
+    /// `shutdown` resolves or serving stops, then closes every upstream with
+    /// a deadline and waits for the hub's tasks. `serve` gets the handle, the
+    /// listener, the token that stops it, and the tracker its background
+    /// tasks join so shutdown waits for them.
+    pub(crate) async fn serve_with<S, F>(
         self,
+        serve: S,
         shutdown: impl Future<Output = ()> + Send + 'static,
-    ) -> Result<(), HubError> {
+    ) -> Result<(), HubError>
+    where
+        S: FnOnce(HubHandle, tokio::net::TcpListener, CancellationToken, &TaskTracker) -> F,
+        F: Future<Output = std::io::Result<()>>,
+    {
         let Self {
             handle,
             listener,
@@ -303,14 +306,16 @@ impl Hub {
             ..
         } = self;
         let inner = handle.inner.clone();
-        inner
-            .tasks
-            .spawn(event_loop(handle.clone(), events, inner.cancel.clone()));
+        inner.tasks.spawn(publish::event_loop(
+            handle.clone(),
+            events,
+            inner.cancel.clone(),
+        ));
 
         if inner.watch_config
             && let Some(path) = inner.config_path.clone()
         {
-            inner.tasks.spawn(crate::reload::watch_config(
+            inner.tasks.spawn(watcher::watch_config(
                 handle.clone(),
                 path,
                 inner.cancel.child_token(),
@@ -331,25 +336,19 @@ impl Hub {
             .collect();
         let auth = inner.auth.clone();
         inner.tasks.spawn(async move { auth.preload(remote).await });
-        inner.tasks.spawn(crate::freshness::run_poller(
+        inner.tasks.spawn(crate::fresh::run_poller(
             handle.clone(),
             inner.poller_wake.clone(),
             inner.cancel.child_token(),
         ));
         if let Some(path) = inner.warm_catalog.clone() {
-            inner.tasks.spawn(save_warm_catalog(
+            inner.tasks.spawn(warm::save_warm_catalog(
                 handle.clone(),
                 path,
                 inner.cancel.child_token(),
             ));
         }
-        inner.tasks.spawn(crate::http_sessions::run_reaper(
-            handle.clone(),
-            inner.cancel.child_token(),
-        ));
-        let router = crate::control::router(handle.clone());
-        let limits = crate::listener::ConnectionLimits::from_settings(&inner.settings);
-        let serve = crate::listener::serve(listener, router, limits, inner.cancel.clone());
+        let serve = serve(handle.clone(), listener, inner.cancel.clone(), &inner.tasks);
         let mut serve = std::pin::pin!(serve);
 
         // `served` is set when the listener stopped by itself (an error, or
@@ -386,170 +385,9 @@ impl Hub {
     }
 }
 
-/// Writes the warm catalog after changes (debounced) and once more at shutdown.
-async fn save_warm_catalog(hub: HubHandle, path: PathBuf, cancel: CancellationToken) {
-    loop {
-        let stop = tokio::select! {
-            () = hub.inner.catalog_changed.notified() => false,
-            () = cancel.cancelled() => true,
-        };
-        if !stop {
-            tokio::select! {
-                () = tokio::time::sleep(crate::persist::SAVE_DEBOUNCE) => {}
-                () = cancel.cancelled() => {}
-            }
-        }
-        let upstreams = hub.inner.registry.all();
-        let listings: Vec<_> = upstreams
-            .iter()
-            .filter_map(|u| {
-                Some((
-                    u.id.to_string(),
-                    u.fingerprint().to_string(),
-                    u.capabilities()?,
-                ))
-            })
-            .collect();
-        let entries = listings
-            .iter()
-            .map(|(id, fp, caps)| (id.clone(), fp.clone(), caps.as_ref()));
-        if let Err(err) = crate::persist::save(&path, entries) {
-            tracing::warn!(path = %path.display(), %err, "cannot save the warm catalog");
-        }
-        if stop {
-            break;
-        }
-    }
-}
-
-/// Records a failed login on the server (snapshot message, state, log).
-fn login_failed(
-    upstream: &Upstream,
-    server_auth: &crate::auth::tokens::ServerAuth,
-    err: &crate::auth::AuthError,
-) {
-    tracing::warn!(server = %upstream.id, error = %err, "login failed");
-    let text = err.to_string();
-    let prefix = format!("server '{}': ", upstream.id);
-    let detail = text.strip_prefix(&prefix).unwrap_or(&text);
-    server_auth.update(|s| s.problem = Some(format!("login failed: {detail}")));
-    upstream.set_auth_required(format!("login failed: {detail}"));
-}
-
-/// Applies upstream events: snapshot republishing (coalesced) and refreshes
-/// announced by upstreams.
-async fn event_loop(
-    hub: HubHandle,
-    mut events: mpsc::UnboundedReceiver<UpstreamEvent>,
-    cancel: CancellationToken,
-) {
-    loop {
-        let event = tokio::select! {
-            e = events.recv() => e,
-            () = cancel.cancelled() => None,
-        };
-        let Some(first) = event else { break };
-        let mut dirty = false;
-        let mut next = Some(first);
-        while let Some(event) = next {
-            match event {
-                UpstreamEvent::StateChanged => dirty = true,
-                UpstreamEvent::Log(server, params) => hub.inner.sessions.log(&server, &params),
-                UpstreamEvent::ResourcesUpdated(server, inbound) => {
-                    let hub = hub.clone();
-                    hub.inner
-                        .clone()
-                        .tasks
-                        .spawn(forward_resource_updates(hub, server, inbound));
-                }
-                UpstreamEvent::Verify(server) => {
-                    let hub = hub.clone();
-                    hub.inner.clone().tasks.spawn(async move {
-                        if let Err(err) = hub.refresh(&server, RefreshTrigger::FirstUse).await {
-                            tracing::warn!(%server, error = %err, "verifying the warm catalog failed");
-                        }
-                    });
-                }
-                UpstreamEvent::ListChanged(server, inbound) => {
-                    let hub = hub.clone();
-                    hub.inner
-                        .clone()
-                        .tasks
-                        .spawn(refresh_list_changes(hub, server, inbound));
-                }
-            }
-            next = events.try_recv().ok();
-        }
-        if dirty {
-            hub.publish_snapshot();
-            hub.inner.poller_wake.notify_one();
-        }
-    }
-}
-
-/// Refreshes `server` while it has list changes pending: one refresh under
-/// way, and at most one more for the changes announced meanwhile, however
-/// many notifications arrive (see `upstream/inbound.rs`).
-async fn refresh_list_changes(hub: HubHandle, server: ServerId, inbound: Arc<Inbound>) {
-    static FAILED: Limiter = Limiter::new(5, Duration::from_secs(10));
-    while let Some(bits) = inbound.take_list_changes() {
-        if hub.inner.cancel.is_cancelled() {
-            return;
-        }
-        tracing::debug!(%server, lists = ?inbound::kinds(bits), "refreshing after list_changed");
-        if let Err(err) = hub.refresh(&server, RefreshTrigger::Notification).await {
-            crate::limited!(
-                FAILED,
-                warn,
-                "refresh after list_changed failed",
-                %server,
-                error = %err,
-                "refresh after list_changed failed"
-            );
-        }
-    }
-}
-
-/// Sends `server`'s pending resource updates to the subscribed sessions,
-/// a round at most every [`inbound::UPDATE_SPACING`], until none is pending.
-async fn forward_resource_updates(hub: HubHandle, server: ServerId, inbound: Arc<Inbound>) {
-    loop {
-        let updates = inbound.take_resource_updates();
-        if updates.is_empty() {
-            return;
-        }
-        for update in &updates {
-            hub.inner.sessions.resource_updated(&server, update);
-        }
-        tokio::select! {
-            () = tokio::time::sleep(inbound::UPDATE_SPACING) => {}
-            () = hub.inner.cancel.cancelled() => return,
-        }
-    }
-}
-
 impl HubHandle {
     pub fn config_path(&self) -> Option<PathBuf> {
         self.inner.config_path.clone()
-    }
-
-    pub(crate) fn set_config_error(&self, error: Option<ConfigError>) {
-        if let Ok(mut current) = self.inner.config_error.lock() {
-            *current = error;
-        }
-        self.publish_snapshot();
-    }
-
-    pub(crate) fn set_last_reload(&self, result: ReloadResult) {
-        if let Ok(mut current) = self.inner.last_reload.lock() {
-            *current = Some(result);
-        }
-        self.publish_snapshot();
-    }
-
-    /// The listen address the config file asked for at start.
-    pub(crate) fn initial_listen(&self) -> SocketAddr {
-        self.inner.initial_listen
     }
 
     pub(crate) fn new_upstream(&self, server: crate::config::ServerConfig) -> Upstream {
@@ -594,124 +432,6 @@ impl HubHandle {
             .read()
             .map(|c| c.clone())
             .unwrap_or_default()
-    }
-
-    /// The merged catalog for a client's list request: servers never listed are
-    /// started and listed, waiting at most the cold-list timeout (late ones
-    /// arrive with `list_changed`); stale ones are revalidated in the background.
-    ///
-    /// Each server gets one cold-start wait: its deadline is set by the first
-    /// list request that waits for it, and every later list request — of any
-    /// kind, from any session — waits at most until that same deadline.
-    pub async fn merged_catalog(&self) -> Arc<Catalog> {
-        let mut cold = Vec::new();
-        for upstream in self.inner.registry.enabled() {
-            if let Some(wait) = self.ensure_fresh(&upstream).await {
-                cold.push((self.cold_deadline(&upstream), wait));
-            }
-        }
-        if !cold.is_empty() {
-            let waits = cold.into_iter().map(|(deadline, wait)| async move {
-                let _ = tokio::time::timeout_at(deadline, wait).await;
-            });
-            futures::future::join_all(waits).await;
-        }
-        self.catalog()
-    }
-
-    /// Until when list requests wait for `upstream`'s first listing: set on
-    /// first use to now + `coldListTimeoutMs`, per server id and fingerprint
-    /// (a server rebuilt by a reload gets a wait of its own).
-    fn cold_deadline(&self, upstream: &Upstream) -> tokio::time::Instant {
-        let mut deadlines = self
-            .inner
-            .cold_deadlines
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        let fingerprint = upstream.fingerprint();
-        match deadlines.get(&upstream.id) {
-            Some((fp, deadline)) if *fp == fingerprint => *deadline,
-            _ => {
-                let now = tokio::time::Instant::now();
-                // A huge setting means "wait as long as it takes" (about 30 years).
-                let deadline = now
-                    .checked_add(self.inner.settings.cold_list_timeout)
-                    .unwrap_or_else(|| now + Duration::from_secs(30 * 365 * 86_400));
-                deadlines.insert(upstream.id.clone(), (fingerprint, deadline));
-                deadline
-            }
-        }
-    }
-
-    /// Makes sure `upstream`'s listing is fresh. Returns a handle to await when
-    /// the server has never been listed; a stale listing is refreshed in the
-    /// background while callers keep using it.
-    async fn ensure_fresh(&self, upstream: &Arc<Upstream>) -> Option<tokio::task::JoinHandle<()>> {
-        // A warm listing from the last run is served as it is; the server is
-        // verified when something first uses it.
-        // A sleeping server keeps its lists until a call wakes it; listing it
-        // would undo the idle shutdown.
-        if upstream.is_unverified()
-            || upstream.is_sleeping()
-            || self.inner.fresh.is_fresh(&upstream.id)
-        {
-            return None;
-        }
-        let has_listing = upstream.capabilities().is_some();
-        let trigger = if has_listing {
-            RefreshTrigger::Ttl
-        } else {
-            RefreshTrigger::FirstUse
-        };
-        let hub = self.clone();
-        let id = upstream.id.clone();
-        let task = self.inner.tasks.spawn(async move {
-            if let Err(err) = hub.refresh(&id, trigger).await {
-                tracing::debug!(server = %id, error = %err, "background listing failed");
-            }
-        });
-        (!has_listing).then_some(task)
-    }
-
-    /// Re-lists one server now (single-flight per server) and updates the
-    /// catalog; clients hear `list_changed` only if what they see changed.
-    pub async fn refresh(
-        &self,
-        id: &ServerId,
-        trigger: RefreshTrigger,
-    ) -> Result<(), UpstreamError> {
-        let upstream = self
-            .upstream(id.as_str())
-            .ok_or_else(|| UpstreamError::Protocol {
-                server: id.clone(),
-                message: "no such server".into(),
-            })?;
-        let before = upstream.capabilities();
-        let caps = upstream.refresh(trigger).await?;
-        self.inner.fresh.mark_fresh(id, caps.listed_at).await;
-        if before.is_some_and(|b| b.hashes != caps.hashes) {
-            let versions = crate::gateway::pass_through_versions(&upstream, &caps);
-            self.inner
-                .sessions
-                .announce_server(id, versions, &self.inner.tasks);
-        }
-        self.rebuild_catalog();
-        Ok(())
-    }
-
-    /// One server's lists for its pass-through route: cached, fresh or being
-    /// revalidated, listed now if never listed.
-    pub async fn server_lists(
-        &self,
-        upstream: &Arc<Upstream>,
-    ) -> Result<Arc<crate::capabilities::Capabilities>, UpstreamError> {
-        if let Some(wait) = self.ensure_fresh(upstream).await {
-            let _ = wait.await;
-        }
-        match upstream.capabilities() {
-            Some(caps) => Ok(caps),
-            None => upstream.refresh(RefreshTrigger::FirstUse).await,
-        }
     }
 
     /// The pass-through MCP service of `server`, made by `make` on first use.
@@ -760,415 +480,44 @@ impl HubHandle {
             .collect()
     }
 
-    /// Re-lists every enabled server concurrently.
-    pub async fn refresh_all(
-        &self,
-        trigger: RefreshTrigger,
-    ) -> Vec<(ServerId, Result<(), UpstreamError>)> {
-        let upstreams = self.inner.registry.enabled();
-        let results =
-            futures::future::join_all(upstreams.iter().map(|u| self.refresh(&u.id, trigger))).await;
-        upstreams
-            .into_iter()
-            .map(|u| u.id.clone())
-            .zip(results)
-            .collect()
+    /// The downstream MCP sessions.
+    pub(crate) fn sessions(&self) -> &Sessions {
+        &self.inner.sessions
     }
 
-    /// Where an exposed tool name leads (see [`HubHandle::route_name`]).
-    pub async fn route_tool(&self, name: &str) -> Result<Route, Unrouted> {
-        self.route_name(name, |c| c.tool(name).cloned()).await
+    /// Who may use the listener: the control token, dashboard sessions.
+    pub(crate) fn access(&self) -> &Arc<crate::access::Access> {
+        &self.inner.access
     }
 
-    /// Where an exposed prompt name leads (see [`HubHandle::route_name`]).
-    pub async fn route_prompt(&self, name: &str) -> Result<Route, Unrouted> {
-        self.route_name(name, |c| c.prompt(name).cloned()).await
+    /// This hub's instance id and listener, to never serve itself.
+    pub(crate) fn identity(&self) -> &Arc<crate::identity::HubIdentity> {
+        &self.inner.identity
     }
 
-    pub async fn resource_owner(&self, uri: &str) -> Option<ServerId> {
-        if let Some(found) = self.catalog().resource_owner(uri).cloned() {
-            return Some(found);
-        }
-        // A URI names no server: every server never listed may own it.
-        let unlisted: Vec<_> = self
-            .inner
-            .registry
-            .enabled()
-            .into_iter()
-            .filter(|u| u.capabilities().is_none())
-            .collect();
-        if unlisted.is_empty() {
-            return None;
-        }
-        self.list_first_time(&unlisted).await;
-        self.catalog().resource_owner(uri).cloned()
+    /// Cancelled when the hub shuts down; tasks of the hub's lifetime take a
+    /// `child_token()` of it.
+    pub(crate) fn shutdown_token(&self) -> &CancellationToken {
+        &self.inner.cancel
     }
 
-    /// Routes a tool or prompt name by its server part first. A name in the
-    /// catalog leads to its server at once. Otherwise only the servers whose
-    /// prefix the name could carry ([`crate::catalog::could_expose`]) are
-    /// considered: none configured → [`Unrouted::NoServer`] at once, only
-    /// disabled ones → [`Unrouted::Disabled`]; those never listed are listed
-    /// now (one start each, bounded by their start-up timeout, so a call made
-    /// right after start-up without a list still works), and if the name is
-    /// still unknown, a server that could not be listed answers with its own
-    /// error ([`Unrouted::Failed`]).
-    async fn route_name(
-        &self,
-        name: &str,
-        find: impl Fn(&Catalog) -> Option<Route>,
-    ) -> Result<Route, Unrouted> {
-        if let Some(found) = find(&self.catalog()) {
-            return Ok(found);
-        }
-        let mut candidates: Vec<Arc<Upstream>> = self
-            .inner
-            .registry
-            .all()
-            .into_iter()
-            .filter(|u| crate::catalog::could_expose(u.config().prefix(), name))
-            .collect();
-        // The longest prefix is the likeliest owner: its error is the one reported.
-        candidates.sort_by_key(|u| std::cmp::Reverse(u.config().prefix().len()));
-        let (enabled, disabled): (Vec<_>, Vec<_>) =
-            candidates.into_iter().partition(|u| u.is_enabled());
-        if enabled.is_empty() {
-            if !disabled.is_empty() {
-                return Err(Unrouted::Disabled(
-                    disabled.iter().map(|u| u.id.clone()).collect(),
-                ));
-            }
-            // Named after a server whose names carry another prefix?
-            let renamed = name.split_once("__").and_then(|(part, _)| {
-                let upstream = self.upstream(part)?;
-                let prefix = upstream.config().prefix().to_string();
-                Some((upstream.id.clone(), prefix))
-            });
-            return Err(Unrouted::NoServer { renamed });
-        }
-        let unlisted: Vec<_> = enabled
-            .into_iter()
-            .filter(|u| u.capabilities().is_none())
-            .collect();
-        if unlisted.is_empty() {
-            return Err(Unrouted::NotListed);
-        }
-        let outcomes = self.list_first_time(&unlisted).await;
-        if let Some(found) = find(&self.catalog()) {
-            return Ok(found);
-        }
-        match outcomes.into_iter().find_map(Result::err) {
-            Some(err) => Err(Unrouted::Failed(err)),
-            None => Err(Unrouted::NotListed),
-        }
+    /// Runs `task` as a hub task: shutdown waits for it (with a deadline).
+    pub(crate) fn spawn<F>(&self, task: F) -> tokio::task::JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.inner.tasks.spawn(task)
     }
 
-    /// Lists servers that were never listed, concurrently, and waits for the
-    /// outcomes. The listings run as hub tasks, so a caller that gives up does
-    /// not cut a start short.
-    async fn list_first_time(&self, upstreams: &[Arc<Upstream>]) -> Vec<Result<(), UpstreamError>> {
-        let waits = upstreams.iter().map(|u| {
-            let hub = self.clone();
-            let id = u.id.clone();
-            let task = self
-                .inner
-                .tasks
-                .spawn(async move { hub.refresh(&id, RefreshTrigger::FirstUse).await });
-            let id = u.id.clone();
-            async move {
-                task.await
-                    .unwrap_or_else(|_| Err(UpstreamError::ShuttingDown { server: id }))
-            }
-        });
-        futures::future::join_all(waits).await
-    }
-
-    /// Rebuilds the merged catalog from every enabled server's last listing and
-    /// announces what changed to connected clients.
-    pub(crate) fn rebuild_catalog(&self) {
-        let Ok(_writer) = self.inner.catalog_write.lock() else {
-            return;
-        };
-        let sources = self
-            .inner
-            .registry
-            .enabled()
-            .into_iter()
-            .filter_map(|u| {
-                let caps = u.capabilities()?;
-                let config = u.config();
-                Some(CatalogSource {
-                    server: u.id.clone(),
-                    prefix: config.prefix().to_string(),
-                    disabled_tools: config.disabled_tools.iter().cloned().collect(),
-                    capabilities: caps,
-                })
-            })
-            .collect();
-        let mut next = Catalog::build(sources);
-        let Ok(mut current) = self.inner.catalog.write() else {
-            return;
-        };
-        let diff = current.diff(&next);
-        next.versions = current.versions.bumped(diff);
-        let next = Arc::new(next);
-        *current = next.clone();
-        drop(current);
-        if diff.any() {
-            static CHANGED: Limiter = Limiter::new(10, Duration::from_secs(10));
-            crate::limited!(
-                CHANGED,
-                info,
-                "catalog changed",
-                tools = next.tools.len(),
-                prompts = next.prompts.len(),
-                resources = next.resources.len(),
-                "catalog changed"
-            );
-            self.inner
-                .sessions
-                .announce(diff, next.versions, &self.inner.tasks);
-            self.inner.catalog_changed.notify_one();
-            self.publish_snapshot();
-        }
-    }
-
-    /// Rebuilds the snapshot from every upstream and publishes it if it changed.
-    pub(crate) fn publish_snapshot(&self) {
-        let next = self.build_snapshot();
-        self.inner.snapshot.send_if_modified(|current| {
-            let mut a = (**current).clone();
-            a.generated_at = None;
-            let mut b = next.clone();
-            b.generated_at = None;
-            if a == b {
-                false
-            } else {
-                *current = Arc::new(next);
-                true
-            }
-        });
-    }
-
-    fn build_snapshot(&self) -> HubSnapshot {
-        let ttl = self.inner.settings.cache_ttl;
-        let servers: Vec<ServerSnapshot> = self
-            .inner
-            .registry
-            .all()
-            .iter()
-            .map(|u| {
-                let view = u.view();
-                let config = u.config();
-                let caps = view.capabilities.as_ref();
-                let tool_count = caps
-                    .map(|c| {
-                        c.tools
-                            .iter()
-                            .filter(|t| !config.disabled_tools.contains(t.name.as_ref()))
-                            .count()
-                    })
-                    .unwrap_or(0);
-                ServerSnapshot {
-                    id: u.id.to_string(),
-                    transport: config.transport.kind().to_string(),
-                    enabled: config.enabled,
-                    state: view.state,
-                    tool_count,
-                    prompt_count: caps.map_or(0, |c| c.prompts.len()),
-                    resource_count: caps.map_or(0, |c| c.resources.len()),
-                    resource_template_count: caps.map_or(0, |c| c.resource_templates.len()),
-                    listed_at: caps.map(|c| timestamp(c.listed_at)),
-                    refresh_trigger: caps.map(|c| c.trigger),
-                    ttl_expires_at: caps
-                        .and_then(|c| c.listed_at.checked_add(ttl))
-                        .map(timestamp),
-                    stale: view.stale,
-                    last_error: view.last_error.map(|e| crate::redact::text(&e)),
-                    last_ok_at: view.last_ok_at.map(timestamp),
-                    last_failure_at: view.last_failure_at.map(timestamp),
-                    consecutive_failures: view.consecutive_failures,
-                    pid: view.pid,
-                    server_name: caps
-                        .map(|c| c.server_name.clone())
-                        .filter(|s| !s.is_empty()),
-                    server_version: caps
-                        .map(|c| c.server_version.clone())
-                        .filter(|s| !s.is_empty()),
-                    protocol_version: caps
-                        .map(|c| c.protocol_version.clone())
-                        .filter(|s| !s.is_empty()),
-                    stderr_tail: view.stderr_tail,
-                    health: view.health,
-                    breaker: BreakerSnapshot {
-                        state: view.breaker,
-                        retry_at: view.retry_at.map(timestamp),
-                    },
-                    latency_ms: view.latency_ms,
-                    last_change: view.last_change,
-                    unverified: view.unverified,
-                    next_poll_at: view.next_poll_at.map(timestamp),
-                    auth: matches!(
-                        config.transport,
-                        crate::config::TransportConfig::Http { .. }
-                    )
-                    .then(|| {
-                        let mut auth = self.inner.auth.snapshot(&u.id, config.oauth.as_ref());
-                        auth.message = auth.message.map(|m| crate::redact::text(&m));
-                        auth
-                    }),
-                }
-            })
-            .collect();
-        let catalog = self.catalog();
-        HubSnapshot {
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            endpoint: self.inner.endpoint.clone(),
-            config_path: self
-                .inner
-                .config_path
-                .as_ref()
-                .map(|p| p.display().to_string()),
-            config_error: self
-                .inner
-                .config_error
-                .lock()
-                .ok()
-                .and_then(|e| e.clone())
-                .map(ConfigError::redacted),
-            last_reload: self.inner.last_reload.lock().ok().and_then(|r| r.clone()),
-            started_at: Some(timestamp(self.inner.started_at)),
-            generated_at: Some(timestamp(SystemTime::now())),
-            totals: Totals {
-                servers: servers.len(),
-                tools: catalog.tools.len(),
-                prompts: catalog.prompts.len(),
-                resources: catalog.resources.len(),
-            },
-            servers,
-            sessions: self.inner.sessions.snapshot(),
-        }
-    }
-
-    /// Serves the listings a previous run saved for servers whose config is
-    /// unchanged, marked unverified.
-    fn load_warm_catalog(&self) {
-        let Some(path) = &self.inner.warm_catalog else {
-            return;
-        };
-        let mut saved = crate::persist::load(path);
-        let mut loaded = 0;
-        for upstream in self.inner.registry.enabled() {
-            if let Some((fingerprint, caps)) = saved.remove(upstream.id.as_str())
-                && fingerprint == upstream.fingerprint().to_string()
-            {
-                upstream.set_warm_listing(caps);
-                loaded += 1;
-            }
-        }
-        if loaded > 0 {
-            tracing::info!(servers = loaded, path = %path.display(), "warm catalog loaded");
-            self.rebuild_catalog();
-        }
+    /// Every enabled server, in config order.
+    pub(crate) fn enabled_upstreams(&self) -> Vec<Arc<Upstream>> {
+        self.inner.registry.enabled()
     }
 
     /// Where OAuth tokens and secrets are kept.
     pub fn keyring(&self) -> crate::auth::KeyringKind {
         self.inner.auth.keyring()
-    }
-
-    /// Starts an OAuth login of remote server `id` and returns the URL to
-    /// open in a browser. The loopback callback listener is already bound;
-    /// when the browser comes back the tokens are stored and the server
-    /// reconnects with them. A login already waiting for `id` is cancelled.
-    pub async fn login(
-        &self,
-        id: &str,
-    ) -> Result<crate::auth::LoginStarted, crate::auth::AuthError> {
-        use crate::auth::AuthError;
-        let upstream = self.upstream(id).ok_or_else(|| AuthError::UnknownServer {
-            server: id.to_string(),
-        })?;
-        let config = upstream.config();
-        let crate::config::TransportConfig::Http { url, .. } = &config.transport else {
-            return Err(AuthError::NotRemote {
-                server: upstream.id.clone(),
-            });
-        };
-        let auth = self.inner.auth.clone();
-        let server_auth = auth.server(&upstream.id);
-        server_auth.cancel_login();
-        let oauth = config.oauth.as_ref();
-        let client_secret = match oauth.and_then(|o| o.client_secret.as_ref()) {
-            Some(value) => Some(auth.resolve(value).await?),
-            None => None,
-        };
-        let (started, pending) =
-            match crate::auth::login::begin(server_auth.clone(), url, oauth, client_secret).await {
-                Ok(started) => started,
-                Err(err) => {
-                    login_failed(&upstream, &server_auth, &err);
-                    self.publish_snapshot();
-                    return Err(err);
-                }
-            };
-        let cancel = self.inner.cancel.child_token();
-        server_auth.update(|s| {
-            s.login = Some(cancel.clone());
-            s.problem = None;
-        });
-        let hub = self.clone();
-        self.inner.tasks.spawn(async move {
-            let finished = pending.finish(cancel.clone()).await;
-            // Still ours unless a newer login cancelled it (and took the slot).
-            if !cancel.is_cancelled() {
-                server_auth.update(|s| s.login = None);
-            }
-            match finished {
-                Ok(()) => {
-                    upstream.after_login().await;
-                    if let Err(err) = hub.refresh(&upstream.id, RefreshTrigger::Manual).await {
-                        tracing::warn!(server = %upstream.id, error = %err, "listing after login failed");
-                    }
-                }
-                // A newer login replaced this one: it reports for itself.
-                Err(crate::auth::AuthError::Cancelled { .. }) => {}
-                Err(err) => login_failed(&upstream, &server_auth, &err),
-            }
-            hub.publish_snapshot();
-        });
-        // The answer's reader sees `loginPending` at once.
-        self.publish_snapshot();
-        Ok(started)
-    }
-
-    /// Forgets server `id`'s tokens and client registration (deletes its
-    /// keyring entry) and puts it in `authRequired`.
-    pub async fn logout(&self, id: &str) -> Result<(), crate::auth::AuthError> {
-        use crate::auth::AuthError;
-        let upstream = self.upstream(id).ok_or_else(|| AuthError::UnknownServer {
-            server: id.to_string(),
-        })?;
-        if !matches!(
-            upstream.config().transport,
-            crate::config::TransportConfig::Http { .. }
-        ) {
-            return Err(AuthError::NotRemote {
-                server: upstream.id.clone(),
-            });
-        }
-        let server_auth = self.inner.auth.server(&upstream.id);
-        server_auth.cancel_login();
-        server_auth.clear().await?;
-        server_auth.update(|s| {
-            s.problem = Some("logged out".into());
-            s.challenged = true;
-        });
-        upstream.close().await;
-        upstream.set_auth_required(format!("logged out; log in with `switchboard login {id}`"));
-        tracing::info!(server = %upstream.id, "logged out");
-        self.publish_snapshot();
-        Ok(())
     }
 
     /// The control token: what `Authorization: Bearer` must carry to change

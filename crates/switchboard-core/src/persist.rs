@@ -19,7 +19,7 @@ use std::time::{Duration, SystemTime};
 use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
 use serde::{Deserialize, Serialize};
 
-use crate::capabilities::{Capabilities, RefreshTrigger};
+use crate::listing::{Capabilities, RefreshTrigger};
 
 /// The on-disk format version; a file with another version is ignored.
 const VERSION: u32 = 1;

@@ -6,7 +6,6 @@
 
 use std::sync::{Arc, RwLock};
 
-use crate::config::ServerId;
 use crate::upstream::Upstream;
 
 #[derive(Default)]
@@ -38,9 +37,5 @@ impl Registry {
             Ok(mut current) => std::mem::replace(&mut *current, upstreams),
             Err(poisoned) => std::mem::replace(&mut *poisoned.into_inner(), upstreams),
         }
-    }
-
-    pub fn ids(&self) -> Vec<ServerId> {
-        self.all().iter().map(|u| u.id.clone()).collect()
     }
 }

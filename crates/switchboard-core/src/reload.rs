@@ -1,42 +1,29 @@
-//! Config hot reload: apply a new config touching only what changed.
+//! Config reload, the deciding half: [`plan`] compares what runs with what
+//! the config now asks for and says what to do, without doing it (no I/O, no
+//! hub). `hub/apply.rs` carries a plan out.
 //!
-//! [`HubHandle::apply_config`] diffs the desired servers against the running
-//! ones by [`Fingerprint`](crate::fingerprint::Fingerprint):
-//! - same fingerprint, same config → the running upstream is kept as is
-//!   (same process, same session, in-flight calls untouched);
-//! - same fingerprint, other config (only `disabledTools` or timeouts) → the
-//!   config is swapped in place and the catalog rebuilt, nothing restarts;
-//! - other fingerprint → a new upstream replaces the old one, which drains
-//!   (in-flight calls finish or time out) and is then closed;
-//! - gone from the file → removed from the catalog at once, then drained and
-//!   shut down for real (process group included).
+//! Servers are compared by [`Fingerprint`]:
+//! - same fingerprint, same config → [`Action::Keep`]: the running upstream
+//!   is kept as is (same process, same session, in-flight calls untouched);
+//! - same fingerprint, other config (only `disabledTools` or timeouts) →
+//!   [`Action::Update`]: the config is swapped in place, nothing restarts;
+//! - other fingerprint → [`Action::Restart`]: a new upstream replaces the
+//!   old one, which drains and is then closed;
+//! - new in the config → [`Action::Start`] (started lazily, on first need);
+//! - gone from the config → in [`ReloadPlan::stop`].
 //!
-//! Reloads are serialized by `reload_lock`: one arriving while another is
-//! applied waits and becomes one more pass. [`HubHandle::reload_from_file`]
-//! refuses an invalid file whole, and also a missing, empty or non-regular
-//! one ([`Config::load_for_reload`]): the last good config keeps running
-//! (same processes) and the snapshot carries the error (path, line, column)
-//! until a valid file arrives. Only a valid file removes servers.
-//! [`watch_config`] reloads when the file changes (its directory is watched,
-//! so editors that save by rename are seen; events are debounced).
-//! [`HubHandle::set_enabled`] edits the file through
-//! [`crate::files::write_atomic`]: its mode, owner and symlink are kept.
+//! Settings are fixed for the hub's lifetime: those the file now sets
+//! differently are listed in [`ReloadPlan::restart_settings`] and reported as
+//! needing a restart ([`settings_needing_restart`]).
 
-use std::path::{Path, PathBuf};
+use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde::Serialize;
-use tokio_util::sync::CancellationToken;
 
-use crate::capabilities::RefreshTrigger;
-use crate::config::{Config, ConfigError, LoadFor, process_env};
-use crate::hub::HubHandle;
-use crate::snapshot::timestamp;
-use crate::upstream::Upstream;
-
-/// How long file events are collected before a reload.
-const DEBOUNCE: Duration = Duration::from_millis(250);
+use crate::config::{Config, ConfigError, ServerConfig, ServerId, Settings};
+use crate::fingerprint::Fingerprint;
 
 /// What a reload did.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
@@ -69,263 +56,307 @@ pub enum ReloadError {
     Write { path: PathBuf, message: String },
 }
 
-impl HubHandle {
-    /// Re-reads the config file and applies it; an invalid file is refused
-    /// whole and reported in the snapshot until it is fixed.
-    pub async fn reload_from_file(&self) -> Result<ReloadResult, ReloadError> {
-        let path = self.config_path().ok_or(ReloadError::NoConfigFile)?;
-        let _pass = self.inner.reload_lock.lock().await;
-        let loaded = Config::load_effective(&path, LoadFor::Reload, process_env);
-        match loaded {
-            Ok(config) => {
-                self.set_config_error(None);
-                Ok(self.apply_locked(config))
-            }
-            Err(err) => {
-                tracing::warn!(error = %err, "config refused; the last good config keeps running");
-                self.set_config_error(Some(err.clone()));
-                Err(err.into())
-            }
-        }
-    }
-
-    /// Applies `config` (see the module docs).
-    pub async fn apply_config(&self, config: Config) -> ReloadResult {
-        let _pass = self.inner.reload_lock.lock().await;
-        self.apply_locked(config)
-    }
-
-    fn apply_locked(&self, config: Config) -> ReloadResult {
-        let mut result = ReloadResult {
-            at: timestamp(std::time::SystemTime::now()),
-            ..ReloadResult::default()
-        };
-        let running = self.inner.registry.all();
-        let mut next: Vec<Arc<Upstream>> = Vec::with_capacity(config.servers.len());
-        let mut retire: Vec<Arc<Upstream>> = Vec::new();
-        for server in config.servers {
-            let id = server.id.to_string();
-            match running.iter().find(|u| u.id == server.id) {
-                Some(current)
-                    if current.fingerprint() == crate::fingerprint::Fingerprint::of(&server) =>
-                {
-                    if *current.config() == server {
-                        result.unchanged.push(id);
-                    } else {
-                        current.set_config(server);
-                        if let Some(caps) = current.capabilities() {
-                            let versions = crate::gateway::pass_through_versions(current, &caps);
-                            self.inner.sessions.announce_server(
-                                &current.id,
-                                versions,
-                                &self.inner.tasks,
-                            );
-                        }
-                        result.updated.push(id);
-                    }
-                    next.push(current.clone());
-                }
-                Some(current) => {
-                    let rebuilt = Arc::new(self.new_upstream(server));
-                    if rebuilt.is_enabled()
-                        && let Some(caps) = current.capabilities()
-                    {
-                        rebuilt.carry_listing(caps);
-                    }
-                    retire.push(current.clone());
-                    next.push(rebuilt);
-                    result.changed.push(id);
-                }
-                None => {
-                    next.push(Arc::new(self.new_upstream(server)));
-                    result.added.push(id);
-                }
-            }
-        }
-        for upstream in &running {
-            if !next.iter().any(|u| u.id == upstream.id) {
-                result.removed.push(upstream.id.to_string());
-                retire.push(upstream.clone());
-            }
-        }
-        // Settings are fixed for the hub's lifetime: report any the file now
-        // sets differently from what is in force (listen: from what the file
-        // said at start, since `--listen` may override it).
-        let mut in_force = self.settings().clone();
-        in_force.listen = self.initial_listen();
-        for name in in_force.changed_needing_restart(&config.settings) {
-            result.errors.push(format!(
-                "settings.{name} changed; restart Switchboard to apply it"
-            ));
-        }
-
-        self.inner.registry.replace(next);
-        for upstream in &retire {
-            let fresh = self.inner.fresh.clone();
-            let id = upstream.id.clone();
-            let upstream = upstream.clone();
-            let drain = self.settings().call_timeout;
-            self.inner.tasks.spawn(async move {
-                fresh.invalidate(&id).await;
-                upstream.drain_and_retire(drain).await;
-            });
-        }
-        self.rebuild_catalog();
-        self.set_last_reload(result.clone());
-        tracing::info!(
-            added = ?result.added,
-            changed = ?result.changed,
-            updated = ?result.updated,
-            removed = ?result.removed,
-            unchanged = result.unchanged.len(),
-            "config applied"
-        );
-        // Rebuilt servers that had been listed are listed again right away, so
-        // their tools do not vanish from clients until the next list.
-        for id in result.changed.iter().filter_map(|id| self.upstream(id)) {
-            if !id.is_enabled() {
-                continue;
-            }
-            let hub = self.clone();
-            let server = id.id.clone();
-            if id.capabilities().is_some() {
-                self.inner.tasks.spawn(async move {
-                    let _ = hub.refresh(&server, RefreshTrigger::Reload).await;
-                });
-            }
-        }
-        result
-    }
-
-    /// Sets `enabled` for server `id` in the config file (keeping everything
-    /// else in it as it was) and applies the file.
-    pub async fn set_enabled(&self, id: &str, enabled: bool) -> Result<ReloadResult, ReloadError> {
-        let path = self.config_path().ok_or(ReloadError::NoConfigFile)?;
-        {
-            let _pass = self.inner.reload_lock.lock().await;
-            let bytes =
-                crate::config::read_config_file(&path)?.ok_or_else(|| ConfigError::Missing {
-                    path: path.clone(),
-                    message: "the config file is missing (deleted or moved away)".into(),
-                })?;
-            // Refuse to edit a file that does not parse: the person is mid-edit.
-            Config::parse_bytes(&bytes, &path)?;
-            let text = String::from_utf8_lossy(&bytes);
-            let mut doc: serde_json::Value =
-                serde_json::from_str(&text).map_err(|err| ConfigError::Invalid {
-                    path: path.clone(),
-                    line: err.line(),
-                    column: err.column(),
-                    message: err.to_string(),
-                })?;
-            let entry = doc
-                .get_mut("mcpServers")
-                .and_then(|servers| servers.get_mut(id))
-                .and_then(|entry| entry.as_object_mut())
-                .ok_or_else(|| ReloadError::UnknownServer(id.to_string()))?;
-            if enabled {
-                entry.remove("enabled");
-            } else {
-                entry.insert("enabled".into(), serde_json::Value::Bool(false));
-            }
-            write_atomically(&path, &doc)?;
-        }
-        self.reload_from_file().await
-    }
+/// One running server as the plan sees it.
+#[derive(Debug, Clone)]
+pub struct RunningServer {
+    pub id: ServerId,
+    /// The fingerprint it was started with.
+    pub fingerprint: Fingerprint,
+    pub config: Arc<ServerConfig>,
 }
 
-/// Writes `doc` as pretty JSON over the config atomically, keeping its mode,
-/// owner and symlink ([`crate::files::write_atomic`]).
-fn write_atomically(path: &Path, doc: &serde_json::Value) -> Result<(), ReloadError> {
-    let fail = |err: std::io::Error| ReloadError::Write {
-        path: path.to_path_buf(),
-        message: err.to_string(),
-    };
-    let mut text = serde_json::to_string_pretty(doc).map_err(|e| fail(e.into()))?;
-    text.push('\n');
-    crate::files::write_atomic(path, text.as_bytes(), crate::files::FileMode::Keep)
-        .map(|_| ())
-        .map_err(fail)
+/// What runs now: the servers (in registry order) and the settings in force.
+#[derive(Debug, Clone, Copy)]
+pub struct Running<'a> {
+    pub servers: &'a [RunningServer],
+    pub settings: &'a Settings,
+    /// The listen address the config file asked for at start (`--listen` may
+    /// override the one in force), to tell whether the file changed it.
+    pub initial_listen: SocketAddr,
 }
 
-/// Whether a file event can mean new content: creation, removal, a write or a
-/// rename; not an access or a metadata change.
-fn changes_content(kind: &notify::EventKind) -> bool {
-    use notify::EventKind;
-    use notify::event::ModifyKind;
-    match kind {
-        EventKind::Create(_) | EventKind::Remove(_) => true,
-        EventKind::Modify(ModifyKind::Metadata(_)) => false,
-        EventKind::Modify(_) => true,
-        EventKind::Access(access) => {
-            // A file closed after writing is the end of a save.
-            matches!(
-                access,
-                notify::event::AccessKind::Close(notify::event::AccessMode::Write)
-            )
-        }
-        EventKind::Any | EventKind::Other => false,
+/// What happens to one server of the desired config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// New in the config: a new upstream (started lazily).
+    Start,
+    /// Same fingerprint, same config: untouched.
+    Keep,
+    /// Same fingerprint, other config: the config is swapped in place.
+    Update,
+    /// Other fingerprint: a new upstream replaces the running one.
+    Restart,
+}
+
+/// One server of the desired config and what to do with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub server: ServerConfig,
+    pub action: Action,
+}
+
+/// What a reload does, decided before anything is done.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReloadPlan {
+    /// Every desired server, in config order, with its action.
+    pub servers: Vec<Step>,
+    /// Running servers gone from the config, in registry order.
+    pub stop: Vec<ServerId>,
+    /// Settings (file keys) the config changed that need a restart.
+    pub restart_settings: Vec<&'static str>,
+}
+
+impl ReloadPlan {
+    /// The ids of the servers given `action`, in config order.
+    pub fn ids(&self, action: Action) -> Vec<String> {
+        self.servers
+            .iter()
+            .filter(|step| step.action == action)
+            .map(|step| step.server.id.to_string())
+            .collect()
     }
-}
 
-/// Watches the config file and reloads it on change until `cancel` fires.
-pub(crate) async fn watch_config(hub: HubHandle, path: PathBuf, cancel: CancellationToken) {
-    use notify::{RecursiveMode, Watcher};
-    let Some(dir) = path.parent().map(Path::to_path_buf) else {
-        return;
-    };
-    let Some(name) = path.file_name().map(|n| n.to_os_string()) else {
-        return;
-    };
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
-    let watched_name = name.clone();
-    let handler = move |event: notify::Result<notify::Event>| {
-        // Reading the file (our own reload included) must not trigger a reload.
-        if let Ok(event) = event
-            && changes_content(&event.kind)
-            && event
-                .paths
+    /// The result reported for this plan, stamped `at`.
+    pub fn result(&self, at: String) -> ReloadResult {
+        ReloadResult {
+            at,
+            added: self.ids(Action::Start),
+            changed: self.ids(Action::Restart),
+            updated: self.ids(Action::Update),
+            removed: self.stop.iter().map(ToString::to_string).collect(),
+            unchanged: self.ids(Action::Keep),
+            errors: self
+                .restart_settings
                 .iter()
-                .any(|p| p.file_name() == Some(watched_name.as_os_str()))
-        {
-            let _ = tx.send(());
-        }
-    };
-    let mut watcher = match notify::recommended_watcher(handler) {
-        Ok(w) => w,
-        Err(err) => {
-            tracing::warn!(%err, "cannot watch the config file; use `switchboard reload`");
-            return;
-        }
-    };
-    if let Err(err) = crate::files::private_dir(&dir)
-        .map_err(notify::Error::io)
-        .and_then(|()| watcher.watch(&dir, RecursiveMode::NonRecursive))
-    {
-        tracing::warn!(%err, dir = %dir.display(), "cannot watch the config directory");
-        return;
-    }
-    tracing::debug!(path = %path.display(), "watching config");
-    loop {
-        tokio::select! {
-            () = cancel.cancelled() => break,
-            event = rx.recv() => {
-                if event.is_none() {
-                    break;
-                }
-            }
-        }
-        // Debounce: let a burst of events (write, rename, chmod) settle.
-        loop {
-            tokio::select! {
-                () = tokio::time::sleep(DEBOUNCE) => break,
-                more = rx.recv() => if more.is_none() { break },
-            }
-        }
-        match hub.reload_from_file().await {
-            Ok(result) => tracing::debug!(?result, "reloaded after file change"),
-            Err(err) => tracing::debug!(%err, "reload after file change refused"),
+                .map(|name| format!("settings.{name} changed; restart Switchboard to apply it"))
+                .collect(),
         }
     }
-    drop(watcher);
+}
+
+/// Decides what a reload to `desired` does (see the module docs).
+pub fn plan(running: Running<'_>, desired: &Config) -> ReloadPlan {
+    let servers = desired
+        .servers
+        .iter()
+        .map(|server| {
+            let action = match running.servers.iter().find(|r| r.id == server.id) {
+                None => Action::Start,
+                Some(current) if current.fingerprint != Fingerprint::of(server) => Action::Restart,
+                Some(current) if *current.config == *server => Action::Keep,
+                Some(_) => Action::Update,
+            };
+            Step {
+                server: server.clone(),
+                action,
+            }
+        })
+        .collect();
+    let stop = running
+        .servers
+        .iter()
+        .filter(|r| !desired.servers.iter().any(|s| s.id == r.id))
+        .map(|r| r.id.clone())
+        .collect();
+    ReloadPlan {
+        servers,
+        stop,
+        restart_settings: settings_needing_restart(
+            running.settings,
+            running.initial_listen,
+            &desired.settings,
+        ),
+    }
+}
+
+/// The settings (file keys) `desired` sets differently from those `in_force`
+/// (listen: from what the file said at start, `initial_listen`, since
+/// `--listen` may override it). All of them need a restart today.
+pub fn settings_needing_restart(
+    in_force: &Settings,
+    initial_listen: SocketAddr,
+    desired: &Settings,
+) -> Vec<&'static str> {
+    // `listen` is compared with what the file said at start, since `--listen`
+    // may have overridden it; the settings table says which others need a restart.
+    let mut in_force = in_force.clone();
+    in_force.listen = initial_listen;
+    in_force.changed_needing_restart(desired)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn config(json: &str) -> Config {
+        Config::parse(json, Path::new("t.json")).unwrap()
+    }
+
+    fn id(id: &str) -> ServerId {
+        ServerId::new(id).unwrap()
+    }
+
+    fn running(config: &Config) -> Vec<RunningServer> {
+        config
+            .servers
+            .iter()
+            .map(|s| RunningServer {
+                id: s.id.clone(),
+                fingerprint: Fingerprint::of(s),
+                config: Arc::new(s.clone()),
+            })
+            .collect()
+    }
+
+    /// The plan from `before` (running, its settings in force) to `after`.
+    fn plan_between(before: &str, after: &str) -> ReloadPlan {
+        let before = config(before);
+        let servers = running(&before);
+        let now = Running {
+            servers: &servers,
+            settings: &before.settings,
+            initial_listen: before.settings.listen,
+        };
+        plan(now, &config(after))
+    }
+
+    fn actions(plan: &ReloadPlan) -> Vec<(String, Action)> {
+        plan.servers
+            .iter()
+            .map(|s| (s.server.id.to_string(), s.action))
+            .collect()
+    }
+
+    #[test]
+    fn sorts_servers_by_what_changed() {
+        let plan = plan_between(
+            r#"{"mcpServers":{
+                "same":{"command":"a"},
+                "tools":{"command":"b"},
+                "cmd":{"command":"c"},
+                "gone":{"command":"d"}}}"#,
+            r#"{"mcpServers":{
+                "same":{"command":"a"},
+                "tools":{"command":"b","disabledTools":["x"]},
+                "cmd":{"command":"c2"},
+                "new":{"command":"e"}}}"#,
+        );
+        assert_eq!(
+            actions(&plan),
+            vec![
+                ("same".into(), Action::Keep),
+                ("tools".into(), Action::Update),
+                ("cmd".into(), Action::Restart),
+                ("new".into(), Action::Start),
+            ]
+        );
+        assert_eq!(plan.stop, vec![id("gone")]);
+        assert!(plan.restart_settings.is_empty());
+        let result = plan.result("t".into());
+        assert_eq!(
+            result,
+            ReloadResult {
+                at: "t".into(),
+                added: vec!["new".into()],
+                changed: vec!["cmd".into()],
+                updated: vec!["tools".into()],
+                removed: vec!["gone".into()],
+                unchanged: vec!["same".into()],
+                errors: vec![],
+            }
+        );
+    }
+
+    #[test]
+    fn an_unchanged_config_keeps_everything() {
+        let file = r#"{"mcpServers":{"a":{"command":"a","args":["1"]},"b":{"url":"http://127.0.0.1:1/mcp"}}}"#;
+        let plan = plan_between(file, file);
+        assert_eq!(
+            actions(&plan),
+            vec![("a".into(), Action::Keep), ("b".into(), Action::Keep)]
+        );
+        assert!(plan.stop.is_empty());
+    }
+
+    #[test]
+    fn toggling_enabled_restarts_the_server() {
+        let on = r#"{"mcpServers":{"a":{"command":"a"}}}"#;
+        let off = r#"{"mcpServers":{"a":{"command":"a","enabled":false}}}"#;
+        assert_eq!(
+            actions(&plan_between(on, off)),
+            vec![("a".into(), Action::Restart)]
+        );
+        assert_eq!(
+            actions(&plan_between(off, on)),
+            vec![("a".into(), Action::Restart)]
+        );
+    }
+
+    #[test]
+    fn a_renamed_server_is_one_stop_and_one_start() {
+        let plan = plan_between(
+            r#"{"mcpServers":{"old":{"command":"a"}}}"#,
+            r#"{"mcpServers":{"new":{"command":"a"}}}"#,
+        );
+        assert_eq!(actions(&plan), vec![("new".into(), Action::Start)]);
+        assert_eq!(plan.stop, vec![id("old")]);
+    }
+
+    #[test]
+    fn a_new_namespace_restarts_and_a_timeout_updates() {
+        let plan = plan_between(
+            r#"{"mcpServers":{"a":{"command":"a"},"b":{"command":"b"}}}"#,
+            r#"{"mcpServers":{"a":{"command":"a","namespace":"x"},"b":{"command":"b","timeouts":{"callSecs":5}}}}"#,
+        );
+        assert_eq!(
+            actions(&plan),
+            vec![("a".into(), Action::Restart), ("b".into(), Action::Update)]
+        );
+    }
+
+    #[test]
+    fn an_empty_config_stops_everything() {
+        let plan = plan_between(
+            r#"{"mcpServers":{"a":{"command":"a"},"b":{"command":"b"}}}"#,
+            r#"{"mcpServers":{}}"#,
+        );
+        assert!(plan.servers.is_empty());
+        assert_eq!(plan.stop, vec![id("a"), id("b")]);
+    }
+
+    #[test]
+    fn changed_settings_need_a_restart() {
+        let plan = plan_between(
+            r#"{"mcpServers":{},"settings":{"cacheTtlSecs":60}}"#,
+            r#"{"mcpServers":{},"settings":{"cacheTtlSecs":61,"maxSessions":7}}"#,
+        );
+        assert_eq!(plan.restart_settings, vec!["cacheTtlSecs", "maxSessions"]);
+        assert_eq!(
+            plan.result("t".into()).errors,
+            vec![
+                "settings.cacheTtlSecs changed; restart Switchboard to apply it".to_string(),
+                "settings.maxSessions changed; restart Switchboard to apply it".to_string(),
+            ]
+        );
+    }
+
+    #[test]
+    fn listen_is_compared_with_what_the_file_said_at_start() {
+        let before = config(r#"{"mcpServers":{},"settings":{"listen":"127.0.0.1:4000"}}"#);
+        let mut in_force = before.settings.clone();
+        // `--listen` overrode the file's address.
+        in_force.listen = "127.0.0.1:5000".parse().unwrap();
+        let now = Running {
+            servers: &[],
+            settings: &in_force,
+            initial_listen: before.settings.listen,
+        };
+        assert!(plan(now, &before).restart_settings.is_empty());
+        let moved = config(r#"{"mcpServers":{},"settings":{"listen":"127.0.0.1:4001"}}"#);
+        assert_eq!(plan(now, &moved).restart_settings, vec!["listen"]);
+    }
 }

@@ -31,9 +31,26 @@ use rmcp::model::{
 
 use crate::catalog::{CatalogDiff, CatalogVersions};
 use crate::config::ServerId;
-use crate::gateway::Scope;
 use crate::http_sessions::{SessionTable, Usage, UseGuard};
 use crate::snapshot::timestamp;
+
+/// Which servers a session sees: every enabled one (the merged endpoint,
+/// `/mcp`) or exactly one (its pass-through route, `/servers/<id>/mcp`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    Merged,
+    Server(ServerId),
+}
+
+impl Scope {
+    /// Whether `server`'s news concerns sessions of this scope.
+    pub fn covers(&self, server: &ServerId) -> bool {
+        match self {
+            Self::Merged => true,
+            Self::Server(id) => id == server,
+        }
+    }
+}
 
 pub use crate::events::ListKind;
 
@@ -413,5 +430,67 @@ impl Sessions {
                 tasks,
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn id(id: &str) -> ServerId {
+        ServerId::new(id).unwrap()
+    }
+
+    #[test]
+    fn the_merged_scope_covers_every_server_a_server_scope_only_its_own() {
+        assert!(Scope::Merged.covers(&id("a")));
+        assert!(Scope::Server(id("a")).covers(&id("a")));
+        assert!(!Scope::Server(id("a")).covers(&id("b")));
+    }
+
+    #[test]
+    fn a_session_keeps_its_scope_and_subscriptions() {
+        let session = Session::new(Scope::Server(id("a")));
+        assert_eq!(session.scope(), &Scope::Server(id("a")));
+        session.subscribe("file:///x", id("a"));
+        assert_eq!(session.unsubscribe("file:///x"), Some(id("a")));
+        assert_eq!(session.unsubscribe("file:///x"), None);
+    }
+
+    #[test]
+    fn a_fast_call_is_cancellable_until_its_guard_drops() {
+        let session = Arc::new(Session::new(Scope::Merged));
+        let token = tokio_util::sync::CancellationToken::new();
+        let guard = session.start_fast_call("1".into(), token.clone());
+        assert!(!session.cancel_fast_call("2"));
+        assert!(session.cancel_fast_call("1"));
+        assert!(token.is_cancelled());
+        drop(guard);
+        assert!(!session.cancel_fast_call("1"));
+    }
+
+    #[test]
+    fn severities_rise_from_debug_to_emergency() {
+        let levels = [
+            LoggingLevel::Debug,
+            LoggingLevel::Info,
+            LoggingLevel::Notice,
+            LoggingLevel::Warning,
+            LoggingLevel::Error,
+            LoggingLevel::Critical,
+            LoggingLevel::Alert,
+            LoggingLevel::Emergency,
+        ];
+        let ranks: Vec<u8> = levels.into_iter().map(severity).collect();
+        assert_eq!(ranks, (0..8).collect::<Vec<u8>>());
+    }
+
+    #[test]
+    fn a_new_session_is_not_live_until_it_has_a_client() {
+        let session = Session::new(Scope::Merged);
+        assert!(!session.is_live());
+        assert!(session.peer().is_none());
     }
 }

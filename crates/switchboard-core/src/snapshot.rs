@@ -12,8 +12,8 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
-use crate::capabilities::RefreshTrigger;
 use crate::config::ConfigError;
+use crate::listing::RefreshTrigger;
 use crate::reload::ReloadResult;
 use crate::resilience::BreakerState;
 use crate::sessions::SessionSnapshot;

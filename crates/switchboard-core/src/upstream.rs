@@ -3,7 +3,7 @@
 //! An [`Upstream`] owns everything that runs for one configured server: the
 //! rmcp client (a stdio child in its own process group, or a Streamable HTTP
 //! session), the task that watches the connection, the stderr ring buffer and
-//! the last known [`Capabilities`](crate::capabilities::Capabilities). Nothing is started until something needs
+//! the last known [`Capabilities`](crate::listing::Capabilities). Nothing is started until something needs
 //! the server ([`Upstream::connection`]).
 //!
 //! Concurrency: `conn` is a tokio mutex held while connecting, so concurrent
@@ -222,7 +222,7 @@ impl Upstream {
     }
 
     /// The last known capabilities, fresh or not.
-    pub fn capabilities(&self) -> Option<Arc<crate::capabilities::Capabilities>> {
+    pub fn capabilities(&self) -> Option<Arc<crate::listing::Capabilities>> {
         self.lock_status().listing.clone()
     }
 
@@ -267,7 +267,7 @@ pub(crate) use crate::util::error_chain;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capabilities::RefreshTrigger;
+    use crate::listing::RefreshTrigger;
     use crate::config::TransportConfig;
     use crate::resilience::{BreakerState, FAILURE_THRESHOLD};
 
@@ -439,7 +439,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn carried_and_warm_listings_are_kept_and_flagged_until_confirmed() {
         let (upstream, _events) = unstartable();
-        let caps = crate::capabilities::Capabilities::empty(RefreshTrigger::Startup);
+        let caps = crate::listing::Capabilities::empty(RefreshTrigger::Startup);
         upstream.set_warm_listing(caps.clone());
         assert!(upstream.is_unverified());
         assert!(upstream.view().unverified);

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::status::{CHANGE_HISTORY, ListChange, timestamp};
 use super::{Upstream, UpstreamError};
-use crate::capabilities::{Capabilities, RefreshTrigger};
+use crate::listing::{Capabilities, RefreshTrigger};
 use crate::resilience::{DISCOVERY_ATTEMPTS, backoff};
 
 pub(super) type ListOutcome = Result<Arc<Capabilities>, UpstreamError>;
@@ -183,7 +183,7 @@ pub(super) fn diff_lists(old: &Capabilities, new: &Capabilities) -> Option<ListC
         let index = |items: &[T]| -> BTreeMap<String, u64> {
             items
                 .iter()
-                .map(|i| (key(i), crate::capabilities::canonical_hash(i)))
+                .map(|i| (key(i), crate::listing::canonical_hash(i)))
                 .collect()
         };
         let (before, after) = (index(old), index(new));

@@ -16,7 +16,7 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 
 use super::{ServerState, Upstream, UpstreamError, UpstreamEvent, humanize};
-use crate::capabilities::{Capabilities, RefreshTrigger};
+use crate::listing::{Capabilities, RefreshTrigger};
 use crate::limiter::Limiter;
 use crate::redact;
 use crate::resilience::{Admission, Breaker, BreakerState};

@@ -7,6 +7,7 @@
 //! never dropped by a failed refresh or by cache expiry, which is what allows
 //! stale-while-revalidate.
 
+use std::collections::BTreeSet;
 use std::time::{Duration, SystemTime};
 
 use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
@@ -69,6 +70,26 @@ pub struct Capabilities {
 }
 
 impl Capabilities {
+    /// The tools as a server's pass-through sessions see them: all but the
+    /// `disabled` ones (its `disabledTools`).
+    pub fn visible_tools(&self, disabled: &BTreeSet<String>) -> Vec<Tool> {
+        self.tools
+            .iter()
+            .filter(|t| !disabled.contains(t.name.as_ref()))
+            .cloned()
+            .collect()
+    }
+
+    /// The list versions a pass-through session compares (tools, prompts,
+    /// resources; see `Session::listed`), `disabled` tools left out.
+    pub fn pass_through_versions(&self, disabled: &BTreeSet<String>) -> [u64; 3] {
+        [
+            canonical_hash(&self.visible_tools(disabled)),
+            canonical_hash(&self.prompts),
+            canonical_hash(&(&self.resources, &self.resource_templates)),
+        ]
+    }
+
     pub fn empty(trigger: RefreshTrigger) -> Self {
         Self {
             tools: Vec::new(),
@@ -203,10 +224,6 @@ impl FreshCache {
             .time_to_live(ttl.max(Duration::from_millis(1)))
             .build();
         Self { inner, ttl }
-    }
-
-    pub fn ttl(&self) -> Duration {
-        self.ttl
     }
 
     /// Whether `server` was listed within the TTL. Not a cache read (no

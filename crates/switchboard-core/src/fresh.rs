@@ -17,8 +17,8 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::capabilities::RefreshTrigger;
 use crate::hub::HubHandle;
+use crate::listing::RefreshTrigger;
 
 /// The longest the poller sleeps without looking.
 const MAX_NAP: Duration = Duration::from_secs(60);
@@ -28,19 +28,19 @@ pub(crate) async fn run_poller(hub: HubHandle, wake: Arc<Notify>, cancel: Cancel
     loop {
         let now = Instant::now();
         let mut next = now + MAX_NAP;
-        for upstream in hub.inner.registry.enabled() {
+        for upstream in hub.enabled_upstreams() {
             if upstream.take_due_poll(now) {
-                let hub = hub.clone();
+                let poller = hub.clone();
                 let id = upstream.id.clone();
-                hub.inner.clone().tasks.spawn(async move {
-                    if let Err(err) = hub.refresh(&id, RefreshTrigger::Poll).await {
+                hub.spawn(async move {
+                    if let Err(err) = poller.refresh(&id, RefreshTrigger::Poll).await {
                         tracing::warn!(server = %id, error = %err, "poll failed");
                     }
                 });
             }
             if upstream.idle_due(idle_shutdown) {
                 let upstream = upstream.clone();
-                hub.inner.tasks.spawn(async move {
+                hub.spawn(async move {
                     upstream.sleep_if_idle(idle_shutdown).await;
                 });
             }

@@ -1,0 +1,113 @@
+//! List requests of a downstream session: the merged catalog (prepared
+//! JSON bytes on the fast path, typed lists on rmcp's) or, for a pass-through
+//! session, its one server's lists; each answer records which version of the
+//! list the session was served (see `Session::listed`).
+
+use std::sync::Arc;
+
+use rmcp::model::{ErrorData, Prompt, Resource, ResourceTemplate, Tool};
+
+use super::{Gateway, Scope, upstream_error};
+use crate::catalog::Catalog;
+use crate::listing::Capabilities;
+use crate::sessions::ListKind;
+
+/// What a list request is answered from: one server's lists (pass-through)
+/// or the merged catalog.
+pub(super) enum Lists {
+    Server(Arc<Capabilities>, Vec<Tool>),
+    Merged(Arc<Catalog>),
+}
+
+impl Lists {
+    pub(super) fn tools(self, builtin: bool) -> Vec<Tool> {
+        match self {
+            Self::Server(_, tools) => tools,
+            Self::Merged(catalog) if builtin => {
+                let mut tools = crate::builtin::tools();
+                tools.extend(catalog.tools.iter().cloned());
+                tools
+            }
+            Self::Merged(catalog) => catalog.tools.as_ref().clone(),
+        }
+    }
+
+    pub(super) fn prompts(self) -> Vec<Prompt> {
+        match self {
+            Self::Server(caps, _) => caps.prompts.clone(),
+            Self::Merged(catalog) => catalog.prompts.as_ref().clone(),
+        }
+    }
+
+    pub(super) fn resources(self) -> Vec<Resource> {
+        match self {
+            Self::Server(caps, _) => caps.resources.clone(),
+            Self::Merged(catalog) => catalog.resources.as_ref().clone(),
+        }
+    }
+
+    pub(super) fn templates(self) -> Vec<ResourceTemplate> {
+        match self {
+            Self::Server(caps, _) => caps.resource_templates.clone(),
+            Self::Merged(catalog) => catalog.resource_templates.as_ref().clone(),
+        }
+    }
+}
+
+impl Gateway {
+    /// Answers a list request of this session from the prepared catalog
+    /// bytes: the JSON text of the `result`. `None` for pass-through sessions,
+    /// whose lists come from their one server.
+    pub(crate) async fn prepared_list(
+        &self,
+        which: crate::catalog::ListResult,
+    ) -> Option<Result<axum::body::Bytes, ErrorData>> {
+        use crate::catalog::ListResult;
+        if *self.scope() != Scope::Merged {
+            return None;
+        }
+        let kind = match which {
+            ListResult::Tools { .. } => ListKind::Tools,
+            ListResult::Prompts => ListKind::Prompts,
+            ListResult::Resources | ListResult::ResourceTemplates => ListKind::Resources,
+        };
+        match self.lists(kind).await {
+            Ok(Lists::Merged(catalog)) => {
+                Some(Ok(catalog.list_result(which, crate::builtin::tools)))
+            }
+            // Only pass-through sessions get one server's lists.
+            Ok(Lists::Server(..)) => None,
+            Err(error) => Some(Err(error)),
+        }
+    }
+
+    /// The lists this session sees, recording which version of `kind` it was
+    /// served (so it is told about changes only when it saw something else).
+    pub(super) async fn lists(&self, kind: ListKind) -> Result<Lists, ErrorData> {
+        let index = match kind {
+            ListKind::Tools => 0,
+            ListKind::Prompts => 1,
+            ListKind::Resources => 2,
+        };
+        if let Some(upstream) = self.single()? {
+            let caps = self
+                .hub
+                .server_lists(&upstream)
+                .await
+                .map_err(upstream_error)?;
+            let config = upstream.config();
+            let disabled = &config.disabled_tools;
+            self.session
+                .listed(kind, caps.pass_through_versions(disabled)[index]);
+            let tools = caps.visible_tools(disabled);
+            return Ok(Lists::Server(caps, tools));
+        }
+        let catalog = self.hub.merged_catalog().await;
+        let versions = catalog.versions;
+        self.session.listed(
+            kind,
+            [versions.tools, versions.prompts, versions.resources][index],
+        );
+        Ok(Lists::Merged(catalog))
+    }
+}

@@ -1,0 +1,339 @@
+//! Routing: which upstream serves a request of this session, and the error
+//! a client sees when none does. [`Gateway::route`] is the one lookup shared
+//! by `tools/call`, `prompts/get`, `completion/complete` and the resource
+//! requests; it adds no allocation to the call path (the catalog lookup
+//! clones `Arc`s only) and awaits only when a name or URI leads to servers
+//! never listed (see [`HubHandle::route_tool`](crate::hub::HubHandle::route_tool)).
+
+use std::sync::Arc;
+
+use rmcp::model::{ErrorCode, ErrorData};
+use serde_json::json;
+
+use super::Gateway;
+use crate::catalog::Route;
+use crate::config::ServerId;
+use crate::hub::Unrouted;
+use crate::upstream::{Upstream, UpstreamError};
+
+/// What a request names, which a server must own.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Target<'a> {
+    /// A tool name as the session sees it.
+    Tool(&'a str),
+    /// A prompt name as the session sees it.
+    Prompt(&'a str),
+    /// A resource or resource-template URI (never renamed).
+    Resource(&'a str),
+}
+
+impl Gateway {
+    /// The upstream that serves `target` in this session's scope, and where
+    /// the name leads when the upstream knows it by another one (merged
+    /// names carry a prefix). A pass-through session's one server serves
+    /// everything but its `disabledTools`; on the merged endpoint a name is
+    /// routed by its server part, a URI to the server that listed it.
+    pub(crate) async fn route(
+        &self,
+        target: Target<'_>,
+    ) -> Result<(Arc<Upstream>, Option<Route>), ErrorData> {
+        if let Some(upstream) = self.single()? {
+            if let Target::Tool(name) = target
+                && upstream.config().disabled_tools.contains(name)
+            {
+                return Err(unknown("tool", name));
+            }
+            return Ok((upstream, None));
+        }
+        let (server, route) = match target {
+            Target::Tool(name) => {
+                let route = self
+                    .hub
+                    .route_tool(name)
+                    .await
+                    .map_err(|why| unrouted("tool", name, why))?;
+                (route.server.clone(), Some(route))
+            }
+            Target::Prompt(name) => {
+                let route = self
+                    .hub
+                    .route_prompt(name)
+                    .await
+                    .map_err(|why| unrouted("prompt", name, why))?;
+                (route.server.clone(), Some(route))
+            }
+            Target::Resource(uri) => match self.hub.resource_owner(uri).await {
+                Some(server) => (server, None),
+                None => {
+                    return Err(ErrorData::resource_not_found(
+                        format!("no server offers resource '{uri}'"),
+                        Some(json!({"uri": uri})),
+                    ));
+                }
+            },
+        };
+        let upstream = self
+            .hub
+            .upstream(server.as_str())
+            .ok_or_else(|| removed(&server))?;
+        Ok((upstream, route))
+    }
+}
+
+pub(super) fn removed(id: &ServerId) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!("server '{id}' is no longer configured"),
+        Some(json!({"server": id.as_str(), "kind": "removed"})),
+    )
+}
+
+/// A JSON-RPC error for an upstream failure, naming the server and cause.
+pub fn upstream_error(err: UpstreamError) -> ErrorData {
+    let data = Some(json!({"server": err.server().as_str(), "kind": err.kind()}));
+    match err {
+        // The server's own error keeps its code; the message says who answered.
+        UpstreamError::Rpc { server, error } => ErrorData::new(
+            error.code,
+            format!("server '{server}': {}", error.message),
+            error.data.or(data),
+        ),
+        other => ErrorData::new(ErrorCode::INTERNAL_ERROR, other.to_string(), data),
+    }
+}
+
+/// The error for a name that leads to no server: "unknown tool" (-32602)
+/// with the reason, or the error of the server it belongs to when that server
+/// could not be started or listed.
+fn unrouted(what: &str, name: &str, why: Unrouted) -> ErrorData {
+    let (reason, kind) = match why {
+        Unrouted::Failed(err) => return upstream_error(err),
+        Unrouted::NotListed => return unknown(what, name),
+        Unrouted::Disabled(servers) => {
+            let list: Vec<String> = servers.iter().map(|s| format!("'{s}'")).collect();
+            let verb = if list.len() == 1 { "is" } else { "are" };
+            (
+                format!("server {} {verb} disabled", list.join(" and ")),
+                "disabled",
+            )
+        }
+        Unrouted::NoServer {
+            renamed: Some((id, prefix)),
+        } => (
+            format!("server '{id}' names its {what}s '{prefix}__<name>'"),
+            "noSuchServer",
+        ),
+        Unrouted::NoServer { renamed: None } => match name.split_once("__") {
+            Some((part, _)) if !part.is_empty() => {
+                (format!("no server '{part}' is configured"), "noSuchServer")
+            }
+            _ => (
+                format!("{what} names are '<server>__<{what}>'"),
+                "noSuchServer",
+            ),
+        },
+    };
+    ErrorData::invalid_params(
+        format!("unknown {what} '{name}': {reason}"),
+        Some(json!({what: name, "kind": kind})),
+    )
+}
+
+fn unknown(what: &str, name: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!("unknown {what} '{name}'"),
+        Some(json!({what: name})),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use pretty_assertions::assert_eq;
+    use rmcp::model::Tool;
+
+    use super::*;
+    use crate::config::Config;
+    use crate::gateway::Scope;
+    use crate::hub::{Hub, HubHandle, HubOptions};
+    use crate::listing::{Capabilities, RefreshTrigger};
+
+    fn id(id: &str) -> ServerId {
+        ServerId::new(id).unwrap()
+    }
+
+    /// A hub (not serving) with `listed` (tool `t`, warm listing), `renamed`
+    /// (namespace `x`, tool `t`, `disabledTools: ["hidden"]`), `off`
+    /// (disabled) and `broken` (a command that cannot start).
+    async fn hub() -> (Hub, HubHandle) {
+        let mut config = Config::parse(
+            r#"{"mcpServers":{
+                "listed":{"command":"switchboard-test-no-such-command"},
+                "renamed":{"command":"switchboard-test-no-such-command","namespace":"x",
+                           "disabledTools":["hidden"]},
+                "off":{"command":"switchboard-test-no-such-command","enabled":false},
+                "broken":{"command":"switchboard-test-no-such-command","timeouts":{"startupSecs":5}}
+            }}"#,
+            Path::new("t.json"),
+        )
+        .unwrap();
+        config.settings.listen = "127.0.0.1:0".parse().unwrap();
+        let hub = Hub::bind(config, HubOptions::default()).await.unwrap();
+        let handle = hub.handle();
+        for server in ["listed", "renamed"] {
+            let mut caps = Capabilities::empty(RefreshTrigger::FirstUse);
+            caps.tools = ["t", "hidden"]
+                .into_iter()
+                .map(|name| -> Tool {
+                    serde_json::from_value(json!({"name": name, "inputSchema": {"type": "object"}}))
+                        .unwrap()
+                })
+                .collect();
+            handle.upstream(server).unwrap().set_warm_listing(caps);
+        }
+        handle.rebuild_catalog();
+        (hub, handle)
+    }
+
+    async fn route_of(
+        gateway: &Gateway,
+        target: Target<'_>,
+    ) -> Result<(String, Option<String>), ErrorData> {
+        gateway
+            .route(target)
+            .await
+            .map(|(upstream, route)| (upstream.id.to_string(), route.map(|r| r.name.to_string())))
+    }
+
+    /// The message and `data.kind` of an error.
+    fn said(result: Result<(String, Option<String>), ErrorData>) -> (String, Option<String>) {
+        let err = result.unwrap_err();
+        let kind = err
+            .data
+            .as_ref()
+            .and_then(|d| d.get("kind"))
+            .and_then(|k| k.as_str())
+            .map(String::from);
+        (err.message.to_string(), kind)
+    }
+
+    #[tokio::test]
+    async fn a_listed_name_leads_to_its_server_and_upstream_name() {
+        let (_hub, handle) = hub().await;
+        let merged = Gateway::new(handle.clone(), Scope::Merged);
+        assert_eq!(
+            route_of(&merged, Target::Tool("listed__t")).await.unwrap(),
+            ("listed".into(), Some("t".into()))
+        );
+        assert_eq!(
+            route_of(&merged, Target::Tool("x__t")).await.unwrap(),
+            ("renamed".into(), Some("t".into()))
+        );
+        handle.shutdown();
+    }
+
+    #[tokio::test]
+    async fn names_of_no_server_or_of_a_disabled_one_are_unknown() {
+        let (_hub, handle) = hub().await;
+        let merged = Gateway::new(handle.clone(), Scope::Merged);
+        assert_eq!(
+            said(route_of(&merged, Target::Tool("nobody__t")).await),
+            (
+                "unknown tool 'nobody__t': no server 'nobody' is configured".into(),
+                Some("noSuchServer".into())
+            )
+        );
+        assert_eq!(
+            said(route_of(&merged, Target::Prompt("off__p")).await),
+            (
+                "unknown prompt 'off__p': server 'off' is disabled".into(),
+                Some("disabled".into())
+            )
+        );
+        assert_eq!(
+            said(route_of(&merged, Target::Tool("renamed__t")).await),
+            (
+                "unknown tool 'renamed__t': server 'renamed' names its tools 'x__<name>'".into(),
+                Some("noSuchServer".into())
+            )
+        );
+        assert_eq!(
+            said(route_of(&merged, Target::Tool("plain")).await).0,
+            "unknown tool 'plain': tool names are '<server>__<tool>'"
+        );
+        // Listed, and no such tool: plain "unknown tool".
+        assert_eq!(
+            said(route_of(&merged, Target::Tool("listed__nope")).await),
+            ("unknown tool 'listed__nope'".into(), None)
+        );
+        handle.shutdown();
+    }
+
+    #[tokio::test]
+    async fn a_server_that_cannot_start_answers_with_its_own_error() {
+        let (_hub, handle) = hub().await;
+        let merged = Gateway::new(handle.clone(), Scope::Merged);
+        let (message, kind) = said(route_of(&merged, Target::Tool("broken__t")).await);
+        assert!(message.starts_with("server 'broken'"), "{message}");
+        assert_ne!(kind, Some("noSuchServer".into()));
+        // No server offers the URI (the broken one was tried once more).
+        let Err(err) = merged.route(Target::Resource("file:///nothing")).await else {
+            panic!("a URI no server offers was routed");
+        };
+        assert_eq!(err.code, ErrorCode::RESOURCE_NOT_FOUND);
+        handle.shutdown();
+    }
+
+    #[tokio::test]
+    async fn a_pass_through_session_routes_to_its_server_but_not_its_disabled_tools() {
+        let (_hub, handle) = hub().await;
+        let single = Gateway::new(handle.clone(), Scope::Server(id("renamed")));
+        assert_eq!(
+            route_of(&single, Target::Tool("t")).await.unwrap(),
+            ("renamed".into(), None)
+        );
+        assert_eq!(
+            route_of(&single, Target::Resource("file:///any"))
+                .await
+                .unwrap(),
+            ("renamed".into(), None)
+        );
+        assert_eq!(
+            said(route_of(&single, Target::Tool("hidden")).await),
+            ("unknown tool 'hidden'".into(), None)
+        );
+        let gone = Gateway::new(handle.clone(), Scope::Server(id("gone")));
+        assert_eq!(
+            said(route_of(&gone, Target::Prompt("p")).await),
+            (
+                "server 'gone' is no longer configured".into(),
+                Some("removed".into())
+            )
+        );
+        handle.shutdown();
+    }
+
+    #[test]
+    fn an_upstream_rpc_error_keeps_its_code_and_names_the_server() {
+        let err = upstream_error(UpstreamError::Rpc {
+            server: id("a"),
+            error: ErrorData::invalid_params("bad x", None),
+        });
+        assert_eq!(err.code, ErrorCode::INVALID_PARAMS);
+        assert_eq!(err.message, "server 'a': bad x");
+        assert_eq!(
+            err.data,
+            Some(json!({"server": "a", "kind": "upstreamError"}))
+        );
+    }
+
+    #[test]
+    fn several_disabled_servers_are_named_together() {
+        let err = unrouted("tool", "a__t", Unrouted::Disabled(vec![id("a"), id("a-b")]));
+        assert_eq!(
+            err.message,
+            "unknown tool 'a__t': server 'a' and 'a-b' are disabled"
+        );
+    }
+}

@@ -1,0 +1,268 @@
+//! Config reload, the doing half: reads the file (refusing an invalid one
+//! whole), asks [`crate::reload::plan`] what to do and carries the plan out.
+//!
+//! Reloads are serialized by `reload_lock`: one arriving while another is
+//! applied waits and becomes one more pass. [`HubHandle::reload_from_file`]
+//! refuses an invalid file whole, and also a missing, empty or non-regular
+//! one ([`Config::load_effective`]): the last good config keeps running
+//! (same processes) and the snapshot carries the error (path, line, column)
+//! until a valid file arrives. Only a valid file removes servers. A rebuilt
+//! or removed upstream drains (in-flight calls finish or time out) and is
+//! then closed, process group included. [`HubHandle::set_enabled`] edits the
+//! file through [`crate::files::write_atomic`]: its mode, owner and symlink
+//! are kept.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::HubHandle;
+use crate::config::{Config, ConfigError, LoadFor, ServerId, process_env};
+use crate::listing::RefreshTrigger;
+use crate::reload::{self, Action, ReloadError, ReloadResult, Running, RunningServer, Step};
+use crate::snapshot::timestamp;
+use crate::upstream::Upstream;
+
+impl HubHandle {
+    /// Re-reads the config file and applies it; an invalid file is refused
+    /// whole and reported in the snapshot until it is fixed.
+    pub async fn reload_from_file(&self) -> Result<ReloadResult, ReloadError> {
+        let path = self.config_path().ok_or(ReloadError::NoConfigFile)?;
+        let _pass = self.inner.reload_lock.lock().await;
+        let loaded = Config::load_effective(&path, LoadFor::Reload, process_env);
+        match loaded {
+            Ok(config) => {
+                self.set_config_error(None);
+                Ok(self.apply_locked(config))
+            }
+            Err(err) => {
+                tracing::warn!(error = %err, "config refused; the last good config keeps running");
+                self.set_config_error(Some(err.clone()));
+                Err(err.into())
+            }
+        }
+    }
+
+    /// Applies `config` (see the module docs).
+    pub async fn apply_config(&self, config: Config) -> ReloadResult {
+        let _pass = self.inner.reload_lock.lock().await;
+        self.apply_locked(config)
+    }
+
+    /// Carries out the plan from what runs to `config`: computes the next
+    /// set of upstreams, swaps it in, retires what left, then publishes the
+    /// outcome once (catalog, last reload, snapshot).
+    fn apply_locked(&self, config: Config) -> ReloadResult {
+        let running = self.inner.registry.all();
+        let views: Vec<RunningServer> = running
+            .iter()
+            .map(|u| RunningServer {
+                id: u.id.clone(),
+                fingerprint: u.fingerprint(),
+                config: u.config(),
+            })
+            .collect();
+        let plan = reload::plan(
+            Running {
+                servers: &views,
+                settings: &self.inner.settings,
+                initial_listen: self.inner.initial_listen,
+            },
+            &config,
+        );
+        let result = plan.result(timestamp(std::time::SystemTime::now()));
+        let find = |id: &ServerId| running.iter().find(|u| u.id == *id);
+        let mut next: Vec<Arc<Upstream>> = Vec::with_capacity(plan.servers.len());
+        let mut retire: Vec<Arc<Upstream>> = Vec::new();
+        for Step { server, action } in plan.servers {
+            match (action, find(&server.id)) {
+                (Action::Keep, Some(current)) => next.push(current.clone()),
+                (Action::Update, Some(current)) => {
+                    current.set_config(server);
+                    if let Some(caps) = current.capabilities() {
+                        let versions = caps.pass_through_versions(&current.config().disabled_tools);
+                        self.inner.sessions.announce_server(
+                            &current.id,
+                            versions,
+                            &self.inner.tasks,
+                        );
+                    }
+                    next.push(current.clone());
+                }
+                (Action::Restart, Some(current)) => {
+                    let rebuilt = Arc::new(self.new_upstream(server));
+                    if rebuilt.is_enabled()
+                        && let Some(caps) = current.capabilities()
+                    {
+                        rebuilt.carry_listing(caps);
+                    }
+                    retire.push(current.clone());
+                    next.push(rebuilt);
+                }
+                // Start (the plan saw no running server of this id).
+                _ => next.push(Arc::new(self.new_upstream(server))),
+            }
+        }
+        retire.extend(plan.stop.iter().filter_map(|id| find(id).cloned()));
+
+        self.inner.registry.replace(next);
+        for upstream in retire {
+            let fresh = self.inner.fresh.clone();
+            let drain = self.inner.settings.call_timeout;
+            self.inner.tasks.spawn(async move {
+                fresh.invalidate(&upstream.id).await;
+                upstream.drain_and_retire(drain).await;
+            });
+        }
+        self.rebuild_catalog();
+        self.set_last_reload(result.clone());
+        tracing::info!(
+            added = ?result.added,
+            changed = ?result.changed,
+            updated = ?result.updated,
+            removed = ?result.removed,
+            unchanged = result.unchanged.len(),
+            "config applied"
+        );
+        // Rebuilt servers that had been listed are listed again right away, so
+        // their tools do not vanish from clients until the next list.
+        for upstream in result.changed.iter().filter_map(|id| self.upstream(id)) {
+            if upstream.is_enabled() && upstream.capabilities().is_some() {
+                let hub = self.clone();
+                self.inner.tasks.spawn(async move {
+                    let _ = hub.refresh(&upstream.id, RefreshTrigger::Reload).await;
+                });
+            }
+        }
+        result
+    }
+
+    /// Sets `enabled` for server `id` in the config file (keeping everything
+    /// else in it as it was) and applies the file.
+    pub async fn set_enabled(&self, id: &str, enabled: bool) -> Result<ReloadResult, ReloadError> {
+        let path = self.config_path().ok_or(ReloadError::NoConfigFile)?;
+        {
+            let _pass = self.inner.reload_lock.lock().await;
+            let bytes =
+                crate::config::read_config_file(&path)?.ok_or_else(|| ConfigError::Missing {
+                    path: path.clone(),
+                    message: "the config file is missing (deleted or moved away)".into(),
+                })?;
+            // Refuse to edit a file that does not parse: the person is mid-edit.
+            Config::parse_bytes(&bytes, &path)?;
+            let text = String::from_utf8_lossy(&bytes);
+            let mut doc: serde_json::Value =
+                serde_json::from_str(&text).map_err(|err| ConfigError::Invalid {
+                    path: path.clone(),
+                    line: err.line(),
+                    column: err.column(),
+                    message: err.to_string(),
+                })?;
+            let entry = doc
+                .get_mut("mcpServers")
+                .and_then(|servers| servers.get_mut(id))
+                .and_then(|entry| entry.as_object_mut())
+                .ok_or_else(|| ReloadError::UnknownServer(id.to_string()))?;
+            if enabled {
+                entry.remove("enabled");
+            } else {
+                entry.insert("enabled".into(), serde_json::Value::Bool(false));
+            }
+            write_atomically(&path, &doc)?;
+        }
+        self.reload_from_file().await
+    }
+}
+
+/// Writes `doc` as pretty JSON over the config atomically, keeping its mode,
+/// owner and symlink ([`crate::files::write_atomic`]).
+fn write_atomically(path: &Path, doc: &serde_json::Value) -> Result<(), ReloadError> {
+    let fail = |err: std::io::Error| ReloadError::Write {
+        path: path.to_path_buf(),
+        message: err.to_string(),
+    };
+    let mut text = serde_json::to_string_pretty(doc).map_err(|e| fail(e.into()))?;
+    text.push('\n');
+    crate::files::write_atomic(path, text.as_bytes(), crate::files::FileMode::Keep)
+        .map(|_| ())
+        .map_err(fail)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use pretty_assertions::assert_eq;
+
+    use crate::config::Config;
+    use crate::hub::{Hub, HubOptions};
+
+    fn config(json: &str) -> Config {
+        let mut config = Config::parse(json, Path::new("t.json")).unwrap();
+        config.settings.listen = "127.0.0.1:0".parse().unwrap();
+        config
+    }
+
+    #[tokio::test]
+    async fn applying_a_plan_keeps_updates_rebuilds_starts_and_retires() {
+        let hub = Hub::bind(
+            config(
+                r#"{"mcpServers":{
+                    "same":{"command":"switchboard-test-no-such-command"},
+                    "tools":{"command":"switchboard-test-no-such-command"},
+                    "cmd":{"command":"switchboard-test-no-such-command"},
+                    "gone":{"command":"switchboard-test-no-such-command"}}}"#,
+            ),
+            HubOptions::default(),
+        )
+        .await
+        .unwrap();
+        let handle = hub.handle();
+        let before = |id: &str| handle.upstream(id).unwrap();
+        let (same, tools, cmd) = (before("same"), before("tools"), before("cmd"));
+        let result = handle
+            .apply_config(config(
+                r#"{"mcpServers":{
+                    "same":{"command":"switchboard-test-no-such-command"},
+                    "tools":{"command":"switchboard-test-no-such-command","disabledTools":["x"]},
+                    "cmd":{"command":"switchboard-test-no-such-command","args":["2"]},
+                    "new":{"command":"switchboard-test-no-such-command"}}}"#,
+            ))
+            .await;
+        assert_eq!(
+            (
+                result.unchanged.clone(),
+                result.updated.clone(),
+                result.changed.clone(),
+                result.added.clone(),
+                result.removed.clone(),
+            ),
+            (
+                vec!["same".to_string()],
+                vec!["tools".to_string()],
+                vec!["cmd".to_string()],
+                vec!["new".to_string()],
+                vec!["gone".to_string()],
+            )
+        );
+        assert!(result.errors.is_empty(), "{:?}", result.errors);
+        let after = |id: &str| handle.upstream(id);
+        assert!(std::sync::Arc::ptr_eq(&same, &after("same").unwrap()));
+        let updated = after("tools").unwrap();
+        assert!(std::sync::Arc::ptr_eq(&tools, &updated));
+        assert!(updated.config().disabled_tools.contains("x"));
+        assert!(!std::sync::Arc::ptr_eq(&cmd, &after("cmd").unwrap()));
+        assert!(after("new").is_some());
+        assert!(after("gone").is_none());
+        assert_eq!(handle.snapshot().last_reload.as_ref(), Some(&result));
+        assert_eq!(
+            handle
+                .snapshot()
+                .servers
+                .iter()
+                .map(|s| s.id.as_str())
+                .collect::<Vec<_>>(),
+            vec!["same", "tools", "cmd", "new"]
+        );
+        handle.shutdown();
+    }
+}
