@@ -11,18 +11,15 @@ pub mod builtin;
 pub mod capabilities;
 pub mod catalog;
 pub mod config;
-pub mod control;
-pub mod fast_path;
 pub mod files;
 pub mod fingerprint;
 pub mod freshness;
 pub mod gateway;
 pub mod guard;
-pub mod http_sessions;
+pub mod http;
 pub mod hub;
 pub mod identity;
 pub mod limiter;
-pub mod listener;
 pub mod persist;
 pub mod redact;
 pub mod registry;
@@ -30,13 +27,16 @@ pub mod reload;
 pub mod resilience;
 pub mod sessions;
 pub mod snapshot;
-pub mod ui_assets;
 pub mod upstream;
 
 /// The log filter when `RUST_LOG` is unset or empty: the hub's own INFO
 /// lines and everyone else's warnings (rmcp's INFO is a line per message and
 /// a `peer_info` dump per session). Each binary adds its own crate at INFO.
 pub const DEFAULT_LOG_FILTER: &str = "warn,switchboard_core=info";
+
+// Old paths of the modules moved under `http/` (removed at the layout merge).
+pub use http::session_manager as http_sessions;
+pub use http::{control, fast_path, listener, ui_assets};
 
 pub use config::{Config, ConfigError, ServerConfig, ServerId, Settings};
 pub use hub::{Hub, HubError, HubHandle, HubOptions};
