@@ -253,7 +253,7 @@ impl Hub {
             snapshot: watch::Sender::new(Arc::new(HubSnapshot::default())),
             events: events_tx,
             http,
-            identity: Arc::new(crate::identity::HubIdentity::new(local_addr)),
+            identity: Arc::new(crate::identity::HubIdentity::new(local_addr)?),
             auth,
             access,
             cancel,

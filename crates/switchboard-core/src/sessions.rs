@@ -32,8 +32,11 @@ use rmcp::model::{
 use crate::catalog::{CatalogDiff, CatalogVersions};
 use crate::config::ServerId;
 use crate::gateway::Scope;
-use crate::http_sessions::{SessionTable, Usage, UseGuard};
 use crate::snapshot::timestamp;
+
+pub(crate) mod table;
+
+pub use table::{HttpSessionError, HttpSessionKey, SessionTable, Usage, UseGuard};
 
 /// Which merged list a session listed or is told about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -49,23 +49,20 @@
 //!
 //! Every request this layer answers counts as a use of its session, so the
 //! session does not expire while it is used (see `http_sessions`).
+//!
+//! This file holds the middleware and what needs the hub (sessions, calls,
+//! prepared lists); `fast_path/sniff.rs` holds what it reads from a request
+//! and writes as an answer, including the one dispatch decision ([`Route`]).
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
-use futures::StreamExt;
+use rmcp::model::{CallToolResponse, ClientCapabilities, ErrorCode, ErrorData, ServerResult};
 use rmcp::transport::streamable_http_server::session::SessionManager;
-use serde::Deserialize;
-
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ErrorCode, ErrorData, RequestId,
-    ServerResult,
-};
 use tokio_util::sync::CancellationToken;
 
 use crate::catalog::ListResult;
@@ -75,61 +72,17 @@ use crate::hub::HubHandle;
 use crate::sessions::Session;
 use crate::upstream::Downstream;
 
-/// How long a response waits for its answer before it is sent as an event
-/// stream. Short enough that clients with a response-header timeout never
-/// notice; long enough to cover nearly every call to a local server.
-pub const JSON_WAIT: Duration = Duration::from_millis(1000);
+mod sniff;
 
-/// Largest request body looked at; larger ones go to rmcp as they are.
-const MAX_PEEK: u64 = 256 * 1024;
+#[doc(hidden)]
+pub use sniff::fuzz_sniff;
+pub use sniff::{JSON_WAIT, Route};
+use sniff::{
+    MAX_PEEK, Probe, envelope, envelope_head, json_content_type, json_response, json_rpc_error,
+    json_rpc_status, parse_error, plain, plain_json_post, prefer_json, small_body,
+};
 
 const SESSION_HEADER: &str = "mcp-session-id";
-
-/// The parts of a JSON-RPC message the fast path needs.
-#[derive(Deserialize)]
-struct Probe {
-    #[serde(default)]
-    jsonrpc: Option<String>,
-    #[serde(default)]
-    method: Option<String>,
-    #[serde(default)]
-    id: Option<serde_json::Value>,
-}
-
-impl Probe {
-    /// The probe of a request body; `None` if it is not a JSON object.
-    fn read(body: &[u8]) -> Option<Self> {
-        serde_json::from_slice(body).ok()
-    }
-
-    /// The id of a single JSON-RPC request with a string or integer id;
-    /// `None` for anything else (notifications, responses, other ids).
-    fn request_id(&self) -> Option<serde_json::Value> {
-        let valid_id = matches!(&self.id, Some(serde_json::Value::String(_)))
-            || self.id.as_ref().is_some_and(|v| v.is_i64() || v.is_u64());
-        (self.jsonrpc.as_deref() == Some("2.0") && self.method.is_some() && valid_id)
-            .then(|| self.id.clone())
-            .flatten()
-    }
-}
-
-/// The parameters a list request may carry and still be answered here. Read
-/// only to refuse others: every list is one page, so the cursor is ignored, as
-/// on rmcp's path.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-#[allow(dead_code)]
-struct ListParams {
-    #[serde(default)]
-    cursor: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct ListRequest {
-    #[serde(default)]
-    params: Option<ListParams>,
-}
 
 /// What the middleware needs: the hub, and the session manager of the merged
 /// endpoint (the pass-through routes' managers are kept by the hub); rmcp's
@@ -192,32 +145,38 @@ pub async fn layer(State(state): State<FastPath>, request: Request, next: Next) 
             .await;
         return json_rpc_status(response, true);
     }
-    let id = probe.as_ref().and_then(Probe::request_id);
-    let Some(id) = id else {
+    let id = match sniff::route(probe.as_ref(), hub.settings().builtin_tools) {
         // Not a single request (a notification, a response, a batch, or not
         // JSON-RPC at all): rmcp answers it. A cancellation may be for a call
         // running here, which rmcp does not know.
-        if probe.as_ref().and_then(|p| p.method.as_deref()) == Some("notifications/cancelled") {
-            cancel_fast_call(&state, &parts.headers, &bytes);
+        route @ (Route::Cancelled | Route::NotARequest) => {
+            if matches!(route, Route::Cancelled) {
+                cancel_fast_call(&state, &parts.headers, &bytes);
+            }
+            let response = next
+                .run(Request::from_parts(parts, Body::from(bytes)))
+                .await;
+            return json_rpc_status(response, true);
         }
-        let response = next
-            .run(Request::from_parts(parts, Body::from(bytes)))
-            .await;
-        return json_rpc_status(response, true);
+        Route::List { id, which } => {
+            if let Some(response) =
+                prepared_list(&state, parts.uri.path(), &parts.headers, &bytes, which, &id).await
+            {
+                return response;
+            }
+            id
+        }
+        Route::Call { id } => {
+            if let Some(response) =
+                fast_call(&state, parts.uri.path(), &parts.headers, &bytes, &id).await
+            {
+                return response;
+            }
+            id
+        }
+        Route::Request { id } => id,
     };
     let method = probe.and_then(|p| p.method).unwrap_or_default();
-    if let Some(which) = list_kind(&method, hub)
-        && let Some(response) =
-            prepared_list(&state, parts.uri.path(), &parts.headers, &bytes, which, &id).await
-    {
-        return response;
-    }
-    if method == "tools/call"
-        && let Some(response) =
-            fast_call(&state, parts.uri.path(), &parts.headers, &bytes, &id).await
-    {
-        return response;
-    }
     let response = next
         .run(Request::from_parts(parts, Body::from(bytes.clone())))
         .await;
@@ -265,26 +224,6 @@ async fn delete_session(state: &FastPath, request: Request, next: Next) -> Respo
     Response::new(Body::empty())
 }
 
-/// A JSON-RPC error answer with no id, as HTTP `status`.
-fn json_rpc_error(status: StatusCode, code: i32, message: String) -> Response {
-    let error = ErrorData::new(ErrorCode(code), message, None);
-    let body = serde_json::to_vec(&error)
-        .map(|error| envelope(&serde_json::Value::Null, "error", &error))
-        .unwrap_or_default();
-    let mut response = json_response(HeaderMap::new(), Body::from(body));
-    *response.status_mut() = status;
-    response
-}
-
-/// HTTP 400 with JSON-RPC `-32700` for a body that is not JSON.
-fn parse_error(err: &serde_json::Error) -> Response {
-    json_rpc_error(
-        StatusCode::BAD_REQUEST,
-        ErrorCode::PARSE_ERROR.0,
-        format!("Parse error: the request body is not valid JSON ({err})"),
-    )
-}
-
 /// HTTP 503 for an `initialize` while every allowed session is busy.
 fn too_many_sessions(hub: &HubHandle) -> Response {
     let max = hub.settings().max_sessions;
@@ -302,88 +241,6 @@ fn too_many_sessions(hub: &HubHandle) -> Response {
     response
 }
 
-/// rmcp answers 415 for a JSON body it cannot read as a JSON-RPC message (the
-/// content type was checked before): that is HTTP 400 with JSON-RPC `-32600`
-/// when the body is known to be JSON (`json`), else `-32700`.
-fn json_rpc_status(response: Response, json: bool) -> Response {
-    if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
-        return response;
-    }
-    if json {
-        json_rpc_error(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::INVALID_REQUEST.0,
-            "Invalid Request: the body is JSON but not a JSON-RPC request, \
-             notification or response"
-                .to_string(),
-        )
-    } else {
-        json_rpc_error(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::PARSE_ERROR.0,
-            "Parse error: the request body is not a JSON-RPC message".to_string(),
-        )
-    }
-}
-
-/// A JSON body.
-fn json_content_type(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            v.split(';')
-                .next()
-                .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
-        })
-}
-
-/// A body of a stated length small enough to be read here.
-fn small_body(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok())
-        .is_some_and(|n| n <= MAX_PEEK)
-}
-
-/// A POST whose request may be answered here: JSON, of a stated, small
-/// length, from a client that accepts JSON answers, with no headers that rmcp
-/// validates against the body.
-fn plain_json_post(headers: &HeaderMap) -> bool {
-    let json_body = json_content_type(headers);
-    let small = small_body(headers);
-    // rmcp refuses (406) a client that does not accept both; so does this.
-    let accepts = |wanted: &str| {
-        headers
-            .get_all(header::ACCEPT)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(','))
-            .any(|t| {
-                t.split(';')
-                    .next()
-                    .is_some_and(|t| t.trim().eq_ignore_ascii_case(wanted))
-            })
-    };
-    let accepts_json = accepts("application/json") && accepts("text/event-stream");
-    // SEP-2243 request headers are checked against the body by rmcp.
-    let standard_headers = headers.contains_key("mcp-method") || headers.contains_key("mcp-name");
-    json_body && small && accepts_json && !standard_headers
-}
-
-fn list_kind(method: &str, hub: &HubHandle) -> Option<ListResult> {
-    Some(match method {
-        "tools/list" => ListResult::Tools {
-            builtin: hub.settings().builtin_tools,
-        },
-        "prompts/list" => ListResult::Prompts,
-        "resources/list" => ListResult::Resources,
-        "resources/templates/list" => ListResult::ResourceTemplates,
-        _ => return None,
-    })
-}
-
 /// Answers a list request of a live merged session, or `None` to leave it to
 /// rmcp (unknown session, parameters beyond a cursor, a protocol version
 /// header rmcp would refuse).
@@ -395,7 +252,9 @@ async fn prepared_list(
     which: ListResult,
     id: &serde_json::Value,
 ) -> Option<Response> {
-    serde_json::from_slice::<ListRequest>(body).ok()?;
+    if !sniff::list_params_fit(body) {
+        return None;
+    }
     let session = known_session(state, headers, path).await?;
     let _in_use = session.begin_use();
     let gateway = Gateway::for_session(state.hub.clone(), session);
@@ -477,10 +336,6 @@ async fn fast_call(
     body: &[u8],
     id: &serde_json::Value,
 ) -> Option<Response> {
-    #[derive(Deserialize)]
-    struct CallRequest {
-        params: CallToolRequestParams,
-    }
     let session = known_session(state, headers, path).await?;
     let peer = session.peer()?.clone();
     let quiet_client = peer.peer_info().is_some_and(|info| {
@@ -490,11 +345,11 @@ async fn fast_call(
     if !quiet_client {
         return None;
     }
-    let params = serde_json::from_slice::<CallRequest>(body).ok()?.params;
+    let params = sniff::call_params(body)?;
     if params.meta.is_some() || params.input_responses.is_some() || params.request_state.is_some() {
         return None;
     }
-    let request_id: RequestId = serde_json::from_value(id.clone()).ok()?;
+    let request_id = sniff::rpc_request_id(id)?;
     // Counts as a use of the session until the answer is made.
     let _in_use = session.begin_use();
     let downstream = Downstream {
@@ -562,417 +417,13 @@ async fn fast_call(
 
 /// Passes a client's `notifications/cancelled` to the fast-path call it names.
 fn cancel_fast_call(state: &FastPath, headers: &HeaderMap, body: &[u8]) {
-    #[derive(Deserialize)]
-    struct Cancelled {
-        params: CancelledParams,
-    }
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct CancelledParams {
-        request_id: serde_json::Value,
-    }
     let Some(session_id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
         return;
     };
     let Some(session) = state.hub.inner.sessions.by_http_id(session_id) else {
         return;
     };
-    if let Ok(cancelled) = serde_json::from_slice::<Cancelled>(body) {
-        session.cancel_fast_call(&cancelled.params.request_id.to_string());
-    }
-}
-
-/// `{"jsonrpc":"2.0","id":<id>,"<field>":` — an answer up to its value.
-fn envelope_head(id: &serde_json::Value, field: &str) -> String {
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"{field}":"#)
-}
-
-/// `{"jsonrpc":"2.0","id":<id>,"<field>":<value>}`.
-fn envelope(id: &serde_json::Value, field: &str, value: &[u8]) -> Vec<u8> {
-    let head = envelope_head(id, field);
-    let mut out = Vec::with_capacity(head.len() + value.len() + 1);
-    out.extend_from_slice(head.as_bytes());
-    out.extend_from_slice(value);
-    out.push(b'}');
-    out
-}
-
-fn json_response(mut headers: HeaderMap, body: Body) -> Response {
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    let mut response = Response::new(body);
-    *response.headers_mut() = headers;
-    response
-}
-
-fn plain(status: StatusCode, message: String) -> Response {
-    let mut response = Response::new(Body::from(message));
-    *response.status_mut() = status;
-    response
-}
-
-/// Turns rmcp's event-stream answer into a JSON one when the answer is the
-/// stream's first message and arrives within [`JSON_WAIT`] (see module docs);
-/// `method` and `request` are the request's, to correct rmcp's error code for
-/// invalid parameters.
-async fn prefer_json(
-    response: Response,
-    id: &serde_json::Value,
-    method: &str,
-    request: &[u8],
-) -> Response {
-    let is_stream = response.status() == StatusCode::OK
-        && response
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("text/event-stream"));
-    if !is_stream {
-        return json_rpc_status(response, true);
-    }
-    let (parts, body) = response.into_parts();
-    let mut stream = body.into_data_stream();
-    let mut seen: Vec<Bytes> = Vec::new();
-    let mut events = EventReader::default();
-    let deadline = tokio::time::sleep(JSON_WAIT);
-    tokio::pin!(deadline);
-    let answer = loop {
-        let chunk = tokio::select! {
-            chunk = stream.next() => chunk,
-            _ = &mut deadline => break None,
-        };
-        let Some(Ok(chunk)) = chunk else {
-            // The stream ended or failed before any message: pass on what came.
-            break None;
-        };
-        let data = events.push(&chunk);
-        seen.push(chunk);
-        if let Some(data) = data {
-            break answer_error(&data, id).map(|error| (data, error));
-        }
-    };
-    match answer {
-        Some((data, error)) => {
-            let data = match error {
-                Some(code) if code == ErrorCode::METHOD_NOT_FOUND.0 => {
-                    invalid_params(id, method, request).unwrap_or(data)
-                }
-                _ => data,
-            };
-            let mut headers = parts.headers;
-            for name in [
-                header::CONTENT_TYPE,
-                header::CONTENT_LENGTH,
-                header::TRANSFER_ENCODING,
-                header::CACHE_CONTROL,
-            ] {
-                headers.remove(name);
-            }
-            json_response(headers, Body::from(data))
-        }
-        None => {
-            let replay = futures::stream::iter(seen.into_iter().map(Ok::<_, axum::Error>));
-            Response::from_parts(parts, Body::from_stream(replay.chain(stream)))
-        }
-    }
-}
-
-/// True if `data` is the JSON-RPC answer (result or error) to request `id`.
-fn is_answer(data: &[u8], id: &serde_json::Value) -> bool {
-    answer_error(data, id).is_some()
-}
-
-/// `Some` if `data` is the JSON-RPC answer (result or error) to request `id`,
-/// with the error's code if it is an error.
-fn answer_error(data: &[u8], id: &serde_json::Value) -> Option<Option<i32>> {
-    #[derive(Deserialize)]
-    struct Answer {
-        #[serde(default)]
-        id: Option<serde_json::Value>,
-        #[serde(default)]
-        method: Option<serde::de::IgnoredAny>,
-        #[serde(default)]
-        result: Option<serde::de::IgnoredAny>,
-        #[serde(default)]
-        error: Option<AnswerError>,
-    }
-    #[derive(Deserialize)]
-    struct AnswerError {
-        #[serde(default)]
-        code: Option<i32>,
-    }
-    let answer = serde_json::from_slice::<Answer>(data).ok()?;
-    let is_answer = answer.method.is_none()
-        && (answer.result.is_some() || answer.error.is_some())
-        && answer.id.as_ref() == Some(id);
-    is_answer.then(|| answer.error.map(|e| e.code.unwrap_or_default()))
-}
-
-/// The `-32602` answer for a standard method whose parameters do not fit it,
-/// which rmcp answered as an unknown method; `None` if they fit after all.
-fn invalid_params(id: &serde_json::Value, method: &str, request: &[u8]) -> Option<Vec<u8>> {
-    let problem = params_problem(method, request)?;
-    let error = ErrorData::invalid_params(format!("invalid params for {method}: {problem}"), None);
-    Some(envelope(id, "error", &serde_json::to_vec(&error).ok()?))
-}
-
-/// What is wrong with the parameters of a request for a standard method, or
-/// `None` if they fit (or the method is not one rmcp knows).
-// `logging/setLevel` is deprecated for 2026-07-28 (SEP-2577); older clients use it.
-#[allow(deprecated)]
-fn params_problem(method: &str, request: &[u8]) -> Option<String> {
-    use rmcp::model::{
-        CompleteRequestParams, GetPromptRequestParams, PaginatedRequestParams,
-        ReadResourceRequestParams, SetLevelRequestParams, SubscribeRequestParams,
-        UnsubscribeRequestParams,
-    };
-    use serde::de::DeserializeOwned;
-    #[derive(Deserialize)]
-    struct Params {
-        #[serde(default)]
-        params: Option<serde_json::Value>,
-    }
-    fn check<T: DeserializeOwned>(
-        params: Option<serde_json::Value>,
-        required: bool,
-    ) -> Option<String> {
-        match params {
-            None | Some(serde_json::Value::Null) if required => {
-                Some("params must be an object".to_string())
-            }
-            None | Some(serde_json::Value::Null) => None,
-            Some(value) if !value.is_object() => Some("params must be an object".to_string()),
-            Some(value) => serde_json::from_value::<T>(value)
-                .err()
-                .map(|err| describe(&err)),
-        }
-    }
-    let params = serde_json::from_slice::<Params>(request).ok()?.params;
-    match method {
-        "tools/call" => check::<CallToolRequestParams>(params, true),
-        "prompts/get" => check::<GetPromptRequestParams>(params, true),
-        "resources/read" => check::<ReadResourceRequestParams>(params, true),
-        "resources/subscribe" => check::<SubscribeRequestParams>(params, true),
-        "resources/unsubscribe" => check::<UnsubscribeRequestParams>(params, true),
-        "logging/setLevel" => check::<SetLevelRequestParams>(params, true),
-        "completion/complete" => check::<CompleteRequestParams>(params, true),
-        "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
-            check::<PaginatedRequestParams>(params, false)
-        }
-        _ => None,
-    }
-}
-
-/// A deserialization error as a client may read it: serde names the Rust
-/// type it expected, which says nothing to a client.
-fn describe(err: &serde_json::Error) -> String {
-    let text = err.to_string();
-    for marker in ["expected struct ", "expected enum "] {
-        if let Some(at) = text.find(marker) {
-            let rest = &text[at + marker.len()..];
-            let tail = rest
-                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .map_or("", |end| &rest[end..]);
-            let what = if marker.contains("struct") {
-                "an object"
-            } else {
-                "one of the allowed values"
-            };
-            return format!("{}expected {what}{tail}", &text[..at]);
-        }
-    }
-    text
-}
-
-/// Reads server-sent events until the first one with data, and returns that
-/// data (comments, `id:`/`retry:`-only and empty priming events are skipped).
-#[derive(Default)]
-struct EventReader {
-    pending: Vec<u8>,
-    data: Vec<u8>,
-    has_data: bool,
-}
-
-impl EventReader {
-    fn push(&mut self, chunk: &[u8]) -> Option<Vec<u8>> {
-        self.pending.extend_from_slice(chunk);
-        let mut start = 0;
-        let mut found = None;
-        while let Some(end) = self.pending[start..].iter().position(|b| *b == b'\n') {
-            let line = &self.pending[start..start + end];
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            start += end + 1;
-            if line.is_empty() {
-                // End of an event.
-                if self.has_data && !self.data.is_empty() {
-                    found = Some(std::mem::take(&mut self.data));
-                    break;
-                }
-                self.data.clear();
-                self.has_data = false;
-                continue;
-            }
-            if let Some(value) = line.strip_prefix(b"data:") {
-                let value = value.strip_prefix(b" ").unwrap_or(value);
-                if self.has_data {
-                    self.data.push(b'\n');
-                }
-                self.data.extend_from_slice(value);
-                self.has_data = true;
-            }
-            // `id:`, `event:`, `retry:` and `:` comments carry nothing needed here.
-        }
-        self.pending.drain(..start);
-        found
-    }
-}
-
-/// The fuzz target's way in (`fuzz/fuzz_targets/fast_path_sniff.rs`): runs
-/// everything the fast path reads from a request body and from an answer
-/// stream on arbitrary bytes, with no hub. Panics only if an invariant
-/// breaks: an answer envelope built for a sniffed id must be JSON that
-/// [`is_answer`] recognises as the answer to that id.
-#[doc(hidden)]
-pub fn fuzz_sniff(body: &[u8], split: usize) {
-    #[derive(Deserialize)]
-    struct CallRequest {
-        #[allow(dead_code)]
-        params: CallToolRequestParams,
-    }
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    #[allow(dead_code)]
-    struct CancelledParams {
-        request_id: serde_json::Value,
-    }
-    #[derive(Deserialize)]
-    #[allow(dead_code)]
-    struct Cancelled {
-        params: CancelledParams,
-    }
-    let probe = Probe::read(body);
-    let method = probe.as_ref().and_then(|p| p.method.clone());
-    match probe.as_ref().and_then(Probe::request_id) {
-        Some(id) => {
-            match method.as_deref() {
-                Some("tools/list" | "prompts/list" | "resources/list") => {
-                    let _ = serde_json::from_slice::<ListRequest>(body);
-                }
-                Some("tools/call") => {
-                    let _ = serde_json::from_slice::<CallRequest>(body);
-                    let _ = serde_json::from_value::<RequestId>(id.clone());
-                }
-                _ => {}
-            }
-            let _ = id.to_string();
-            for field in ["result", "error"] {
-                let answer = envelope(&id, field, b"{}");
-                assert!(
-                    is_answer(&answer, &id),
-                    "envelope {:?} is not an answer to {id}",
-                    String::from_utf8_lossy(&answer)
-                );
-            }
-        }
-        None => {
-            if method.as_deref() == Some("notifications/cancelled") {
-                let _ = serde_json::from_slice::<Cancelled>(body);
-            }
-        }
-    }
-    // The same bytes as an answer stream, in two chunks split anywhere.
-    let split = split.min(body.len());
-    let mut events = EventReader::default();
-    let first = events.push(&body[..split]);
-    let data = first.or_else(|| events.push(&body[split..]));
-    if let Some(data) = data {
-        let _ = is_answer(&data, &serde_json::Value::from(1));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
-
-    use super::*;
-
-    #[test]
-    fn reads_the_first_event_with_data_across_chunks() {
-        let mut reader = EventReader::default();
-        assert_eq!(reader.push(b"id: 0\nretry: 3000\ndata:\n\n"), None);
-        assert_eq!(reader.push(b": keep-alive\n\n"), None);
-        assert_eq!(reader.push(b"data: {\"jsonrpc\":\"2.0\","), None);
-        assert_eq!(
-            reader.push(b"\"id\":1}\r\nid: 1\r\n\r\n"),
-            Some(br#"{"jsonrpc":"2.0","id":1}"#.to_vec())
-        );
-    }
-
-    #[test]
-    fn joins_multi_line_data() {
-        let mut reader = EventReader::default();
-        assert_eq!(reader.push(b"data: a\ndata: b\n\n"), Some(b"a\nb".to_vec()));
-    }
-
-    #[test]
-    fn an_answer_is_a_result_or_error_with_the_request_id() {
-        let id = serde_json::json!(7);
-        assert!(is_answer(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#, &id));
-        assert!(is_answer(
-            br#"{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"x"}}"#,
-            &id
-        ));
-        assert!(!is_answer(br#"{"jsonrpc":"2.0","id":8,"result":{}}"#, &id));
-        // Progress first, or a server→client request that happens to reuse the id.
-        assert!(!is_answer(
-            br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#,
-            &id
-        ));
-        assert!(!is_answer(
-            br#"{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{}}"#,
-            &id
-        ));
-    }
-
-    #[test]
-    fn the_envelope_is_a_json_rpc_message() {
-        let message = envelope(&serde_json::json!("a"), "result", br#"{"tools":[]}"#);
-        let value: serde_json::Value = serde_json::from_slice(&message).unwrap();
-        assert_eq!(
-            value,
-            serde_json::json!({"jsonrpc": "2.0", "id": "a", "result": {"tools": []}})
-        );
-    }
-
-    #[test]
-    fn only_plain_small_json_posts_are_looked_at() {
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        headers.insert(header::CONTENT_LENGTH, HeaderValue::from_static("120"));
-        headers.insert(
-            header::ACCEPT,
-            HeaderValue::from_static("application/json, text/event-stream"),
-        );
-        assert!(plain_json_post(&headers));
-        let mut large = headers.clone();
-        large.insert(header::CONTENT_LENGTH, HeaderValue::from_static("10000000"));
-        assert!(!plain_json_post(&large));
-        let mut sse_only = headers.clone();
-        sse_only.insert(
-            header::ACCEPT,
-            HeaderValue::from_static("text/event-stream"),
-        );
-        assert!(!plain_json_post(&sse_only));
-        let mut json_only = headers.clone();
-        json_only.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
-        assert!(!plain_json_post(&json_only));
-        let mut standard = headers.clone();
-        standard.insert("mcp-method", HeaderValue::from_static("tools/call"));
-        assert!(!plain_json_post(&standard));
+    if let Some(request_id) = sniff::cancelled_request_id(body) {
+        session.cancel_fast_call(&request_id.to_string());
     }
 }

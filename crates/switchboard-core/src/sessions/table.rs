@@ -1,0 +1,235 @@
+//! The table of every downstream MCP session the HTTP routes hold, across
+//! routes: each session's use ([`Usage`], two atomics touched by rmcp's path
+//! and by the HTTP fast path), and the hub's [`Session`] it belongs to once
+//! initialized. The rules it keeps (idle expiry, the `maxSessions` cap) and
+//! the rmcp session manager in front of it are in `http::session_manager`.
+//! Invariant: every session rmcp holds is in the table from `create_session`
+//! until `close_session`, so the table's size is the number of sessions.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionManager, LocalSessionManagerError,
+};
+use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
+
+use super::Session;
+use crate::upstream::UpstreamEvent;
+
+/// Why the hub's session manager refused an operation.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpSessionError {
+    #[error(transparent)]
+    Local(#[from] LocalSessionManagerError),
+    #[error("too many sessions: all {max} are in use; end one or raise maxSessions")]
+    Full { max: usize },
+}
+
+/// The id of the session an `initialize` request is creating, put in the
+/// request's extensions so the gateway learns it before the client does.
+#[derive(Debug, Clone)]
+pub struct HttpSessionKey(pub SessionId);
+
+/// A session's use: when it was last used, and what of it is open now.
+#[derive(Debug)]
+pub struct Usage {
+    /// Milliseconds since the table's epoch.
+    last_used: AtomicU64,
+    /// Requests being answered and response streams open.
+    open: AtomicU32,
+    epoch: Instant,
+}
+
+impl Usage {
+    pub(crate) fn new(epoch: Instant) -> Self {
+        let usage = Self {
+            last_used: AtomicU64::new(0),
+            open: AtomicU32::new(0),
+            epoch,
+        };
+        usage.touch();
+        usage
+    }
+
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Records a use now.
+    pub fn touch(&self) {
+        self.last_used.store(self.now_ms(), Ordering::Relaxed);
+    }
+
+    /// Marks one request or stream open until the guard drops.
+    pub fn begin(self: &Arc<Self>) -> UseGuard {
+        self.open.fetch_add(1, Ordering::Relaxed);
+        self.touch();
+        UseGuard(self.clone())
+    }
+
+    /// How long since the last use, if nothing is open.
+    fn idle_for(&self) -> Option<Duration> {
+        (self.open.load(Ordering::Relaxed) == 0).then(|| {
+            Duration::from_millis(
+                self.now_ms()
+                    .saturating_sub(self.last_used.load(Ordering::Relaxed)),
+            )
+        })
+    }
+}
+
+/// Keeps a session in use; its drop counts as a use.
+#[derive(Debug)]
+pub struct UseGuard(Arc<Usage>);
+
+impl Drop for UseGuard {
+    fn drop(&mut self) {
+        self.0.touch();
+        self.0.open.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+pub(crate) struct Entry {
+    /// The rmcp manager holding the session (one per route).
+    pub(crate) manager: Arc<LocalSessionManager>,
+    pub(crate) usage: Arc<Usage>,
+    /// The hub's side of the session, once it has initialized.
+    pub(crate) session: Weak<Session>,
+}
+
+/// Every MCP session of the hub, across routes (see the module docs).
+pub struct SessionTable {
+    entries: Mutex<HashMap<SessionId, Entry>>,
+    pub(crate) max: usize,
+    pub(crate) idle: Option<Duration>,
+    pub(crate) epoch: Instant,
+    /// Tells the hub to republish its snapshot after a close it did not ask for.
+    events: tokio::sync::mpsc::UnboundedSender<UpstreamEvent>,
+}
+
+impl SessionTable {
+    pub fn new(
+        max: usize,
+        idle: Duration,
+        events: tokio::sync::mpsc::UnboundedSender<UpstreamEvent>,
+    ) -> Self {
+        Self {
+            entries: Mutex::new(HashMap::new()),
+            max: max.max(1),
+            idle: (!idle.is_zero()).then_some(idle),
+            epoch: Instant::now(),
+            events,
+        }
+    }
+
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Entry>> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How many sessions exist (initialized or not).
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether a new session can be made: below the cap, or some session is
+    /// idle and can be closed for it.
+    pub fn has_room(&self) -> bool {
+        let entries = self.lock();
+        entries.len() < self.max || entries.values().any(|e| e.usage.idle_for().is_some())
+    }
+
+    /// Links the hub's session to its table entry (at `initialize`).
+    pub(crate) fn attach(&self, id: &str, session: &Arc<Session>) {
+        let mut entries = self.lock();
+        if let Some(entry) = entries.get_mut(id) {
+            entry.session = Arc::downgrade(session);
+            session.set_usage(entry.usage.clone());
+        }
+    }
+
+    pub(crate) fn usage(&self, id: &SessionId) -> Option<Arc<Usage>> {
+        self.lock().get(id).map(|e| e.usage.clone())
+    }
+
+    /// Forgets a session and marks the hub's side closed. True if it was known.
+    pub(crate) fn forget(&self, id: &SessionId) -> bool {
+        let entry = self.lock().remove(id);
+        match entry {
+            Some(entry) => {
+                if let Some(session) = entry.session.upgrade() {
+                    session.mark_closed();
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Closes a session the table chose (expired or evicted).
+    pub(crate) async fn close(&self, id: &SessionId, manager: &LocalSessionManager) {
+        self.forget(id);
+        if let Err(err) = manager.close_session(id).await {
+            tracing::debug!(session = %id, %err, "closing a session");
+        }
+    }
+
+    /// Takes the least recently used idle sessions out until there is room
+    /// for one more; `Err` if every session is busy.
+    pub(crate) fn make_room(
+        &self,
+    ) -> Result<Vec<(SessionId, Arc<LocalSessionManager>)>, HttpSessionError> {
+        let mut entries = self.lock();
+        let mut victims = Vec::new();
+        while entries.len() >= self.max {
+            let oldest = entries
+                .iter()
+                .filter_map(|(id, e)| Some((e.usage.idle_for()?, id)))
+                .max_by_key(|(idle, _)| *idle)
+                .map(|(_, id)| id.clone());
+            let Some(id) = oldest else {
+                return Err(HttpSessionError::Full { max: self.max });
+            };
+            if let Some(entry) = entries.remove(&id) {
+                if let Some(session) = entry.session.upgrade() {
+                    session.mark_closed();
+                }
+                victims.push((id, entry.manager));
+            }
+        }
+        Ok(victims)
+    }
+
+    /// Sessions idle for longer than the expiry, taken out of the table.
+    pub(crate) fn take_expired(&self) -> Vec<(SessionId, Arc<LocalSessionManager>)> {
+        let Some(limit) = self.idle else {
+            return Vec::new();
+        };
+        let mut entries = self.lock();
+        let expired: Vec<SessionId> = entries
+            .iter()
+            .filter(|(_, e)| e.usage.idle_for().is_some_and(|idle| idle > limit))
+            .map(|(id, _)| id.clone())
+            .collect();
+        expired
+            .into_iter()
+            .filter_map(|id| {
+                let entry = entries.remove(&id)?;
+                if let Some(session) = entry.session.upgrade() {
+                    session.mark_closed();
+                }
+                Some((id, entry.manager))
+            })
+            .collect()
+    }
+
+    pub(crate) fn changed(&self) {
+        let _ = self.events.send(UpstreamEvent::StateChanged);
+    }
+}
