@@ -105,10 +105,6 @@ pub(crate) struct HubInner {
             (crate::fingerprint::Fingerprint, tokio::time::Instant),
         >,
     >,
-    /// The MCP services of the pass-through routes, one per server id, each
-    /// with its session manager (which the HTTP fast path asks about sessions).
-    pass_through:
-        Mutex<std::collections::HashMap<ServerId, (PassThroughService, Arc<PassThroughSessions>)>>,
 }
 
 /// The one pooled HTTP client for remote servers and OAuth, built when first
@@ -131,11 +127,6 @@ impl SharedHttp {
             .clone()
     }
 }
-
-pub(crate) type PassThroughSessions = crate::http_sessions::HubSessionManager;
-
-pub(crate) type PassThroughService =
-    rmcp::transport::StreamableHttpService<crate::gateway::Gateway, PassThroughSessions>;
 
 /// Why a tool or prompt name leads to no server (see [`HubHandle::route_tool`]).
 #[derive(Debug)]
@@ -240,7 +231,6 @@ impl Hub {
             poller_wake: Arc::new(tokio::sync::Notify::new()),
             catalog_changed: Arc::new(tokio::sync::Notify::new()),
             warm_catalog: options.warm_catalog,
-            pass_through: Mutex::new(std::collections::HashMap::new()),
             cold_deadlines: Mutex::new(std::collections::HashMap::new()),
             registry: Registry::default(),
             catalog: RwLock::new(Arc::new(Catalog::default())),
@@ -291,11 +281,19 @@ impl Hub {
         self.handle.clone()
     }
 
-    /// Serves until `shutdown` resolves, then closes everything.
-    pub async fn run(
+    /// Starts the hub's own work, serves the listener with `serve` (the HTTP
+    /// layer, composed in `server`) until `shutdown` resolves, then closes
+    /// everything. `serve` gets the listener, the token that stops it, and
+    /// the tracker its background tasks join so shutdown waits for them.
+    pub(crate) async fn serve_with<S, F>(
         self,
+        serve: S,
         shutdown: impl Future<Output = ()> + Send + 'static,
-    ) -> Result<(), HubError> {
+    ) -> Result<(), HubError>
+    where
+        S: FnOnce(HubHandle, tokio::net::TcpListener, CancellationToken, &TaskTracker) -> F,
+        F: Future<Output = std::io::Result<()>>,
+    {
         let Self {
             handle,
             listener,
@@ -343,13 +341,7 @@ impl Hub {
                 inner.cancel.child_token(),
             ));
         }
-        inner.tasks.spawn(crate::http_sessions::run_reaper(
-            handle.clone(),
-            inner.cancel.child_token(),
-        ));
-        let router = crate::control::router(handle.clone());
-        let limits = crate::listener::ConnectionLimits::from_settings(&inner.settings);
-        let serve = crate::listener::serve(listener, router, limits, inner.cancel.clone());
+        let serve = serve(handle.clone(), listener, inner.cancel.clone(), &inner.tasks);
         let mut serve = std::pin::pin!(serve);
 
         // `served` is set when the listener stopped by itself (an error, or
@@ -709,42 +701,6 @@ impl HubHandle {
             Some(caps) => Ok(caps),
             None => upstream.refresh(RefreshTrigger::FirstUse).await,
         }
-    }
-
-    /// The pass-through MCP service of `server`, made by `make` on first use.
-    pub(crate) fn pass_through_service(
-        &self,
-        server: &ServerId,
-        make: impl FnOnce(ServerId, Arc<PassThroughSessions>) -> PassThroughService,
-    ) -> PassThroughService {
-        let mut services = self
-            .inner
-            .pass_through
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        services
-            .entry(server.clone())
-            .or_insert_with(|| {
-                let sessions = Arc::new(PassThroughSessions::new(
-                    self.inner.sessions.table().clone(),
-                ));
-                (make(server.clone(), sessions.clone()), sessions)
-            })
-            .0
-            .clone()
-    }
-
-    /// The session manager of a server's pass-through route, once it has one.
-    pub(crate) fn pass_through_sessions(
-        &self,
-        server: &ServerId,
-    ) -> Option<Arc<PassThroughSessions>> {
-        let services = self
-            .inner
-            .pass_through
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        services.get(server).map(|(_, sessions)| sessions.clone())
     }
 
     /// Enabled servers with a live connection.

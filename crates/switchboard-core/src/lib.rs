@@ -25,6 +25,7 @@ pub mod redact;
 pub mod registry;
 pub mod reload;
 pub mod resilience;
+pub mod server;
 pub mod sessions;
 pub mod snapshot;
 pub mod upstream;

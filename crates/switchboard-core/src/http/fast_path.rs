@@ -65,9 +65,9 @@ use rmcp::model::{CallToolResponse, ClientCapabilities, ErrorCode, ErrorData, Se
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use tokio_util::sync::CancellationToken;
 
+use super::mcp::McpServices;
 use crate::catalog::ListResult;
 use crate::gateway::{Gateway, Scope};
-use crate::http_sessions::HubSessionManager;
 use crate::hub::HubHandle;
 use crate::sessions::Session;
 use crate::upstream::Downstream;
@@ -84,17 +84,17 @@ use sniff::{
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
-/// What the middleware needs: the hub, and the session manager of the merged
-/// endpoint (the pass-through routes' managers are kept by the hub); rmcp's
-/// managers alone decide whether a session still exists.
+/// What the middleware needs: the hub, and the MCP routes' services with
+/// their session managers; rmcp's managers alone decide whether a session
+/// still exists.
 #[derive(Clone)]
-pub struct FastPath {
-    pub hub: HubHandle,
-    pub merged_sessions: Arc<HubSessionManager>,
+pub(crate) struct FastPath {
+    pub(crate) hub: HubHandle,
+    pub(crate) services: Arc<McpServices>,
 }
 
 /// The middleware on the MCP routes (see the module docs).
-pub async fn layer(State(state): State<FastPath>, request: Request, next: Next) -> Response {
+pub(crate) async fn layer(State(state): State<FastPath>, request: Request, next: Next) -> Response {
     let hub = &state.hub;
     if request.method() == Method::DELETE {
         return delete_session(&state, request, next).await;
@@ -198,12 +198,12 @@ async fn delete_session(state: &FastPath, request: Request, next: Next) -> Respo
         Arc::from(session_id);
     let path = request.uri().path();
     let manager = if path == "/mcp" {
-        Some(state.merged_sessions.clone())
+        Some(state.services.merged_sessions.clone())
     } else {
         path.strip_prefix("/servers/")
             .and_then(|p| p.strip_suffix("/mcp"))
             .and_then(|server| state.hub.upstream(server))
-            .and_then(|upstream| state.hub.pass_through_sessions(&upstream.id))
+            .and_then(|upstream| state.services.pass_through_sessions(&upstream.id))
     };
     let exists = match manager {
         Some(manager) => manager.has_session(&session_id).await.unwrap_or(false),
@@ -303,6 +303,7 @@ async fn known_session(state: &FastPath, headers: &HeaderMap, path: &str) -> Opt
     let exists = match session.scope() {
         Scope::Merged if path == "/mcp" => {
             state
+                .services
                 .merged_sessions
                 .has_session(&Arc::from(session_id))
                 .await
@@ -314,7 +315,7 @@ async fn known_session(state: &FastPath, headers: &HeaderMap, path: &str) -> Opt
                 == Some(id.as_str()) =>
         {
             state
-                .hub
+                .services
                 .pass_through_sessions(id)?
                 .has_session(&Arc::from(session_id))
                 .await
