@@ -205,6 +205,7 @@ impl FreshCache {
         Self { inner, ttl }
     }
 
+    #[allow(dead_code)] // Unused since the lib.rs facade (#16): the owner removes or uses it.
     pub fn ttl(&self) -> Duration {
         self.ttl
     }

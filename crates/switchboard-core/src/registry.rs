@@ -40,6 +40,7 @@ impl Registry {
         }
     }
 
+    #[allow(dead_code)] // Unused since the lib.rs facade (#16): the owner removes or uses it.
     pub fn ids(&self) -> Vec<ServerId> {
         self.all().iter().map(|u| u.id.clone()).collect()
     }

@@ -59,6 +59,7 @@ pub use client::Downstream;
 use client::{Calls, UpstreamClient};
 pub use inbound::Inbound;
 use stdio::StdioHealth;
+#[allow(unused_imports)] // `STDERR_LINE_BYTES` is unused since the lib.rs facade (#16).
 pub use stdio::{MAX_MESSAGE_BYTES, STDERR_LINE_BYTES};
 
 use crate::resilience::{Admission, Breaker, BreakerState, DISCOVERY_ATTEMPTS, backoff};

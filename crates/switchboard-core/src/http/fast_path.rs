@@ -22,7 +22,7 @@
 //!    as always); a client that goes away cancels it upstream.
 //! 3. **JSON when the answer comes first.** Every other request goes to rmcp;
 //!    if the first message on its stream is the answer itself, and it comes
-//!    within [`JSON_WAIT`], the client gets it as `application/json`. If
+//!    within `JSON_WAIT` (one second), the client gets it as `application/json`. If
 //!    progress, a log message or a server→client request (sampling,
 //!    elicitation) comes first, or the answer takes longer, the client gets the
 //!    event stream as rmcp made it, from its first byte, so ordering, keep-alive
@@ -74,9 +74,9 @@ use crate::upstream::Downstream;
 
 mod sniff;
 
+use sniff::Route;
 #[doc(hidden)]
 pub use sniff::fuzz_sniff;
-pub use sniff::{JSON_WAIT, Route};
 use sniff::{
     MAX_PEEK, Probe, envelope, envelope_head, json_content_type, json_response, json_rpc_error,
     json_rpc_status, parse_error, plain, plain_json_post, prefer_json, small_body,

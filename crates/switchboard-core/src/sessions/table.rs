@@ -130,12 +130,9 @@ impl SessionTable {
     }
 
     /// How many sessions exist (initialized or not).
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.lock().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// Whether a new session can be made: below the cap, or some session is

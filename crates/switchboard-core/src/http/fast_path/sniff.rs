@@ -19,7 +19,7 @@ use crate::catalog::ListResult;
 /// How long a response waits for its answer before it is sent as an event
 /// stream. Short enough that clients with a response-header timeout never
 /// notice; long enough to cover nearly every call to a local server.
-pub const JSON_WAIT: Duration = Duration::from_millis(1000);
+pub(super) const JSON_WAIT: Duration = Duration::from_millis(1000);
 
 /// Largest request body looked at; larger ones go to rmcp as they are.
 pub(super) const MAX_PEEK: u64 = 256 * 1024;
@@ -178,7 +178,7 @@ fn list_kind(method: &str, builtin_tools: bool) -> Option<ListResult> {
 /// What the fast path does with a POSTed JSON-RPC body, decided from the
 /// body alone (the session and headers decide the rest).
 #[derive(Debug, PartialEq)]
-pub enum Route {
+pub(super) enum Route {
     /// A list request: answered from the prepared list if its session is
     /// known and its parameters fit ([`list_params_fit`]).
     List {
