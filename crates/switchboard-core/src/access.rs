@@ -497,6 +497,16 @@ mod tests {
     }
 
     #[test]
+    fn random_ids_are_hex_of_the_asked_length_and_differ() {
+        let a = random_hex(8).unwrap();
+        let b = random_hex(8).unwrap();
+        assert_eq!(a.len(), 16);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit()), "{a}");
+        assert_ne!(a, b);
+        assert_eq!(new_token().unwrap().len(), 64);
+    }
+
+    #[test]
     fn loopback_authorities() {
         for ok in [
             "localhost",

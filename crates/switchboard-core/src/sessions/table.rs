@@ -230,3 +230,94 @@ impl SessionTable {
         let _ = self.events.send(UpstreamEvent::StateChanged);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    fn table(max: usize, idle: Duration) -> SessionTable {
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        SessionTable::new(max, idle, tx)
+    }
+
+    fn add(table: &SessionTable, id: &str) -> Arc<Usage> {
+        let usage = Arc::new(Usage::new(table.epoch));
+        table.lock().insert(
+            Arc::from(id),
+            Entry {
+                manager: Arc::new(LocalSessionManager::default()),
+                usage: usage.clone(),
+                session: Weak::new(),
+            },
+        );
+        usage
+    }
+
+    #[test]
+    fn a_session_is_idle_only_with_nothing_open() {
+        let usage = Usage::new(Instant::now());
+        assert!(usage.idle_for().is_some());
+        let usage = Arc::new(usage);
+        let first = usage.begin();
+        let second = usage.begin();
+        assert_eq!(usage.idle_for(), None);
+        drop(first);
+        assert_eq!(usage.idle_for(), None, "one use is still open");
+        drop(second);
+        assert!(usage.idle_for().is_some());
+    }
+
+    #[test]
+    fn room_is_below_the_cap_or_where_a_session_is_idle() {
+        let table = table(2, Duration::from_secs(60));
+        assert!(table.has_room());
+        let a = add(&table, "a");
+        let b = add(&table, "b");
+        assert!(table.has_room(), "both are idle, so one can go");
+        let _busy = (a.begin(), b.begin());
+        assert!(!table.has_room());
+        assert!(matches!(
+            table.make_room(),
+            Err(HttpSessionError::Full { max: 2 })
+        ));
+    }
+
+    #[test]
+    fn making_room_takes_the_longest_idle_session() {
+        let table = table(2, Duration::from_secs(60));
+        add(&table, "old");
+        std::thread::sleep(Duration::from_millis(5));
+        add(&table, "new");
+        let victims: Vec<SessionId> = table
+            .make_room()
+            .unwrap()
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(victims, vec![SessionId::from("old")]);
+        assert_eq!(table.len(), 1);
+        assert!(table.usage(&SessionId::from("new")).is_some());
+    }
+
+    #[test]
+    fn no_expiry_when_the_idle_limit_is_zero_and_forget_is_once() {
+        let table = table(10, Duration::ZERO);
+        add(&table, "a");
+        assert!(table.take_expired().is_empty());
+        let id = SessionId::from("a");
+        assert!(table.forget(&id));
+        assert!(!table.forget(&id));
+        assert_eq!(table.len(), 0);
+    }
+
+    #[test]
+    fn the_cap_is_at_least_one() {
+        let table = table(0, Duration::ZERO);
+        assert_eq!(table.max, 1);
+        assert!(table.has_room());
+        add(&table, "a");
+        assert!(table.has_room(), "the idle one can go");
+    }
+}

@@ -627,4 +627,182 @@ mod tests {
         standard.insert("mcp-method", HeaderValue::from_static("tools/call"));
         assert!(!plain_json_post(&standard));
     }
+
+    fn routed(body: &str) -> Route {
+        route(Probe::read(body.as_bytes()).as_ref(), true)
+    }
+
+    #[test]
+    fn routes_by_method_and_id() {
+        use serde_json::json;
+        assert_eq!(
+            routed(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#),
+            Route::List {
+                id: json!(1),
+                which: ListResult::Tools { builtin: true }
+            }
+        );
+        assert_eq!(
+            route(
+                Probe::read(br#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#).as_ref(),
+                false
+            ),
+            Route::List {
+                id: json!("a"),
+                which: ListResult::Tools { builtin: false }
+            }
+        );
+        for (method, which) in [
+            ("prompts/list", ListResult::Prompts),
+            ("resources/list", ListResult::Resources),
+            ("resources/templates/list", ListResult::ResourceTemplates),
+        ] {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":2,"method":"{method}"}}"#);
+            assert_eq!(
+                routed(&body),
+                Route::List {
+                    id: json!(2),
+                    which
+                },
+                "{method}"
+            );
+        }
+        assert_eq!(
+            routed(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}"#),
+            Route::Call { id: json!(3) }
+        );
+        assert_eq!(
+            routed(r#"{"jsonrpc":"2.0","id":4,"method":"prompts/get"}"#),
+            Route::Request { id: json!(4) }
+        );
+    }
+
+    #[test]
+    fn anything_but_a_single_request_goes_to_rmcp() {
+        assert_eq!(
+            routed(
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#
+            ),
+            Route::Cancelled
+        );
+        for body in [
+            // A notification, a response, a batch, not JSON-RPC, odd ids.
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#,
+            r#"{"id":1,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":{"a":1},"method":"tools/call"}"#,
+            "not json",
+        ] {
+            assert_eq!(routed(body), Route::NotARequest, "{body}");
+        }
+        assert_eq!(route(None, true), Route::NotARequest);
+    }
+
+    #[test]
+    fn reads_the_parts_each_route_needs() {
+        assert!(list_params_fit(
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#
+        ));
+        assert!(list_params_fit(
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"x"}}"#
+        ));
+        // Anything beyond a cursor is left to rmcp.
+        assert!(!list_params_fit(
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{}}}"#
+        ));
+        let params = call_params(
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a__b","arguments":{"x":1}}}"#,
+        )
+        .unwrap();
+        assert_eq!(params.name, "a__b");
+        assert!(call_params(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#).is_none());
+        assert_eq!(
+            cancelled_request_id(
+                br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r1"}}"#
+            ),
+            Some(serde_json::json!("r1"))
+        );
+        assert_eq!(cancelled_request_id(br#"{"params":{}}"#), None);
+        assert!(rpc_request_id(&serde_json::json!(7)).is_some());
+        assert!(rpc_request_id(&serde_json::json!("x")).is_some());
+        assert!(rpc_request_id(&serde_json::json!(null)).is_none());
+    }
+
+    #[test]
+    fn invalid_params_of_standard_methods_are_named_without_rust_types() {
+        let id = serde_json::json!(1);
+        let answer = invalid_params(
+            &id,
+            "tools/call",
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}"#,
+        )
+        .unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&answer).unwrap();
+        assert_eq!(value["id"], 1);
+        assert_eq!(value["error"]["code"], -32602);
+        let message = value["error"]["message"].as_str().unwrap();
+        assert!(message.contains("name"), "{message}");
+        assert!(!message.contains("CallToolRequestParam"), "{message}");
+        assert_eq!(
+            params_problem("prompts/get", br#"{"params":[1]}"#).as_deref(),
+            Some("params must be an object")
+        );
+        assert_eq!(
+            params_problem("resources/read", br#"{"jsonrpc":"2.0"}"#).as_deref(),
+            Some("params must be an object")
+        );
+        // Lists may omit params; unknown methods are not judged here.
+        assert_eq!(params_problem("tools/list", br#"{}"#), None);
+        assert_eq!(params_problem("custom/thing", br#"{"params":5}"#), None);
+        assert!(
+            invalid_params(&id, "tools/call", br#"{"params":{"name":"x"}}"#).is_none(),
+            "parameters that fit are not an error"
+        );
+    }
+
+    #[test]
+    fn rmcp_media_type_refusals_become_json_rpc_errors() {
+        let unsupported = || {
+            let mut response = Response::new(Body::empty());
+            *response.status_mut() = StatusCode::UNSUPPORTED_MEDIA_TYPE;
+            response
+        };
+        let code = |response: Response| async move {
+            assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+            let body = axum::body::to_bytes(response.into_body(), 4096)
+                .await
+                .unwrap();
+            let value: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(value["id"], serde_json::Value::Null);
+            value["error"]["code"].as_i64().unwrap()
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            assert_eq!(code(json_rpc_status(unsupported(), true)).await, -32600);
+            assert_eq!(code(json_rpc_status(unsupported(), false)).await, -32700);
+            let ok = json_rpc_status(Response::new(Body::empty()), true);
+            assert_eq!(ok.status(), StatusCode::OK);
+        });
+    }
+
+    #[test]
+    fn the_fuzz_entry_holds_on_sample_bodies() {
+        for body in [
+            &br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#[..],
+            br#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"a"}}"#,
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+            b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n",
+            b"",
+        ] {
+            for split in [0, 1, body.len() / 2, body.len()] {
+                fuzz_sniff(body, split);
+            }
+        }
+    }
 }
