@@ -12,8 +12,8 @@ use std::sync::Arc;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use rmcp::model::Tool;
-use switchboard_core::listing::{Capabilities, RefreshTrigger};
-use switchboard_core::catalog::{Catalog, CatalogSource, MAX_NAME_LEN};
+use switchboard_core::{Capabilities, RefreshTrigger};
+use switchboard_core::{Catalog, CatalogSource, MAX_NAME_LEN};
 use switchboard_core::config::ServerId;
 
 #[derive(Debug, Arbitrary)]

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use switchboard_core::config::{Config, ENV_VARS, MAX_DURATION, ServerId, Settings};
-use switchboard_core::fingerprint::Fingerprint;
+use switchboard_core::Fingerprint;
 
 fn check_settings(settings: &Settings) {
     for duration in [

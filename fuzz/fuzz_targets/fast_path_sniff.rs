@@ -12,5 +12,5 @@ fuzz_target!(|data: &[u8]| {
         Some((first, rest)) => (usize::from(*first), rest),
         None => (0, data),
     };
-    switchboard_core::fast_path::fuzz_sniff(body, split);
+    switchboard_core::fuzz_sniff(body, split);
 });

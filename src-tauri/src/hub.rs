@@ -66,11 +66,9 @@ pub async fn start() -> anyhow::Result<RunningHub> {
             listen: None,
             watch_config: true,
             // The same warm catalog as `switchboard serve`: lists are known before servers start.
-            warm_catalog: Some(switchboard_core::persist::state_dir().join("catalog.json")),
+            warm_catalog: Some(switchboard_core::state_dir().join("catalog.json")),
             // The same token file as `switchboard serve`: the CLI reads it to talk to this hub.
-            control_token: Some(switchboard_core::access::token_path(
-                &switchboard_core::persist::state_dir(),
-            )),
+            control_token: Some(switchboard_core::token_path(&switchboard_core::state_dir())),
         },
     )
     .await?;

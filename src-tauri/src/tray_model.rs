@@ -4,10 +4,10 @@
 //! into a real menu and rebuilds it only when the model changed, so a
 //! snapshot that changes nothing the menu shows causes no flicker.
 
+use switchboard_core::Health;
 use switchboard_core::HubSnapshot;
+use switchboard_core::ServerSnapshot;
 use switchboard_core::ServerState;
-use switchboard_core::snapshot::ServerSnapshot;
-use switchboard_core::upstream::Health;
 
 /// Menu item ids (a server's is `server:<id>`).
 pub const ID_ENDPOINT: &str = "endpoint";
@@ -181,8 +181,8 @@ pub fn tooltip(snapshot: &HubSnapshot) -> String {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+    use switchboard_core::BreakerSnapshot;
     use switchboard_core::config::ConfigError;
-    use switchboard_core::snapshot::BreakerSnapshot;
 
     fn server(id: &str, state: ServerState, health: Health) -> ServerSnapshot {
         let listed = matches!(state, ServerState::Ready | ServerState::Sleeping);
@@ -210,7 +210,7 @@ mod tests {
             stderr_tail: Vec::new(),
             health,
             breaker: BreakerSnapshot {
-                state: switchboard_core::resilience::BreakerState::Closed,
+                state: switchboard_core::BreakerState::Closed,
                 retry_at: None,
             },
             latency_ms: None,

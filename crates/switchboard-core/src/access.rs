@@ -283,7 +283,7 @@ impl Access {
     /// A one-time sign-in path for the dashboard (`/login?code=...`), valid
     /// for two minutes.
     pub fn sign_in_link(&self) -> Result<String, AccessError> {
-        let code = random_hex()?;
+        let code = random_hex(32)?;
         let mut codes = self.sign_ins.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         codes.retain(|_, until| *until > now);
@@ -313,7 +313,7 @@ impl Access {
         if !valid {
             return None;
         }
-        let session = random_hex().ok()?;
+        let session = random_hex(32).ok()?;
         let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
         while sessions.len() >= MAX_SESSIONS {
             sessions.pop_front();
@@ -342,12 +342,14 @@ fn same(a: &str, b: &str) -> bool {
 
 /// A new random token (for a hub that keeps none on disk).
 pub fn new_token() -> Result<String, AccessError> {
-    random_hex()
+    random_hex(32)
 }
 
-/// 32 random bytes as 64 hex digits.
-fn random_hex() -> Result<String, AccessError> {
-    let mut bytes = [0u8; 32];
+/// `len` random bytes from the operating system, as hex: the hub's one
+/// source of random ids (tokens, sign-in codes, dashboard sessions, the
+/// instance id in `identity`).
+pub(crate) fn random_hex(len: usize) -> Result<String, AccessError> {
+    let mut bytes = vec![0u8; len];
     getrandom::fill(&mut bytes).map_err(|e| AccessError::Random(e.to_string()))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
@@ -412,7 +414,7 @@ pub fn load_or_create_token(path: &Path) -> Result<String, AccessError> {
     }
     // Written whole under a private name, then linked into place: another
     // hub never reads a half-written token, and the first one linked wins.
-    let token = random_hex()?;
+    let token = random_hex(32)?;
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     let _ = std::fs::remove_file(&tmp);
     let written = (|| {
@@ -492,6 +494,16 @@ mod tests {
 
     fn access() -> Access {
         Access::new("t".repeat(64), false, 8420)
+    }
+
+    #[test]
+    fn random_ids_are_hex_of_the_asked_length_and_differ() {
+        let a = random_hex(8).unwrap();
+        let b = random_hex(8).unwrap();
+        assert_eq!(a.len(), 16);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit()), "{a}");
+        assert_ne!(a, b);
+        assert_eq!(new_token().unwrap().len(), 64);
     }
 
     #[test]

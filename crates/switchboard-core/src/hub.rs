@@ -116,18 +116,9 @@ struct HubInner {
             (crate::fingerprint::Fingerprint, tokio::time::Instant),
         >,
     >,
-    /// The MCP services of the pass-through routes, one per server id, each
-    /// with its session manager (which the HTTP fast path asks about sessions).
-    pass_through:
-        Mutex<std::collections::HashMap<ServerId, (PassThroughService, Arc<PassThroughSessions>)>>,
 }
 
 pub(crate) use crate::http_client::SharedHttp;
-
-pub(crate) type PassThroughSessions = crate::http_sessions::HubSessionManager;
-
-pub(crate) type PassThroughService =
-    rmcp::transport::StreamableHttpService<crate::gateway::Gateway, PassThroughSessions>;
 
 /// Why a tool or prompt name leads to no server (see [`HubHandle::route_tool`]).
 #[derive(Debug)]
@@ -232,7 +223,6 @@ impl Hub {
             poller_wake: Arc::new(tokio::sync::Notify::new()),
             catalog_changed: Arc::new(tokio::sync::Notify::new()),
             warm_catalog: options.warm_catalog,
-            pass_through: Mutex::new(std::collections::HashMap::new()),
             cold_deadlines: Mutex::new(std::collections::HashMap::new()),
             registry: Registry::default(),
             catalog: RwLock::new(Arc::new(Catalog::default())),
@@ -245,7 +235,7 @@ impl Hub {
             snapshot: watch::Sender::new(Arc::new(HubSnapshot::default())),
             events: events_tx,
             http,
-            identity: Arc::new(crate::identity::HubIdentity::new(local_addr)),
+            identity: Arc::new(crate::identity::HubIdentity::new(local_addr)?),
             auth,
             access,
             cancel,
@@ -432,42 +422,6 @@ impl HubHandle {
             .read()
             .map(|c| c.clone())
             .unwrap_or_default()
-    }
-
-    /// The pass-through MCP service of `server`, made by `make` on first use.
-    pub(crate) fn pass_through_service(
-        &self,
-        server: &ServerId,
-        make: impl FnOnce(ServerId, Arc<PassThroughSessions>) -> PassThroughService,
-    ) -> PassThroughService {
-        let mut services = self
-            .inner
-            .pass_through
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        services
-            .entry(server.clone())
-            .or_insert_with(|| {
-                let sessions = Arc::new(PassThroughSessions::new(
-                    self.inner.sessions.table().clone(),
-                ));
-                (make(server.clone(), sessions.clone()), sessions)
-            })
-            .0
-            .clone()
-    }
-
-    /// The session manager of a server's pass-through route, once it has one.
-    pub(crate) fn pass_through_sessions(
-        &self,
-        server: &ServerId,
-    ) -> Option<Arc<PassThroughSessions>> {
-        let services = self
-            .inner
-            .pass_through
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        services.get(server).map(|(_, sessions)| sessions.clone())
     }
 
     /// Enabled servers with a live connection.

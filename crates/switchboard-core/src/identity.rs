@@ -36,12 +36,13 @@ pub struct HubIdentity {
 }
 
 impl HubIdentity {
-    /// A new identity for a hub listening on `listen`.
-    pub fn new(listen: SocketAddr) -> Self {
-        Self {
-            instance: Arc::from(random_id()),
+    /// A new identity for a hub listening on `listen`; fails only if the
+    /// operating system gives no random numbers.
+    pub fn new(listen: SocketAddr) -> Result<Self, crate::access::AccessError> {
+        Ok(Self {
+            instance: Arc::from(crate::access::random_hex(8)?),
             listen,
-        }
+        })
     }
 
     /// Whether `url` names this hub's own listener by address: `http`, the
@@ -81,26 +82,12 @@ impl HubIdentity {
     }
 }
 
-/// 64 random bits as hex, from the standard library's per-process random
-/// hash keys (each `RandomState` differs) mixed with the time and pid.
-fn random_id() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u32(std::process::id());
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default();
-    hasher.write_u128(nanos);
-    format!("{:016x}", hasher.finish())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn on(addr: &str) -> HubIdentity {
-        HubIdentity::new(addr.parse().unwrap())
+        HubIdentity::new(addr.parse().unwrap()).unwrap()
     }
 
     #[test]

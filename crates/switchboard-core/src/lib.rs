@@ -5,45 +5,62 @@
 //! through the [`HubHandle`]. This crate has no GUI, CLI or terminal output:
 //! it logs with `tracing` and never prints.
 
-pub mod access;
+// The engine's modules, bottom layer to top (see `tests/layers.rs`). Only
+// what the CLI, the app, the tests and the fuzz targets use is public: four
+// modules whose surface they use widely, and the list below.
+mod access;
 pub mod auth;
-pub mod builtin;
-pub mod catalog;
+mod builtin;
+mod catalog;
 pub mod config;
-pub mod control;
 mod events;
-pub mod fast_path;
 pub mod files;
-pub mod fingerprint;
-pub mod fresh;
-pub mod gateway;
+mod fingerprint;
+mod fresh;
+mod gateway;
 pub mod guard;
+mod http;
 mod http_client;
-pub mod http_sessions;
-pub mod hub;
-pub mod identity;
-pub mod limiter;
-pub mod listener;
-pub mod listing;
-pub mod persist;
-pub mod redact;
-pub mod registry;
-pub mod reload;
-pub mod resilience;
+mod hub;
+mod identity;
+mod limiter;
+mod listing;
+mod persist;
+mod redact;
+mod registry;
+mod reload;
+mod resilience;
 mod server;
-pub mod sessions;
-pub mod snapshot;
-pub mod ui_assets;
-pub mod upstream;
-pub mod util;
+mod sessions;
+mod snapshot;
+mod upstream;
+mod util;
 
 /// The log filter when `RUST_LOG` is unset or empty: the hub's own INFO
 /// lines and everyone else's warnings (rmcp's INFO is a line per message and
 /// a `peer_info` dump per session). Each binary adds its own crate at INFO.
 pub const DEFAULT_LOG_FILTER: &str = "warn,switchboard_core=info";
 
+// Old paths of the modules moved under `http/`, for the other branches of
+// the layout work (removed at the layout merge).
+#[allow(unused_imports)]
+pub(crate) use http::session_manager as http_sessions;
+#[allow(unused_imports)]
+pub(crate) use http::{control, fast_path, listener, ui_assets};
+
+// The facade: everything the CLI, the app, the tests and the fuzz targets use.
+pub use access::{is_loopback_authority, read_token, token_path};
+pub use listing::{Capabilities, RefreshTrigger};
+pub use catalog::{Catalog, CatalogSource, MAX_NAME_LEN};
 pub use config::{Config, ConfigError, ServerConfig, ServerId, Settings};
+pub use fingerprint::Fingerprint;
+#[doc(hidden)]
+pub use http::fast_path::fuzz_sniff;
 pub use hub::{Hub, HubError, HubHandle, HubOptions};
+pub use identity::{INSTANCE_HEADER, VIA_ENV, VIA_HEADER};
+pub use persist::state_dir;
+pub use redact::text as redact_text;
 pub use reload::{ReloadError, ReloadResult};
-pub use snapshot::HubSnapshot;
-pub use upstream::{ServerState, UpstreamError};
+pub use resilience::BreakerState;
+pub use snapshot::{BreakerSnapshot, HubSnapshot, ServerSnapshot};
+pub use upstream::{Health, ServerState, UpstreamError};

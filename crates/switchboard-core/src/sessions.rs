@@ -31,8 +31,11 @@ use rmcp::model::{
 
 use crate::catalog::{CatalogDiff, CatalogVersions};
 use crate::config::ServerId;
-use crate::http_sessions::{SessionTable, Usage, UseGuard};
 use crate::snapshot::timestamp;
+
+pub(crate) mod table;
+
+pub use table::{HttpSessionError, HttpSessionKey, SessionTable, Usage, UseGuard};
 
 /// Which servers a session sees: every enabled one (the merged endpoint,
 /// `/mcp`) or exactly one (its pass-through route, `/servers/<id>/mcp`).

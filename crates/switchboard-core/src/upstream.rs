@@ -301,9 +301,10 @@ mod tests {
             Arc::new(Settings::default()),
             CancellationToken::new(),
             Arc::new(reqwest::Client::new),
-            Arc::new(crate::identity::HubIdentity::new(
-                ([127, 0, 0, 1], 9).into(),
-            )),
+            Arc::new(
+                crate::identity::HubIdentity::new(([127, 0, 0, 1], 9).into())
+                    .expect("the system has a random number source"),
+            ),
             auth,
             tx,
         );

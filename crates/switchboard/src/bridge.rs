@@ -60,8 +60,8 @@ async fn check_hub(url: &str, token: Option<&str>) -> anyhow::Result<()> {
     let mut request = client.get(&status);
     // Started by a hub as one of its servers: say which hub, so that a
     // bridge back to that same hub is refused instead of looping.
-    if let Ok(via) = std::env::var(switchboard_core::identity::VIA_ENV) {
-        request = request.header(switchboard_core::identity::VIA_HEADER, via);
+    if let Ok(via) = std::env::var(switchboard_core::VIA_ENV) {
+        request = request.header(switchboard_core::VIA_HEADER, via);
     }
     if let Some(token) = token {
         request = request.bearer_auth(token);

@@ -1,5 +1,5 @@
 //! The writer behind the CLI's log: each log line is redacted
-//! ([`switchboard_core::redact::text`]) before it reaches stderr, so a URL
+//! ([`switchboard_core::redact_text`]) before it reaches stderr, so a URL
 //! with a token or a credential header printed by any library (rmcp, reqwest,
 //! the hub) never lands in a terminal or a log file.
 //!
@@ -44,7 +44,7 @@ impl Drop for RedactedLine {
             return;
         }
         let text = String::from_utf8_lossy(&self.0);
-        let redacted = switchboard_core::redact::text(&text);
+        let redacted = switchboard_core::redact_text(&text);
         let _ = std::io::stderr().lock().write_all(redacted.as_bytes());
     }
 }
@@ -61,7 +61,7 @@ mod tests {
         line.write_all(b"abc123)\n").unwrap();
         let text = String::from_utf8_lossy(&line.0).into_owned();
         assert_eq!(
-            switchboard_core::redact::text(&text),
+            switchboard_core::redact_text(&text),
             "error sending request for url (http://h/mcp?token=***)\n"
         );
         line.0.clear();

@@ -720,10 +720,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         config_path: Some(path),
         listen: args.listen,
         watch_config: true,
-        warm_catalog: Some(switchboard_core::persist::state_dir().join("catalog.json")),
-        control_token: Some(switchboard_core::access::token_path(
-            &switchboard_core::persist::state_dir(),
-        )),
+        warm_catalog: Some(switchboard_core::state_dir().join("catalog.json")),
+        control_token: Some(switchboard_core::token_path(&switchboard_core::state_dir())),
     };
     let hub = Hub::bind(config, options).await?;
     let endpoint = hub.endpoint().to_string();

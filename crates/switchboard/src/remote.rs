@@ -103,13 +103,13 @@ pub fn control_token(base: &str) -> Result<String, String> {
         .split('/')
         .next()
         .unwrap_or_default();
-    if !switchboard_core::access::is_loopback_authority(authority) {
+    if !switchboard_core::is_loopback_authority(authority) {
         return Err(format!(
             "{base} is not on this computer: set SWITCHBOARD_TOKEN to its control token"
         ));
     }
-    let path = switchboard_core::access::token_path(&switchboard_core::persist::state_dir());
-    switchboard_core::access::read_token(&path).map_err(|err| err.to_string())
+    let path = switchboard_core::token_path(&switchboard_core::state_dir());
+    switchboard_core::read_token(&path).map_err(|err| err.to_string())
 }
 
 /// The status snapshot as a table people can read.

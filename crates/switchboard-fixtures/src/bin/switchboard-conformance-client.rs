@@ -36,7 +36,7 @@ use rmcp::service::{RequestContext, RoleClient};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, ServiceExt as _};
 use serde_json::{Map, Value, json};
-use switchboard_core::listing::RefreshTrigger;
+use switchboard_core::RefreshTrigger;
 use switchboard_core::{Config, Hub, HubHandle, HubOptions, ServerId};
 use tracing_subscriber::EnvFilter;
 

@@ -112,7 +112,7 @@ fn names_a_switchboard(head: &[u8]) -> bool {
         && lines.any(|line| {
             line.split_once(':').is_some_and(|(name, value)| {
                 name.trim()
-                    .eq_ignore_ascii_case(switchboard_core::identity::INSTANCE_HEADER)
+                    .eq_ignore_ascii_case(switchboard_core::INSTANCE_HEADER)
                     && !value.trim().is_empty()
             })
         })

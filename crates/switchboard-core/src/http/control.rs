@@ -1,55 +1,24 @@
-//! The HTTP surface on the hub's one listener: the merged MCP endpoint at
-//! `/mcp` and the local control API under `/api/v1` (JSON).
-//!
-//! Every answer names the hub (`switchboard-instance`, see `identity`), and a
-//! request that came from this very hub (an upstream URL leading back to
-//! it) is answered `508 Loop Detected`.
-//!
-//! Local access is protected the way a loopback service must be against
-//! browsers: every request's `Host` must be a loopback name (DNS rebinding),
-//! and a request that carries an `Origin` must come from a loopback origin
-//! (cross-site requests from web pages). Non-browser clients send no `Origin`.
-//!
-//! Every request first passes [`crate::access`] (one layer over all routes):
-//! loopback `Host` (DNS rebinding), loopback `Origin`, and for state-changing
-//! control routes the hub's own `Origin` plus a credential (the control token
-//! or the dashboard's session cookie). `/login` turns a one-time sign-in link
-//! into that cookie; `POST /api/v1/dashboard` makes such a link.
+//! The local control API under `/api/v1` (JSON): status, events, refresh,
+//! reload, enabling and disabling servers, their logs, logins, and the
+//! dashboard's sign-in links; and `/login`, which turns a one-time sign-in
+//! link into the dashboard's session cookie. Requests reach these handlers
+//! only past the router's access checks (see [`super`]).
 
-use std::sync::Arc;
-
-use axum::extract::{Path, RawQuery, Request, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::{StatusCode, header};
-use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{any, get, post};
+use axum::routing::{get, post};
 use axum::{Json, Router};
-use rmcp::transport::StreamableHttpService;
-use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use serde_json::json;
 
 use crate::config::ServerId;
-use crate::gateway::{Gateway, Scope};
-use crate::hub::HubHandle;
-use crate::identity::{HubIdentity, INSTANCE_HEADER, VIA_HEADER};
 use crate::listing::RefreshTrigger;
+use crate::hub::HubHandle;
 use crate::reload::{ReloadError, ReloadResult};
 
-/// Builds the router for the hub's listener.
-pub fn router(hub: HubHandle) -> Router {
-    let for_sessions = hub.clone();
-    let mcp_config = StreamableHttpServerConfig::default()
-        .with_cancellation_token(hub.shutdown_token().child_token())
-        .with_sse_keep_alive(Some(std::time::Duration::from_secs(15)));
-    let merged_sessions = Arc::new(crate::http_sessions::HubSessionManager::new(
-        hub.sessions().table().clone(),
-    ));
-    let mcp = StreamableHttpService::new(
-        move || Ok(Gateway::new(for_sessions.clone(), Scope::Merged)),
-        merged_sessions.clone(),
-        mcp_config,
-    );
-    let api = Router::new()
+/// The control API, nested under `/api/v1` by [`super::router`].
+pub(super) fn api(hub: HubHandle) -> Router {
+    Router::new()
         .route("/status", get(status))
         .route("/refresh", post(refresh_all))
         .route("/events", get(events))
@@ -61,124 +30,12 @@ pub fn router(hub: HubHandle) -> Router {
         .route("/servers/{id}/login", post(login_server))
         .route("/servers/{id}/logout", post(logout_server))
         .route("/dashboard", post(dashboard_link))
-        .with_state(hub.clone());
-    // Both MCP routes, with the JSON fast path in front of rmcp (see fast_path).
-    let mcp_routes = Router::new()
-        .nest_service("/mcp", mcp)
-        .route("/servers/{id}/mcp", any(pass_through))
-        .layer(middleware::from_fn_with_state(
-            crate::fast_path::FastPath {
-                hub: hub.clone(),
-                merged_sessions,
-            },
-            crate::fast_path::layer,
-        ))
-        .with_state(hub.clone());
-    Router::new()
-        .merge(mcp_routes)
-        .nest("/api/v1", api)
-        .route("/login", get(sign_in).with_state(hub.clone()))
-        .merge(crate::ui_assets::router())
-        .layer(middleware::from_fn_with_state(hub.access().clone(), guard))
-        .layer(middleware::from_fn_with_state(
-            hub.identity().clone(),
-            identify,
-        ))
-}
-
-/// Names this hub on every answer ([`INSTANCE_HEADER`]), and answers a
-/// request that came from this very hub ([`VIA_HEADER`] = its own id: an
-/// upstream URL that leads back here) with `508 Loop Detected` instead of
-/// serving it. Outermost, so it holds whatever `Host` the request used.
-async fn identify(
-    State(identity): State<Arc<HubIdentity>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let from_itself = request
-        .headers()
-        .get(VIA_HEADER)
-        .is_some_and(|via| via.as_bytes() == identity.instance.as_bytes());
-    let mut response = if from_itself {
-        tracing::warn!(
-            path = %request.uri().path(),
-            "refused a request from this hub itself: a server's URL leads back to it"
-        );
-        (
-            StatusCode::LOOP_DETECTED,
-            Json(json!({
-                "error": "this request came from this Switchboard itself: a server in its config \
-                          points back at it, and a hub cannot serve itself"
-            })),
-        )
-            .into_response()
-    } else {
-        next.run(request).await
-    };
-    if let Ok(value) = header::HeaderValue::from_str(&identity.instance) {
-        response.headers_mut().insert(INSTANCE_HEADER, value);
-    }
-    response
-}
-
-/// `/servers/<id>/mcp`: one upstream, original names (see `gateway::Scope`).
-/// Each server gets its own MCP service and session manager, made on first use.
-async fn pass_through(
-    State(hub): State<HubHandle>,
-    Path(id): Path<String>,
-    request: Request,
-) -> Response {
-    use tower_service::Service;
-    let Some(upstream) = hub.upstream(&id) else {
-        return not_found(&id);
-    };
-    let mut service = hub.pass_through_service(&upstream.id, |server, sessions| {
-        let for_sessions = hub.clone();
-        let config = StreamableHttpServerConfig::default()
-            .with_cancellation_token(hub.shutdown_token().child_token())
-            .with_sse_keep_alive(Some(std::time::Duration::from_secs(15)));
-        StreamableHttpService::new(
-            move || {
-                Ok(Gateway::new(
-                    for_sessions.clone(),
-                    Scope::Server(server.clone()),
-                ))
-            },
-            sessions,
-            config,
-        )
-    });
-    match service.call(request).await {
-        Ok(response) => response.map(axum::body::Body::new),
-        Err(never) => match never {},
-    }
-}
-
-/// Refuses what [`crate::access`] refuses: 401 (with `WWW-Authenticate`)
-/// without a needed credential, 403 for foreign hosts, origins and wrong tokens.
-async fn guard(
-    State(access): State<Arc<crate::access::Access>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    use crate::access::Refusal;
-    match access.check(request.method(), request.uri().path(), request.headers()) {
-        Ok(()) => next.run(request).await,
-        Err(Refusal::Forbidden(why)) => {
-            (StatusCode::FORBIDDEN, Json(json!({"error": why}))).into_response()
-        }
-        Err(Refusal::Unauthorized(why)) => (
-            StatusCode::UNAUTHORIZED,
-            [(header::WWW_AUTHENTICATE, "Bearer realm=\"switchboard\"")],
-            Json(json!({"error": why})),
-        )
-            .into_response(),
-    }
+        .with_state(hub)
 }
 
 /// `GET /login?code=...`: a one-time sign-in link becomes the dashboard's
 /// session cookie (HttpOnly, SameSite=Strict), then the dashboard.
-async fn sign_in(State(hub): State<HubHandle>, RawQuery(query): RawQuery) -> Response {
+pub(super) async fn sign_in(State(hub): State<HubHandle>, RawQuery(query): RawQuery) -> Response {
     let code = query
         .as_deref()
         .unwrap_or_default()
@@ -361,7 +218,7 @@ async fn server_logs(State(hub): State<HubHandle>, Path(id): Path<String>) -> Re
     .into_response()
 }
 
-fn not_found(id: &str) -> Response {
+pub(super) fn not_found(id: &str) -> Response {
     (
         StatusCode::NOT_FOUND,
         Json(json!({"error": format!("no server with id '{id}'")})),

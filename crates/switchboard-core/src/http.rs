@@ -1,0 +1,117 @@
+//! The hub's HTTP surface (layer 5): one router on the hub's one listener.
+//!
+//! - the MCP routes (`mcp`): `/mcp`, the merged endpoint, and
+//!   `/servers/<id>/mcp`, one server's pass-through endpoint, with the JSON
+//!   fast path in front of rmcp (`fast_path`) and the session lifetimes of
+//!   `session_manager`;
+//! - the control API under `/api/v1` and the sign-in link at `/login`
+//!   (`control`);
+//! - the dashboard's files at `/` and `/assets/*` (`ui_assets`);
+//! - the listener that serves it all within connection bounds (`listener`).
+//!
+//! Every answer names the hub (`switchboard-instance`, see `identity`), and a
+//! request that came from this very hub (an upstream URL leading back to
+//! it) is answered `508 Loop Detected`.
+//!
+//! Local access is protected the way a loopback service must be against
+//! browsers: every request first passes [`crate::access`] (one layer over
+//! all routes): loopback `Host` (DNS rebinding), loopback `Origin` (cross-site
+//! requests from web pages; non-browser clients send none), and for
+//! state-changing control routes the hub's own `Origin` plus a credential
+//! (the control token or the dashboard's session cookie). `/login` turns a
+//! one-time sign-in link into that cookie; `POST /api/v1/dashboard` makes
+//! such a link.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::json;
+
+use crate::hub::HubHandle;
+use crate::identity::{HubIdentity, INSTANCE_HEADER, VIA_HEADER};
+
+pub mod control;
+pub mod fast_path;
+pub mod listener;
+mod mcp;
+pub mod session_manager;
+pub mod ui_assets;
+
+/// Builds the router for the hub's listener.
+pub fn router(hub: HubHandle) -> Router {
+    Router::new()
+        .merge(mcp::routes(hub.clone()))
+        .nest("/api/v1", control::api(hub.clone()))
+        .route("/login", get(control::sign_in).with_state(hub.clone()))
+        .merge(ui_assets::router())
+        .layer(middleware::from_fn_with_state(
+            hub.access().clone(),
+            guard,
+        ))
+        .layer(middleware::from_fn_with_state(
+            hub.identity().clone(),
+            identify,
+        ))
+}
+
+/// Names this hub on every answer ([`INSTANCE_HEADER`]), and answers a
+/// request that came from this very hub ([`VIA_HEADER`] = its own id: an
+/// upstream URL that leads back here) with `508 Loop Detected` instead of
+/// serving it. Outermost, so it holds whatever `Host` the request used.
+async fn identify(
+    State(identity): State<Arc<HubIdentity>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let from_itself = request
+        .headers()
+        .get(VIA_HEADER)
+        .is_some_and(|via| via.as_bytes() == identity.instance.as_bytes());
+    let mut response = if from_itself {
+        tracing::warn!(
+            path = %request.uri().path(),
+            "refused a request from this hub itself: a server's URL leads back to it"
+        );
+        (
+            StatusCode::LOOP_DETECTED,
+            Json(json!({
+                "error": "this request came from this Switchboard itself: a server in its config \
+                          points back at it, and a hub cannot serve itself"
+            })),
+        )
+            .into_response()
+    } else {
+        next.run(request).await
+    };
+    if let Ok(value) = header::HeaderValue::from_str(&identity.instance) {
+        response.headers_mut().insert(INSTANCE_HEADER, value);
+    }
+    response
+}
+
+/// Refuses what [`crate::access`] refuses: 401 (with `WWW-Authenticate`)
+/// without a needed credential, 403 for foreign hosts, origins and wrong tokens.
+async fn guard(
+    State(access): State<Arc<crate::access::Access>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    use crate::access::Refusal;
+    match access.check(request.method(), request.uri().path(), request.headers()) {
+        Ok(()) => next.run(request).await,
+        Err(Refusal::Forbidden(why)) => {
+            (StatusCode::FORBIDDEN, Json(json!({"error": why}))).into_response()
+        }
+        Err(Refusal::Unauthorized(why)) => (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Bearer realm=\"switchboard\"")],
+            Json(json!({"error": why})),
+        )
+            .into_response(),
+    }
+}

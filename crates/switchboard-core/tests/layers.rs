@@ -1,0 +1,400 @@
+//! The engine's layout, checked from its sources (see `LAYERS.md` in the
+//! issue #16 notes and `MOVES.md`): each top-level module of the core imports
+//! only from modules in lower (or its own) layers, no two top-level modules
+//! import each other through any chain, and no Rust file in the workspace has
+//! more than [`MAX_CODE_LINES`] lines before its tests.
+//!
+//! A top-level module is a file `src/<name>.rs` together with everything under
+//! `src/<name>/`. Its references are the `crate::<name>` paths in its code
+//! part (the lines before the first `#[cfg(test)]`), comments left out; `lib.rs`
+//! is the facade and is not checked.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Every top-level module of the core and its layer, bottom to top. A module
+/// may import from its own layer and those below; events flow up on channels.
+/// To move a module, change its number here; a new module needs a row.
+const LAYERS: &[(&str, u8)] = &[
+    // 0: no engine state; what everything else is written in terms of.
+    ("util", 0),
+    ("events", 0),
+    ("config", 0),
+    // Until they move under `util/` (config owner) or `upstream/` (upstream owner).
+    ("files", 0),
+    ("redact", 0),
+    ("guard", 0),
+    // 1: pure or self-contained pieces one server or one request needs.
+    ("listing", 1),
+    ("catalog", 1),
+    ("fingerprint", 1),
+    ("resilience", 1),
+    ("warm_catalog", 1),
+    ("auth", 1),
+    ("access", 1),
+    ("identity", 1),
+    ("persist", 1),
+    ("limiter", 1),
+    // 2: one upstream server.
+    ("upstream", 2),
+    // 3: the set of servers and sessions.
+    ("registry", 3),
+    ("sessions", 3),
+    ("fresh", 3),
+    ("reload", 3),
+    ("hub", 3),
+    // The snapshot's producer (its wire types go to `switchboard-api`).
+    ("snapshot", 3),
+    // 4: routing a request to a server.
+    ("builtin", 4),
+    ("gateway", 4),
+    // 5: the HTTP surface.
+    ("http", 5),
+    // 6: composition.
+    ("server", 6),
+];
+
+/// Longest code part (lines before the first `#[cfg(test)]`) of any Rust file.
+const MAX_CODE_LINES: usize = 700;
+
+fn core_src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Every `.rs` file under `dir`, skipping build output and dependencies.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() {
+            if !matches!(
+                name.as_str(),
+                "target" | "node_modules" | "gen" | ".git" | "corpus" | "artifacts"
+            ) {
+                rust_files(&path, out);
+            }
+        } else if name.ends_with(".rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The lines before the first `#[cfg(test)]`.
+fn code_part(text: &str) -> Vec<&str> {
+    text.lines()
+        .take_while(|line| line.trim() != "#[cfg(test)]")
+        .collect()
+}
+
+/// A line without its `//` comment (string contents are not parsed: a
+/// `crate::` inside a string literal would count, which the core has none of).
+fn strip_comment(line: &str) -> &str {
+    match line.find("//") {
+        Some(at) => &line[..at],
+        None => line,
+    }
+}
+
+/// The top-level module names a line refers to as `crate::<name>`, including
+/// grouped imports (`use crate::{a::X, b}`).
+fn crate_refs(line: &str) -> Vec<String> {
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut found = Vec::new();
+    let mut rest = line;
+    while let Some(at) = rest.find("crate::") {
+        // `$crate::` and `some_crate::` are not this crate.
+        let before = rest[..at].chars().next_back();
+        rest = &rest[at + "crate::".len()..];
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') {
+            continue;
+        }
+        if let Some(group) = rest.strip_prefix('{') {
+            // Top-level names inside the braces: those after `{` or a `,` at depth 0.
+            let mut depth = 0;
+            let mut start = true;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => start = true,
+                    c if start && !c.is_whitespace() => {
+                        start = false;
+                        let name = ident(&group[i..]);
+                        if !name.is_empty() {
+                            found.push(name);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            let name = ident(rest);
+            if !name.is_empty() {
+                found.push(name);
+            }
+        }
+    }
+    found
+}
+
+/// Where one module refers to another: (file relative to `src/`, line number).
+type Edges = BTreeMap<(String, String), Vec<(String, usize)>>;
+
+/// Top-level modules and, for each reference from one to another, where.
+fn module_graph() -> (BTreeSet<String>, Edges) {
+    let src = core_src();
+    let mut modules = BTreeSet::new();
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        if (path.is_dir() || path.extension().is_some_and(|e| e == "rs")) && stem != "lib" {
+            modules.insert(stem);
+        }
+    }
+    let mut edges = Edges::new();
+    for module in &modules {
+        let mut files = Vec::new();
+        let file = src.join(format!("{module}.rs"));
+        if file.is_file() {
+            files.push(file);
+        }
+        rust_files(&src.join(module), &mut files);
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let shown = file
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            for (n, line) in code_part(&text).into_iter().enumerate() {
+                for target in crate_refs(strip_comment(line)) {
+                    if &target != module && modules.contains(&target) {
+                        edges
+                            .entry((module.clone(), target))
+                            .or_default()
+                            .push((shown.clone(), n + 1));
+                    }
+                }
+            }
+        }
+    }
+    (modules, edges)
+}
+
+/// Where an edge's references are, for a message: `a.rs:3, a/b.rs:10`.
+fn places(at: &[(String, usize)]) -> String {
+    let mut shown: Vec<String> = at.iter().take(3).map(|(f, l)| format!("{f}:{l}")).collect();
+    if at.len() > 3 {
+        shown.push(format!("and {} more", at.len() - 3));
+    }
+    shown.join(", ")
+}
+
+/// The import cycles among top-level modules: each strongly connected group
+/// of more than one module (Tarjan's algorithm).
+fn cycles(modules: &BTreeSet<String>, edges: &Edges) -> Vec<Vec<String>> {
+    struct Walk<'a> {
+        next: BTreeMap<&'a str, Vec<&'a str>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        groups: Vec<Vec<String>>,
+    }
+    impl<'a> Walk<'a> {
+        fn visit(&mut self, v: &'a str) {
+            let i = self.index.len();
+            self.index.insert(v, i);
+            self.low.insert(v, i);
+            self.stack.push(v);
+            self.on_stack.insert(v);
+            for w in self.next.get(v).cloned().unwrap_or_default() {
+                if !self.index.contains_key(w) {
+                    self.visit(w);
+                    let low = self.low[v].min(self.low[w]);
+                    self.low.insert(v, low);
+                } else if self.on_stack.contains(w) {
+                    let low = self.low[v].min(self.index[w]);
+                    self.low.insert(v, low);
+                }
+            }
+            if self.low[v] == self.index[v] {
+                let mut group = Vec::new();
+                while let Some(w) = self.stack.pop() {
+                    self.on_stack.remove(w);
+                    group.push(w.to_string());
+                    if w == v {
+                        break;
+                    }
+                }
+                if group.len() > 1 {
+                    group.sort();
+                    self.groups.push(group);
+                }
+            }
+        }
+    }
+    let mut walk = Walk {
+        next: BTreeMap::new(),
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        groups: Vec::new(),
+    };
+    for (from, to) in edges.keys() {
+        walk.next
+            .entry(from.as_str())
+            .or_default()
+            .push(to.as_str());
+    }
+    for module in modules {
+        if !walk.index.contains_key(module.as_str()) {
+            walk.visit(module);
+        }
+    }
+    walk.groups
+}
+
+/// What is wrong with the module graph, one line per problem.
+fn layout_problems() -> Vec<String> {
+    let (modules, edges) = module_graph();
+    let layer: BTreeMap<&str, u8> = LAYERS.iter().copied().collect();
+    let mut problems = Vec::new();
+    for module in &modules {
+        if !layer.contains_key(module.as_str()) {
+            problems.push(format!(
+                "module `{module}` has no layer: add it to LAYERS in tests/layers.rs"
+            ));
+        }
+    }
+    for group in cycles(&modules, &edges) {
+        let mut line = format!("import cycle among {}:", group.join(", "));
+        for ((from, to), at) in &edges {
+            if group.contains(from) && group.contains(to) {
+                let _ = write!(line, "\n    {from} -> {to} ({})", places(at));
+            }
+        }
+        problems.push(line);
+    }
+    for ((from, to), at) in &edges {
+        if let (Some(&a), Some(&b)) = (layer.get(from.as_str()), layer.get(to.as_str()))
+            && b > a
+        {
+            problems.push(format!(
+                "`{from}` (layer {a}) imports `{to}` (layer {b}), a higher layer: {}",
+                places(at)
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+#[ignore = "enabled after the layout merge"]
+fn modules_import_only_lower_layers_and_form_no_cycle() {
+    let problems = layout_problems();
+    assert!(
+        problems.is_empty(),
+        "the core's module layout breaks its layers ({} problems):\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+#[test]
+#[ignore = "enabled after the layout merge"]
+fn no_rust_file_is_too_long() {
+    let root = workspace_root();
+    let mut files = Vec::new();
+    for dir in [
+        "crates",
+        "tests",
+        "src-tauri/src",
+        "bench",
+        "fuzz/fuzz_targets",
+    ] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    assert!(files.len() > 20, "found too few Rust files under {root:?}");
+    let mut long: Vec<String> = files
+        .iter()
+        .filter_map(|file| {
+            let text = std::fs::read_to_string(file).unwrap();
+            let lines = code_part(&text).len();
+            (lines > MAX_CODE_LINES).then(|| {
+                let shown = file.strip_prefix(&root).unwrap_or(file).display();
+                format!("{shown}: {lines} lines before its tests")
+            })
+        })
+        .collect();
+    long.sort();
+    assert!(
+        long.is_empty(),
+        "Rust files longer than {MAX_CODE_LINES} lines before their tests (split them by \
+         responsibility):\n{}",
+        long.join("\n")
+    );
+}
+
+/// The checks themselves, on made-up input, so that the two tests above
+/// cannot pass by finding nothing.
+#[test]
+fn reads_crate_references_and_finds_cycles() {
+    assert_eq!(crate_refs("use crate::hub::HubHandle;"), ["hub"]);
+    assert_eq!(
+        crate_refs("use crate::{config::ServerId, gateway::{Gateway, Scope}, hub};"),
+        ["config", "gateway", "hub"]
+    );
+    assert_eq!(
+        crate_refs("let x = crate::access::new_token()?; // crate::hub"),
+        ["access", "hub"]
+    );
+    assert_eq!(
+        crate_refs(strip_comment("f(); // see crate::hub")),
+        Vec::<String>::new()
+    );
+    assert!(crate_refs("$crate::x and switchboard_crate::y").is_empty());
+    assert_eq!(code_part("a\nb\n#[cfg(test)]\nmod tests {}\n"), ["a", "b"]);
+
+    let modules: BTreeSet<String> = ["a", "b", "c", "d"].map(String::from).into();
+    let mut edges = Edges::new();
+    for (from, to) in [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")] {
+        edges.insert((from.into(), to.into()), vec![(format!("{from}.rs"), 1)]);
+    }
+    assert_eq!(cycles(&modules, &edges), [["a", "b", "c"]]);
+    edges.remove(&("c".into(), "a".into()));
+    assert!(cycles(&modules, &edges).is_empty());
+}
+
+/// The module graph is read at all: the core has modules and references.
+#[test]
+fn the_core_has_a_module_graph() {
+    let (modules, edges) = module_graph();
+    assert!(
+        modules.contains("hub") && modules.contains("config"),
+        "{modules:?}"
+    );
+    assert!(
+        edges
+            .keys()
+            .any(|(from, to)| from == "hub" && to == "config"),
+        "no hub -> config reference found"
+    );
+}
