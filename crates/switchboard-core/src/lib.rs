@@ -60,6 +60,7 @@ pub use hub::{Hub, HubError, HubHandle, HubOptions};
 pub use identity::{INSTANCE_HEADER, VIA_ENV, VIA_HEADER};
 pub use persist::state_dir;
 pub use redact::text as redact_text;
+pub use util::humanize_coarse;
 pub use reload::{ReloadError, ReloadResult};
 pub use resilience::BreakerState;
 pub use snapshot::{BreakerSnapshot, HubSnapshot, ServerSnapshot};

@@ -231,7 +231,7 @@ pub fn age(rfc3339: &str) -> String {
         return rfc3339.to_string();
     };
     let since = SystemTime::now().duration_since(at).unwrap_or_default();
-    switchboard_core::util::humanize_coarse(since)
+    switchboard_core::humanize_coarse(since)
 }
 
 /// The lines of `next` that come after what `previous` ended with (for
