@@ -135,6 +135,27 @@ pub enum ServerState {
     AuthRequired,
 }
 
+impl ServerState {
+    /// The JSON spelling (`authRequired`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Disabled => "disabled",
+            Self::Idle => "idle",
+            Self::Starting => "starting",
+            Self::Ready => "ready",
+            Self::Sleeping => "sleeping",
+            Self::Failed => "failed",
+            Self::AuthRequired => "authRequired",
+        }
+    }
+}
+
+impl std::fmt::Display for ServerState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A derived, coarse health for people.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
@@ -148,6 +169,24 @@ pub enum Health {
     Down,
     /// Disabled, or never used.
     Unknown,
+}
+
+impl Health {
+    /// The JSON spelling (`healthy`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Healthy => "healthy",
+            Self::Degraded => "degraded",
+            Self::Down => "down",
+            Self::Unknown => "unknown",
+        }
+    }
+}
+
+impl std::fmt::Display for Health {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// The state of a server's circuit breaker.

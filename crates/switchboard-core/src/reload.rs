@@ -26,7 +26,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::capabilities::RefreshTrigger;
@@ -38,23 +37,8 @@ use crate::upstream::Upstream;
 /// How long file events are collected before a reload.
 const DEBOUNCE: Duration = Duration::from_millis(250);
 
-/// What a reload did.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct ReloadResult {
-    pub at: String,
-    /// Servers new in the config (started lazily).
-    pub added: Vec<String>,
-    /// Servers whose connection-relevant fields changed: rebuilt.
-    pub changed: Vec<String>,
-    /// Servers with only catalog-level changes (e.g. `disabledTools`): updated in place.
-    pub updated: Vec<String>,
-    /// Servers gone from the config: shut down.
-    pub removed: Vec<String>,
-    pub unchanged: Vec<String>,
-    /// Why the reload was refused, or settings that need a restart to apply.
-    pub errors: Vec<String>,
-}
+/// What a reload did (a wire type).
+pub use switchboard_api::ReloadResult;
 
 /// Why a reload could not run.
 #[derive(Debug, Clone, thiserror::Error)]

@@ -72,18 +72,8 @@ const CLOSE_GRACE: Duration = Duration::from_secs(2);
 /// How long closing a connection may take in all.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(6);
 
-/// A server's lifecycle state as shown to people.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum ServerState {
-    Disabled,
-    Idle,
-    Starting,
-    Ready,
-    Sleeping,
-    Failed,
-    AuthRequired,
-}
+/// A server's lifecycle state as shown to people (a wire type).
+pub use switchboard_api::ServerState;
 
 /// Why an upstream could not serve a request. Each names the server.
 ///
@@ -395,28 +385,9 @@ struct Status {
 /// How many list changes are kept per server.
 const CHANGE_HISTORY: usize = 10;
 
-/// What changed between two listings of a server. Tools are named as they are
-/// upstream; prompts, resources and templates carry a `prompt:`, `resource:`
-/// or `template:` prefix.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct ListChange {
-    pub at: String,
-    pub trigger: RefreshTrigger,
-    pub added: Vec<String>,
-    pub removed: Vec<String>,
-    pub modified: Vec<String>,
-}
-
-/// A derived, coarse health for people.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Health {
-    Healthy,
-    Degraded,
-    Down,
-    Unknown,
-}
+/// What changed between two listings of a server, and a derived, coarse
+/// health for people (wire types).
+pub use switchboard_api::{Health, ListChange};
 
 /// A point-in-time view of one upstream, for the snapshot.
 #[derive(Debug, Clone)]

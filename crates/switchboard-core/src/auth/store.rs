@@ -58,41 +58,8 @@ pub fn check_secret_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Which store holds the entries, as shown in the snapshot and the CLI.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum KeyringKind {
-    /// The freedesktop Secret Service over D-Bus.
-    SecretService,
-    /// The Linux kernel key retention service (lost at reboot).
-    Keyutils,
-    /// Memory only, because the person chose it (`tokenStore: memory`).
-    Memory,
-    /// Memory only, because no keyring could be reached.
-    Unavailable,
-}
-
-impl KeyringKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::SecretService => "secret-service",
-            Self::Keyutils => "keyutils",
-            Self::Memory => "memory",
-            Self::Unavailable => "unavailable",
-        }
-    }
-
-    /// Whether entries outlive the process.
-    pub fn persists(self) -> bool {
-        matches!(self, Self::SecretService | Self::Keyutils)
-    }
-}
-
-impl fmt::Display for KeyringKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// Which store holds the entries, as shown in the snapshot and the CLI (a wire type).
+pub use switchboard_api::KeyringKind;
 
 /// The store the person asked for (`settings.tokenStore`, `SWITCHBOARD_TOKEN_STORE`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
