@@ -1,7 +1,9 @@
 //! `HubSnapshot`: a plain, serializable value of everything the CLI, the UI
 //! and the tray show. It is rebuilt by the hub whenever an upstream reports a
 //! change and published on a `watch` channel; readers never touch live state.
-//! Field names are camelCase in JSON (`GET /api/v1/status`).
+//! Field names are camelCase in JSON (`GET /api/v1/status`). The types are
+//! the wire types of `switchboard-api`; this module re-exports them and turns
+//! the core's errors into their wire form.
 //!
 //! A snapshot never carries a secret: no URL, header or env value of a server
 //! is in it, and the text fields that can quote one (`lastError`,
