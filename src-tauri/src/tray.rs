@@ -7,8 +7,8 @@
 
 use std::sync::Mutex;
 
+use switchboard_api::RefreshTrigger;
 use switchboard_core::HubHandle;
-use switchboard_core::RefreshTrigger;
 use tauri::image::Image;
 use tauri::menu::{CheckMenuItem, Menu, MenuEvent, MenuItem, PredefinedMenuItem};
 use tauri::tray::TrayIconBuilder;

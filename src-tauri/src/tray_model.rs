@@ -4,10 +4,7 @@
 //! into a real menu and rebuilds it only when the model changed, so a
 //! snapshot that changes nothing the menu shows causes no flicker.
 
-use switchboard_core::Health;
-use switchboard_core::HubSnapshot;
-use switchboard_core::ServerSnapshot;
-use switchboard_core::ServerState;
+use switchboard_api::{Health, HubSnapshot, ServerSnapshot, ServerState};
 
 /// Menu item ids (a server's is `server:<id>`).
 pub const ID_ENDPOINT: &str = "endpoint";
@@ -181,8 +178,7 @@ pub fn tooltip(snapshot: &HubSnapshot) -> String {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
-    use switchboard_core::BreakerSnapshot;
-    use switchboard_core::config::ConfigError;
+    use switchboard_api::{BreakerSnapshot, BreakerState, ConfigError};
 
     fn server(id: &str, state: ServerState, health: Health) -> ServerSnapshot {
         let listed = matches!(state, ServerState::Ready | ServerState::Sleeping);
@@ -210,7 +206,7 @@ mod tests {
             stderr_tail: Vec::new(),
             health,
             breaker: BreakerSnapshot {
-                state: switchboard_core::BreakerState::Closed,
+                state: BreakerState::Closed,
                 retry_at: None,
             },
             latency_ms: None,

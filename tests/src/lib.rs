@@ -20,6 +20,9 @@ use rmcp::service::{NotificationContext, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Value, json};
+pub use switchboard_api::{
+    self as api, Health, HubSnapshot, RefreshTrigger, ServerSnapshot, ServerState,
+};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
@@ -171,6 +174,32 @@ impl Hub {
         self.get("/api/v1/status").await
     }
 
+    /// The status snapshot, typed.
+    pub async fn snapshot(&self) -> HubSnapshot {
+        let status = self.status().await;
+        serde_json::from_value(status.clone())
+            .unwrap_or_else(|err| panic!("the snapshot does not parse ({err}): {status}"))
+    }
+
+    /// Server `id` of the typed snapshot.
+    pub async fn server_snapshot(&self, id: &str) -> ServerSnapshot {
+        server(&self.snapshot().await, id).clone()
+    }
+
+    /// Waits until server `id`'s typed snapshot satisfies `pred`, returning it.
+    pub async fn wait_for(
+        &self,
+        id: &str,
+        what: &str,
+        pred: impl Fn(&ServerSnapshot) -> bool,
+    ) -> ServerSnapshot {
+        eventually(what, || async {
+            let s = self.server_snapshot(id).await;
+            pred(&s).then_some(s)
+        })
+        .await
+    }
+
     /// The control token this hub keeps in its state directory.
     pub fn token(&self) -> String {
         let path = self.state_dir.join("control-token");
@@ -253,6 +282,15 @@ impl Hub {
             .expect("wait");
         status.code()
     }
+}
+
+/// Server `id` of `snapshot`; panics (failing the test) if there is none.
+pub fn server<'a>(snapshot: &'a HubSnapshot, id: &str) -> &'a ServerSnapshot {
+    snapshot
+        .servers
+        .iter()
+        .find(|s| s.id == id)
+        .unwrap_or_else(|| panic!("no server {id} in {snapshot:?}"))
 }
 
 /// A fixture serving Streamable HTTP on a free loopback port.

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use switchboard_e2e::{Hub, bin, stdio_fixture};
+use switchboard_e2e::{Hub, HubSnapshot, RefreshTrigger, ServerState, bin, stdio_fixture};
 
 struct Output {
     code: i32,
@@ -64,16 +64,22 @@ async fn status_refresh_toggle_logs_and_reload() {
         out.stderr
     );
     let out = hub_cli(&hub, &["status", "--json", "--url", &url]).await;
-    let status: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(status["servers"][0]["toolCount"], 2);
-    assert_eq!(status["servers"][0]["refreshTrigger"], "manual");
+    let status: HubSnapshot = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(status.servers[0].tool_count, 2);
+    assert_eq!(
+        status.servers[0].refresh_trigger,
+        Some(RefreshTrigger::Manual)
+    );
 
     let out = hub_cli(&hub, &["disable", "beta", "--url", &url]).await;
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(out.stdout, "beta: disabled\nchanged: beta\n");
     let file: Value = serde_json::from_slice(&std::fs::read(&hub.config_path).unwrap()).unwrap();
     assert_eq!(file["mcpServers"]["beta"]["enabled"], false);
-    assert_eq!(hub.server("beta").await["state"], "disabled");
+    assert_eq!(
+        hub.server_snapshot("beta").await.state,
+        ServerState::Disabled
+    );
     let out = hub_cli(&hub, &["enable", "beta", "--url", &url]).await;
     assert_eq!(out.stdout, "beta: enabled\nchanged: beta\n");
 
@@ -153,7 +159,10 @@ async fn builtin_tools_show_servers_and_refresh_them() {
     )
     .unwrap();
     assert_eq!(refreshed, json!({"servers": [{"id": "alpha", "ok": true}]}));
-    assert_eq!(hub.server("alpha").await["refreshTrigger"], "manual");
+    assert_eq!(
+        hub.server_snapshot("alpha").await.refresh_trigger,
+        Some(RefreshTrigger::Manual)
+    );
     let status: Value = serde_json::from_str(
         &client
             .call_text("switchboard__server_status", json!({"id": "alpha"}))

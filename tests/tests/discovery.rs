@@ -8,7 +8,8 @@
 
 use serde_json::{Value, json};
 use switchboard_e2e::{
-    Client, Hub, counts, eventually, pid_alive, processes_with, stdio_fixture, write_control,
+    Client, Health, Hub, ServerState, api, counts, eventually, pid_alive, processes_with,
+    stdio_fixture, write_control,
 };
 
 #[tokio::test]
@@ -23,14 +24,9 @@ async fn fifty_lazy_servers_are_ready_before_any_process_runs() {
         })
         .collect();
     let mut hub = Hub::start(json!({ "mcpServers": servers })).await.unwrap();
-    let status = hub.status().await;
-    let states: Vec<&str> = status["servers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["state"].as_str().unwrap())
-        .collect();
-    assert_eq!(states, vec!["idle"; 50]);
+    let status = hub.snapshot().await;
+    let states: Vec<ServerState> = status.servers.iter().map(|s| s.state).collect();
+    assert_eq!(states, vec![ServerState::Idle; 50]);
     assert!(
         processes_with(&tag).is_empty(),
         "a server was started eagerly"
@@ -208,13 +204,15 @@ async fn a_crash_loop_opens_the_breaker_and_calls_fail_fast() {
     let client: Client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["good__x"]);
     let bad = hub
-        .wait_server("bad", "breaker open", |s| s["breaker"]["state"] == "open")
+        .wait_for("bad", "breaker open", |s| {
+            s.breaker.state == api::BreakerState::Open
+        })
         .await;
-    assert_eq!(bad["state"], "failed");
-    assert_eq!(bad["health"], "down");
-    assert_eq!(bad["consecutiveFailures"], 3);
-    assert!(bad["breaker"]["retryAt"].is_string());
-    assert_eq!(bad["stderrTail"][0], "fixture exiting at start with code 9");
+    assert_eq!(bad.state, ServerState::Failed);
+    assert_eq!(bad.health, Health::Down);
+    assert_eq!(bad.consecutive_failures, 3);
+    assert!(bad.breaker.retry_at.is_some());
+    assert_eq!(bad.stderr_tail[0], "fixture exiting at start with code 9");
     // While open, attempts fail at once and say when the next one happens.
     let (code, body) = hub.post("/api/v1/servers/bad/refresh").await;
     assert_eq!(code, 502);
@@ -232,6 +230,6 @@ async fn a_crash_loop_opens_the_breaker_and_calls_fail_fast() {
             .unwrap(),
         "ok"
     );
-    assert_eq!(hub.server("good").await["health"], "healthy");
+    assert_eq!(hub.server_snapshot("good").await.health, Health::Healthy);
     assert_eq!(hub.terminate().await, Some(0));
 }

@@ -5,7 +5,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use switchboard_e2e::{Hub, eventually, pid_alive, spec_file, stdio_fixture};
+use switchboard_e2e::{
+    Hub, ServerSnapshot, ServerState, api, eventually, pid_alive, spec_file, stdio_fixture,
+};
 
 /// Saves the config the way editors do: write a temp file, rename it over.
 fn save(hub: &Hub, config: &Value) {
@@ -14,17 +16,13 @@ fn save(hub: &Hub, config: &Value) {
     std::fs::rename(&tmp, &hub.config_path).unwrap();
 }
 
-fn pid(server: &Value) -> u32 {
-    server["pid"].as_u64().expect("a running pid") as u32
+fn pid(server: &ServerSnapshot) -> u32 {
+    server.pid.expect("a running pid")
 }
 
-async fn wait_reload(hub: &Hub, previous: &Value) -> Value {
-    eventually("a reload", || async {
-        let status = hub.status().await;
-        (status["lastReload"] != *previous && !status["lastReload"].is_null())
-            .then(|| status["lastReload"].clone())
-    })
-    .await
+/// Waits for the first reload's result.
+async fn wait_reload(hub: &Hub) -> api::ReloadResult {
+    eventually("a reload", || async { hub.snapshot().await.last_reload }).await
 }
 
 #[tokio::test]
@@ -42,9 +40,9 @@ async fn edits_touch_only_what_changed() {
     let mut hub = Hub::start(config.clone()).await.unwrap();
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["a__slow", "b__y", "c__z"]);
-    let a_pid = pid(&hub.server("a").await);
-    let b_pid = pid(&hub.server("b").await);
-    let c_pid = pid(&hub.server("c").await);
+    let a_pid = pid(&hub.server_snapshot("a").await);
+    let b_pid = pid(&hub.server_snapshot("b").await);
+    let c_pid = pid(&hub.server_snapshot("c").await);
 
     // A slow call to `a` is in flight while the file changes b, removes c, adds d.
     let slow = client.call_text("a__slow", json!({"ms": 1500}));
@@ -59,17 +57,17 @@ async fn edits_touch_only_what_changed() {
         })
         .await;
         save(&hub, &config);
-        wait_reload(&hub, &Value::Null).await
+        wait_reload(&hub).await
     };
     let (slow, reload) = tokio::join!(slow, edit);
     assert_eq!(slow.unwrap(), "slept 1500 ms");
-    assert_eq!(reload["added"], json!(["d"]));
-    assert_eq!(reload["changed"], json!(["b"]));
-    assert_eq!(reload["removed"], json!(["c"]));
-    assert_eq!(reload["unchanged"], json!(["a"]));
+    assert_eq!(reload.added, ["d"]);
+    assert_eq!(reload.changed, ["b"]);
+    assert_eq!(reload.removed, ["c"]);
+    assert_eq!(reload.unchanged, ["a"]);
 
     assert_eq!(
-        pid(&hub.server("a").await),
+        pid(&hub.server_snapshot("a").await),
         a_pid,
         "unchanged server was restarted"
     );
@@ -77,15 +75,15 @@ async fn edits_touch_only_what_changed() {
         (!pid_alive(b_pid) && !pid_alive(c_pid)).then_some(())
     })
     .await;
-    assert_eq!(hub.server("d").await["state"], "idle");
+    assert_eq!(hub.server_snapshot("d").await.state, ServerState::Idle);
     eventually("client told the tools changed", || async {
         (client.received.tools_changed() >= 1).then_some(())
     })
     .await;
     assert_eq!(client.tool_names().await, vec!["a__slow", "b__y", "d__w"]);
-    let b = hub.server("b").await;
+    let b = hub.server_snapshot("b").await;
     assert_ne!(pid(&b), b_pid);
-    assert_eq!(b["serverName"], "b2");
+    assert_eq!(b.server_name.as_deref(), Some("b2"));
     assert_eq!(hub.terminate().await, Some(0));
 }
 
@@ -95,14 +93,14 @@ async fn catalog_only_changes_restart_nothing() {
     let mut hub = Hub::start(config.clone()).await.unwrap();
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["a__hidden", "a__x"]);
-    let before = pid(&hub.server("a").await);
+    let before = pid(&hub.server_snapshot("a").await);
     config["mcpServers"]["a"]["disabledTools"] = json!(["hidden"]);
     save(&hub, &config);
-    let reload = wait_reload(&hub, &Value::Null).await;
-    assert_eq!(reload["updated"], json!(["a"]));
+    let reload = wait_reload(&hub).await;
+    assert_eq!(reload.updated, ["a"]);
     assert_eq!(client.tool_names().await, vec!["a__x"]);
-    assert_eq!(pid(&hub.server("a").await), before);
-    assert_eq!(hub.server("a").await["toolCount"], 1);
+    assert_eq!(pid(&hub.server_snapshot("a").await), before);
+    assert_eq!(hub.server_snapshot("a").await.tool_count, 1);
     assert_eq!(hub.terminate().await, Some(0));
 }
 
@@ -115,13 +113,14 @@ async fn invalid_file_keeps_the_last_good_config_until_fixed() {
 
     std::fs::write(&hub.config_path, "{\n  \"mcpServers\": {\n    \"a\": {,\n").unwrap();
     let error = eventually("config error in status", || async {
-        let status = hub.status().await;
-        (!status["configError"].is_null()).then(|| status["configError"].clone())
+        hub.snapshot().await.config_error
     })
     .await;
-    assert_eq!(error["kind"], "invalid");
-    assert_eq!(error["line"], 3);
-    assert_eq!(error["path"], hub.config_path.to_string_lossy().as_ref());
+    let api::ConfigError::Invalid { line, path, .. } = error else {
+        panic!("not an invalid-file error: {error:?}")
+    };
+    assert_eq!(line, 3);
+    assert_eq!(path, hub.config_path.to_string_lossy());
     // Everything keeps serving.
     assert_eq!(
         client
@@ -133,7 +132,7 @@ async fn invalid_file_keeps_the_last_good_config_until_fixed() {
 
     save(&hub, &config);
     eventually("config error cleared", || async {
-        hub.status().await["configError"].is_null().then_some(())
+        hub.snapshot().await.config_error.is_none().then_some(())
     })
     .await;
     assert_eq!(
@@ -155,14 +154,14 @@ async fn disable_and_enable_through_the_api_edit_the_file() {
     let mut hub = Hub::start(config).await.unwrap();
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["a__x", "b__y"]);
-    let b_pid = pid(&hub.server("b").await);
+    let b_pid = pid(&hub.server_snapshot("b").await);
 
     let (code, body) = hub.post("/api/v1/servers/b/disable").await;
     assert_eq!(code, 200, "{body}");
     assert_eq!(body["reload"]["changed"], json!(["b"]));
     let file: Value = serde_json::from_slice(&std::fs::read(&hub.config_path).unwrap()).unwrap();
     assert_eq!(file["mcpServers"]["b"]["enabled"], false);
-    assert_eq!(hub.server("b").await["state"], "disabled");
+    assert_eq!(hub.server_snapshot("b").await.state, ServerState::Disabled);
     assert_eq!(client.tool_names().await, vec!["a__x"]);
     eventually("disabled server exits", || async {
         (!pid_alive(b_pid)).then_some(())

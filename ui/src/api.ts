@@ -1,7 +1,7 @@
 // The control API (same origin as the page) and the live snapshot feed.
 // Failures become `ApiError`s whose message is meant for a person.
 
-import type { HubSnapshot, LoginStarted, ServerLogs } from './types';
+import type { HubSnapshot, LoginResponse, LogsResponse } from './api.gen';
 
 export class ApiError extends Error {
   constructor(
@@ -90,9 +90,9 @@ export const api = {
     call('POST', `servers/${enc(id)}/${enabled ? 'enable' : 'disable'}`, `${enabled ? 'enable' : 'disable'} ${id}`),
   refresh: (id: string) => call('POST', `servers/${enc(id)}/refresh`, `refresh ${id}`),
   refreshAll: () => call<{ servers: { id: string; ok: boolean; error?: string }[] }>('POST', 'refresh', 'refresh all servers'),
-  login: (id: string) => call<LoginStarted>('POST', `servers/${enc(id)}/login`, `log in to ${id}`),
+  login: (id: string) => call<LoginResponse>('POST', `servers/${enc(id)}/login`, `log in to ${id}`),
   logout: (id: string) => call('POST', `servers/${enc(id)}/logout`, `log out of ${id}`),
-  logs: (id: string) => call<ServerLogs>('GET', `servers/${enc(id)}/logs`, `read the logs of ${id}`),
+  logs: (id: string) => call<LogsResponse>('GET', `servers/${enc(id)}/logs`, `read the logs of ${id}`),
 };
 
 export type Connection = 'live' | 'polling' | 'offline';

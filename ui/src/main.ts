@@ -7,7 +7,7 @@ import { api, ApiError, follow, type Connection } from './api';
 import { ChangeTracker, dashboard } from './model';
 import { page, type Actions, type Notice, type PageState } from './render';
 import { snippets } from './snippets';
-import type { HubSnapshot } from './types';
+import type { HubSnapshot } from './api.gen';
 import './style.css';
 
 const root = document.getElementById('app');

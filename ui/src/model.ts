@@ -9,7 +9,7 @@ import type {
   HubSnapshot,
   RefreshTrigger,
   ServerSnapshot,
-} from './types';
+} from './api.gen';
 
 /** A change younger than this marks its row. */
 export const RECENT_MS = 10 * 60 * 1000;
@@ -263,7 +263,7 @@ export class ChangeTracker {
       // Only a listed, enabled server whose counts move is a change: switching a
       // server off and on again is not. Hubs that send `lastChange` are not tracked.
       if (
-        !('lastChange' in s) &&
+        !Object.hasOwn(s, 'lastChange') &&
         s.enabled &&
         s.listedAt !== null &&
         before &&

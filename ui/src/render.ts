@@ -6,7 +6,7 @@ import { repeat } from 'lit-html/directives/repeat.js';
 import type { Connection } from './api';
 import type { DashboardView, ServerRow } from './model';
 import type { Snippet } from './snippets';
-import type { ServerLogs } from './types';
+import type { LogsResponse } from './api.gen';
 
 export interface Notice {
   kind: 'ok' | 'error';
@@ -25,7 +25,7 @@ export interface PageState {
   busy: ReadonlySet<string>;
   snippets: Snippet[];
   client: Snippet['client'];
-  logs: { id: string; data: ServerLogs | null; error: string | null } | null;
+  logs: { id: string; data: LogsResponse | null; error: string | null } | null;
 }
 
 export interface Actions {

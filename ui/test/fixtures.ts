@@ -1,9 +1,14 @@
-import type { HubSnapshot, ServerSnapshot } from '../src/types';
+import type { HubSnapshot, ServerSnapshot } from '../src/api.gen';
 
 export const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 export const at = (secondsFromNow: number) => new Date(NOW + secondsFromNow * 1000).toISOString();
 
-export function server(over: Partial<ServerSnapshot> = {}): ServerSnapshot {
+/**
+ * A server as an older hub sent it (without `health`, `breaker`, `lastChange`,
+ * ...), so the page's fallbacks stay tested; `over` may add any field, also
+ * in an older shape.
+ */
+export function server(over: Partial<Record<keyof ServerSnapshot, unknown>> = {}): ServerSnapshot {
   return {
     id: 'github',
     transport: 'http',
@@ -27,7 +32,7 @@ export function server(over: Partial<ServerSnapshot> = {}): ServerSnapshot {
     protocolVersion: '2025-06-18',
     stderrTail: [],
     ...over,
-  };
+  } as ServerSnapshot;
 }
 
 export function snapshot(servers: ServerSnapshot[], over: Partial<HubSnapshot> = {}): HubSnapshot {

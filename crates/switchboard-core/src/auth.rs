@@ -90,21 +90,8 @@ impl serde::Serialize for StoreError {
     }
 }
 
-/// What the snapshot says about one remote server's authorization. Never a token.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AuthSnapshot {
-    /// The server uses OAuth: it challenged us, has `oauth` settings, or tokens are stored.
-    pub required: bool,
-    /// Tokens are stored for it.
-    pub logged_in: bool,
-    /// Where tokens are kept.
-    pub keyring: KeyringKind,
-    /// A login waits for the browser.
-    pub login_pending: bool,
-    /// What to do or what went wrong, for people.
-    pub message: Option<String>,
-}
+/// What the snapshot says about one remote server's authorization (a wire type).
+pub use switchboard_api::AuthSnapshot;
 
 /// The hub's OAuth and secret state (see the module docs).
 pub struct Auth {

@@ -49,10 +49,7 @@ pub fn router(hub: HubHandle) -> Router {
         .nest("/api/v1", control::api(hub.clone()))
         .route("/login", get(control::sign_in).with_state(hub.clone()))
         .merge(ui_assets::router())
-        .layer(middleware::from_fn_with_state(
-            hub.access().clone(),
-            guard,
-        ))
+        .layer(middleware::from_fn_with_state(hub.access().clone(), guard))
         .layer(middleware::from_fn_with_state(
             hub.identity().clone(),
             identify,

@@ -50,7 +50,6 @@ pub(crate) use http::{control, fast_path, listener, ui_assets};
 
 // The facade: everything the CLI, the app, the tests and the fuzz targets use.
 pub use access::{is_loopback_authority, read_token, token_path};
-pub use listing::{Capabilities, RefreshTrigger};
 pub use catalog::{Catalog, CatalogSource, MAX_NAME_LEN};
 pub use config::{Config, ConfigError, ServerConfig, ServerId, Settings};
 pub use fingerprint::Fingerprint;
@@ -58,10 +57,11 @@ pub use fingerprint::Fingerprint;
 pub use http::fast_path::fuzz_sniff;
 pub use hub::{Hub, HubError, HubHandle, HubOptions};
 pub use identity::{INSTANCE_HEADER, VIA_ENV, VIA_HEADER};
+pub use listing::{Capabilities, RefreshTrigger};
 pub use persist::state_dir;
 pub use redact::text as redact_text;
-pub use util::humanize_coarse;
 pub use reload::{ReloadError, ReloadResult};
 pub use resilience::BreakerState;
 pub use snapshot::{BreakerSnapshot, HubSnapshot, ServerSnapshot};
 pub use upstream::{Health, ServerState, UpstreamError};
+pub use util::humanize_coarse;

@@ -17,32 +17,8 @@ use sha2::{Digest, Sha256};
 
 use crate::config::ServerId;
 
-/// What caused a listing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum RefreshTrigger {
-    Startup,
-    FirstUse,
-    Ttl,
-    Notification,
-    Poll,
-    Manual,
-    Reload,
-}
-
-impl std::fmt::Display for RefreshTrigger {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::Startup => "startup",
-            Self::FirstUse => "firstUse",
-            Self::Ttl => "ttl",
-            Self::Notification => "notification",
-            Self::Poll => "poll",
-            Self::Manual => "manual",
-            Self::Reload => "reload",
-        })
-    }
-}
+/// What caused a listing (a wire type).
+pub use switchboard_api::RefreshTrigger;
 
 /// Content hashes of each list, to tell which lists changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

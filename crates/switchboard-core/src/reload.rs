@@ -20,28 +20,11 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use serde::Serialize;
-
 use crate::config::{Config, ConfigError, ServerConfig, ServerId, Settings};
 use crate::fingerprint::Fingerprint;
 
-/// What a reload did.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct ReloadResult {
-    pub at: String,
-    /// Servers new in the config (started lazily).
-    pub added: Vec<String>,
-    /// Servers whose connection-relevant fields changed: rebuilt.
-    pub changed: Vec<String>,
-    /// Servers with only catalog-level changes (e.g. `disabledTools`): updated in place.
-    pub updated: Vec<String>,
-    /// Servers gone from the config: shut down.
-    pub removed: Vec<String>,
-    pub unchanged: Vec<String>,
-    /// Why the reload was refused, or settings that need a restart to apply.
-    pub errors: Vec<String>,
-}
+/// What a reload did (a wire type).
+pub use switchboard_api::ReloadResult;
 
 /// Why a reload could not run.
 #[derive(Debug, Clone, thiserror::Error)]

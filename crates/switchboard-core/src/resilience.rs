@@ -11,7 +11,6 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
 use tokio::time::Instant;
 
 /// Consecutive transport failures that open the breaker.
@@ -25,13 +24,8 @@ pub(crate) const DISCOVERY_ATTEMPTS: u32 = 3;
 /// The first backoff between discovery attempts.
 pub(crate) const BASE_BACKOFF: Duration = Duration::from_millis(200);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum BreakerState {
-    Closed,
-    Open,
-    HalfOpen,
-}
+/// The breaker's state (a wire type).
+pub use switchboard_api::BreakerState;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Breaker {

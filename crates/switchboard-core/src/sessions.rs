@@ -23,7 +23,6 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::SystemTime;
 
 use rmcp::service::{Peer, RoleServer};
-use serde::Serialize;
 
 use rmcp::model::{
     LoggingLevel, LoggingMessageNotificationParam, ResourceUpdatedNotificationParam,
@@ -212,16 +211,8 @@ impl Drop for FastCallGuard {
     }
 }
 
-/// A session as shown in the snapshot.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct SessionSnapshot {
-    pub client: Option<String>,
-    pub last_listed_at: Option<String>,
-    pub notified_at: Option<String>,
-    /// Told that tools (or prompts/resources) changed, and has not listed since.
-    pub behind: bool,
-}
+/// A session as shown in the snapshot (a wire type).
+pub use switchboard_api::SessionSnapshot;
 
 pub struct Sessions {
     sessions: Mutex<Vec<Arc<Session>>>,

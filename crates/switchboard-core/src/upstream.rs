@@ -50,7 +50,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{ServerConfig, ServerId, Settings};
@@ -77,7 +76,7 @@ use connect::Connection;
 pub use error::UpstreamError;
 pub(crate) use process::guard;
 use refresh::ListOutcome;
-pub use status::{Health, ListChange};
+pub use status::Health;
 use status::{LogLimits, LogLine, Status, StderrLog};
 
 /// Gives the hub's pooled HTTP client for remote servers and OAuth. The hub
@@ -85,18 +84,8 @@ use status::{LogLimits, LogLine, Status, StderrLog};
 /// so a hub of local servers never pays for it.
 pub(crate) type HttpClient = Arc<dyn Fn() -> reqwest::Client + Send + Sync>;
 
-/// A server's lifecycle state as shown to people.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum ServerState {
-    Disabled,
-    Idle,
-    Starting,
-    Ready,
-    Sleeping,
-    Failed,
-    AuthRequired,
-}
+/// A server's lifecycle state as shown to people (a wire type).
+pub use switchboard_api::ServerState;
 
 pub(crate) use crate::util::humanize;
 
@@ -267,8 +256,8 @@ pub(crate) use crate::util::error_chain;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::listing::RefreshTrigger;
     use crate::config::TransportConfig;
+    use crate::listing::RefreshTrigger;
     use crate::resilience::{BreakerState, FAILURE_THRESHOLD};
 
     /// An upstream whose command does not exist: every start fails at once,

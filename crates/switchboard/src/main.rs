@@ -12,8 +12,10 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use switchboard::clients::{self, Bases, Client, ConnectRequest, ImportRequest, ImportSource};
-use switchboard::remote::{self, Remote};
+use switchboard::remote::Remote;
 use switchboard_core::config::{ConfigError, LoadFor, process_env};
+
+mod commands;
 use switchboard_core::{Config, Hub, HubOptions};
 
 #[derive(Parser)]
@@ -303,63 +305,14 @@ async fn dispatch(command: Command) -> anyhow::Result<std::process::ExitCode> {
             switchboard::bridge::run(&url).await?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Status { hub, json } => {
-            let snapshot = hub.remote()?.get("/status").await?;
-            if json {
-                print(&serde_json::to_string_pretty(&snapshot)?)?;
-            } else {
-                print(remote::render_status(&snapshot).trim_end())?;
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Refresh { id, hub } => {
-            let remote = hub.remote()?;
-            let answer = match &id {
-                Some(id) => remote.post(&format!("/servers/{id}/refresh")).await?,
-                None => remote.post("/refresh").await?,
-            };
-            let results = match answer["servers"].as_array() {
-                Some(all) => all.clone(),
-                None => vec![answer],
-            };
-            let mut failed = false;
-            for r in &results {
-                let id = r["id"].as_str().unwrap_or("?");
-                if r["ok"].as_bool() == Some(true) {
-                    print(&format!("{id}: refreshed"))?;
-                } else {
-                    failed = true;
-                    print(&format!(
-                        "{id}: {}",
-                        r["error"].as_str().unwrap_or("failed")
-                    ))?;
-                }
-            }
-            Ok(if failed {
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
-            })
-        }
-        Command::Enable { id, hub } => toggle(&hub, &id, true).await,
-        Command::Disable { id, hub } => toggle(&hub, &id, false).await,
-        Command::Logs { id, follow, hub } => logs(&hub, &id, follow).await,
-        Command::Reload(hub) => {
-            let answer = hub.remote()?.post("/reload").await?;
-            print(&describe_reload(&answer["reload"]))?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Status { hub, json } => commands::status(&hub.remote()?, json).await,
+        Command::Refresh { id, hub } => commands::refresh(&hub.remote()?, id.as_deref()).await,
+        Command::Enable { id, hub } => commands::toggle(&hub.remote()?, &id, true).await,
+        Command::Disable { id, hub } => commands::toggle(&hub.remote()?, &id, false).await,
+        Command::Logs { id, follow, hub } => commands::logs(&hub.remote()?, &id, follow).await,
+        Command::Reload(hub) => commands::reload(&hub.remote()?).await,
         Command::Dashboard { no_browser, hub } => {
-            let answer = hub.remote()?.post("/dashboard").await?;
-            let url = answer["url"]
-                .as_str()
-                .context("the hub sent no sign-in link")?;
-            print(url)?;
-            std::io::stdout().flush()?;
-            if !no_browser && open_browser(url) {
-                tracing::info!("opened the browser");
-            }
-            Ok(ExitCode::SUCCESS)
+            commands::dashboard(&hub.remote()?, no_browser).await
         }
         Command::Import(args) => import(args),
         Command::Connect(args) => connect(args),
@@ -367,103 +320,10 @@ async fn dispatch(command: Command) -> anyhow::Result<std::process::ExitCode> {
             id,
             no_browser,
             hub,
-        } => login(&hub, &id, no_browser).await,
-        Command::Logout { id, hub } => {
-            hub.remote()?.post(&format!("/servers/{id}/logout")).await?;
-            print(&format!("{id}: logged out (tokens deleted)"))?;
-            Ok(ExitCode::SUCCESS)
-        }
+        } => commands::login(&hub.remote()?, &id, no_browser).await,
+        Command::Logout { id, hub } => commands::logout(&hub.remote()?, &id).await,
         Command::Secret { action } => secret(action).await,
     }
-}
-
-/// Starts a login on the hub, hands the URL to the browser (or the person),
-/// and waits until the hub has the tokens or the login failed.
-async fn login(
-    hub: &HubAddress,
-    id: &str,
-    no_browser: bool,
-) -> anyhow::Result<std::process::ExitCode> {
-    use std::process::ExitCode;
-    let remote = hub.remote()?;
-    let started = remote.post(&format!("/servers/{id}/login")).await?;
-    let url = started["authorizationUrl"]
-        .as_str()
-        .context("the hub sent no authorization URL")?;
-    print(&format!("To log in to '{id}', open this URL in a browser:"))?;
-    print(url)?;
-    std::io::stdout().flush()?;
-    if !no_browser && open_browser(url) {
-        tracing::info!("opened the browser");
-    }
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(11 * 60);
-    loop {
-        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-        let status = remote.get("/status").await?;
-        let server = status["servers"]
-            .as_array()
-            .and_then(|all| all.iter().find(|s| s["id"] == id))
-            .cloned()
-            .unwrap_or_default();
-        let auth = &server["auth"];
-        if auth["loginPending"].as_bool() == Some(true) {
-            if tokio::time::Instant::now() > deadline {
-                anyhow::bail!("the login of '{id}' did not complete in time");
-            }
-            continue;
-        }
-        let message = auth["message"].as_str().unwrap_or_default();
-        if message.starts_with("login failed") || auth["loggedIn"].as_bool() != Some(true) {
-            let why = if message.is_empty() {
-                server["lastError"]
-                    .as_str()
-                    .unwrap_or("the login did not complete")
-            } else {
-                message
-            };
-            let _ = writeln!(std::io::stderr(), "switchboard: {why}");
-            return Ok(ExitCode::FAILURE);
-        }
-        print(&format!("{id}: logged in"))?;
-        match auth["keyring"].as_str() {
-            Some("secret-service" | "keyutils") => {}
-            _ => {
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "note: {}",
-                    if message.is_empty() {
-                        "no OS keyring is available; the tokens are kept in memory only"
-                    } else {
-                        message
-                    }
-                );
-            }
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-}
-
-/// Opens `url` in the desktop's browser; false when there is no desktop
-/// session (headless: the printed URL is the way).
-fn open_browser(url: &str) -> bool {
-    #[cfg(target_os = "macos")]
-    let opener: Option<(&str, Vec<&str>)> = Some(("open", vec![url]));
-    #[cfg(windows)]
-    let opener: Option<(&str, Vec<&str>)> = Some(("cmd", vec!["/C", "start", "", url]));
-    #[cfg(all(unix, not(target_os = "macos")))]
-    let opener: Option<(&str, Vec<&str>)> = (std::env::var_os("DISPLAY").is_some()
-        || std::env::var_os("WAYLAND_DISPLAY").is_some())
-    .then(|| ("xdg-open", vec![url]));
-    let Some((program, args)) = opener else {
-        return false;
-    };
-    std::process::Command::new(program)
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .is_ok()
 }
 
 /// `secret set` / `secret delete`: straight to the OS keyring (no hub needed;
@@ -545,88 +405,11 @@ fn read_secret_value(name: &str) -> anyhow::Result<String> {
     Ok(value)
 }
 
+/// One line on stdout.
 fn print(text: &str) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{text}")?;
     Ok(())
-}
-
-async fn toggle(
-    hub: &HubAddress,
-    id: &str,
-    enable: bool,
-) -> anyhow::Result<std::process::ExitCode> {
-    let verb = if enable { "enable" } else { "disable" };
-    let answer = hub.remote()?.post(&format!("/servers/{id}/{verb}")).await?;
-    print(&format!("{id}: {verb}d"))?;
-    let reload = describe_reload(&answer["reload"]);
-    if !reload.is_empty() {
-        print(&reload)?;
-    }
-    Ok(std::process::ExitCode::SUCCESS)
-}
-
-fn describe_reload(reload: &serde_json::Value) -> String {
-    let mut parts = Vec::new();
-    for key in ["added", "changed", "updated", "removed"] {
-        let ids: Vec<&str> = reload[key]
-            .as_array()
-            .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
-            .unwrap_or_default();
-        if !ids.is_empty() {
-            parts.push(format!("{key}: {}", ids.join(", ")));
-        }
-    }
-    if parts.is_empty() {
-        parts.push("nothing changed".into());
-    }
-    for err in reload["errors"].as_array().into_iter().flatten() {
-        parts.push(format!("note: {}", err.as_str().unwrap_or_default()));
-    }
-    parts.join("\n")
-}
-
-async fn logs(hub: &HubAddress, id: &str, follow: bool) -> anyhow::Result<std::process::ExitCode> {
-    let remote = hub.remote()?;
-    let path = format!("/servers/{id}/logs");
-    let lines = |answer: &serde_json::Value| -> Vec<String> {
-        let mut lines: Vec<String> = answer["events"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|e| {
-                format!(
-                    "[{} {}] {}",
-                    e["at"].as_str().unwrap_or(""),
-                    e["level"].as_str().unwrap_or(""),
-                    e["message"].as_str().unwrap_or("")
-                )
-            })
-            .collect();
-        lines.extend(
-            answer["stderr"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|l| format!("stderr: {}", l.as_str().unwrap_or(""))),
-        );
-        lines
-    };
-    let mut seen = lines(&remote.get(&path).await?);
-    for line in &seen {
-        print(line)?;
-    }
-    if !follow {
-        return Ok(std::process::ExitCode::SUCCESS);
-    }
-    loop {
-        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-        let next = lines(&remote.get(&path).await?);
-        for line in remote::new_lines(&seen, &next) {
-            print(line)?;
-        }
-        seen = next;
-    }
 }
 
 fn switchboard_config(config: Option<PathBuf>) -> PathBuf {

@@ -13,7 +13,9 @@ use std::fmt::Write as _;
 use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, bail};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+use switchboard_api::{ErrorResponse, HubSnapshot};
 
 /// A running hub, addressed by its base URL (`http://127.0.0.1:8420`).
 pub struct Remote {
@@ -50,15 +52,21 @@ impl Remote {
         )
     }
 
-    pub async fn get(&self, path: &str) -> anyhow::Result<Value> {
+    /// `GET /api/v1<path>`, its answer read as `T` (a `switchboard_api` type).
+    pub async fn get<T: DeserializeOwned>(&self, path: &str) -> anyhow::Result<T> {
         self.send(reqwest::Method::GET, path).await
     }
 
-    pub async fn post(&self, path: &str) -> anyhow::Result<Value> {
+    /// `POST /api/v1<path>` (no body), its answer read as `T`.
+    pub async fn post<T: DeserializeOwned>(&self, path: &str) -> anyhow::Result<T> {
         self.send(reqwest::Method::POST, path).await
     }
 
-    async fn send(&self, method: reqwest::Method, path: &str) -> anyhow::Result<Value> {
+    async fn send<T: DeserializeOwned>(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+    ) -> anyhow::Result<T> {
         let mut request = self
             .http
             .request(method, format!("{}/api/v1{path}", self.base));
@@ -75,17 +83,21 @@ impl Remote {
         self.body(response).await
     }
 
-    async fn body(&self, response: reqwest::Response) -> anyhow::Result<Value> {
+    async fn body<T: DeserializeOwned>(&self, response: reqwest::Response) -> anyhow::Result<T> {
         let status = response.status();
         let body: Value = response.json().await.context("reading the hub's answer")?;
         if !status.is_success() {
-            let message = body["error"].as_str().unwrap_or("request failed");
+            // Every refusal carries `error` (see `switchboard_api`).
+            let refusal = serde_json::from_value::<ErrorResponse>(body).ok();
+            let message = refusal
+                .as_ref()
+                .map_or("request failed", |r| r.error.as_str());
             if let (reqwest::StatusCode::UNAUTHORIZED, Err(why)) = (status, &self.token) {
                 bail!("{message} (HTTP 401); {why}");
             }
             bail!("{message} (HTTP {})", status.as_u16());
         }
-        Ok(body)
+        serde_json::from_value(body).context("reading the hub's answer")
     }
 }
 
@@ -113,53 +125,50 @@ pub fn control_token(base: &str) -> Result<String, String> {
 }
 
 /// The status snapshot as a table people can read.
-pub fn render_status(snapshot: &Value) -> String {
+pub fn render_status(snapshot: &HubSnapshot) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
         "Switchboard {} at {}",
-        snapshot["version"].as_str().unwrap_or("?"),
-        snapshot["endpoint"].as_str().unwrap_or("?")
+        snapshot.version, snapshot.endpoint
     );
-    if let Some(err) = snapshot["configError"].as_object() {
+    if let Some(err) = &snapshot.config_error {
+        use switchboard_api::ConfigError;
         // `path:line:column` for an error in the file; just the path for a
         // file that is missing, empty or not a regular file.
-        let position = match (
-            err.get("line").and_then(Value::as_u64),
-            err.get("column").and_then(Value::as_u64),
-        ) {
-            (Some(line), Some(column)) => format!(":{line}:{column}"),
+        let position = match err {
+            ConfigError::Invalid { line, column, .. } => format!(":{line}:{column}"),
             _ => String::new(),
         };
         let _ = writeln!(
             out,
             "CONFIG ERROR (the last good config keeps running): {}{position}: {}",
-            err.get("path").and_then(Value::as_str).unwrap_or("?"),
-            err.get("message").and_then(Value::as_str).unwrap_or("?"),
+            err.path().unwrap_or("?"),
+            err.message(),
         );
     }
-    let servers = snapshot["servers"].as_array().cloned().unwrap_or_default();
-    if servers.is_empty() {
+    if snapshot.servers.is_empty() {
         let _ = writeln!(
             out,
             "No servers configured ({}).",
-            snapshot["configPath"].as_str().unwrap_or("no config file")
+            snapshot.config_path.as_deref().unwrap_or("no config file")
         );
         return out;
     }
-    let rows: Vec<[String; 7]> = servers
+    let rows: Vec<[String; 7]> = snapshot
+        .servers
         .iter()
         .map(|s| {
-            let listed = match s["listedAt"].as_str() {
+            let listed = match &s.listed_at {
                 Some(at) => {
                     let mut text = format!("{} ago", age(at));
-                    if let Some(trigger) = s["refreshTrigger"].as_str() {
+                    if let Some(trigger) = s.refresh_trigger {
                         let _ = write!(text, " ({trigger})");
                     }
-                    if s["stale"].as_bool() == Some(true) {
+                    if s.stale {
                         text.push_str(", stale");
                     }
-                    if s["unverified"].as_bool() == Some(true) {
+                    if s.unverified {
                         text.push_str(", unverified");
                     }
                     text
@@ -167,18 +176,13 @@ pub fn render_status(snapshot: &Value) -> String {
                 None => "never".into(),
             };
             [
-                s["id"].as_str().unwrap_or("?").to_string(),
-                s["transport"].as_str().unwrap_or("?").to_string(),
-                s["state"].as_str().unwrap_or("?").to_string(),
-                s["health"].as_str().unwrap_or("-").to_string(),
-                format!(
-                    "{}/{}/{}",
-                    s["toolCount"].as_u64().unwrap_or(0),
-                    s["promptCount"].as_u64().unwrap_or(0),
-                    s["resourceCount"].as_u64().unwrap_or(0)
-                ),
+                s.id.clone(),
+                s.transport.clone(),
+                s.state.to_string(),
+                s.health.to_string(),
+                format!("{}/{}/{}", s.tool_count, s.prompt_count, s.resource_count),
                 listed,
-                s["lastError"].as_str().unwrap_or("").to_string(),
+                s.last_error.clone().unwrap_or_default(),
             ]
         })
         .collect();
@@ -213,14 +217,11 @@ pub fn render_status(snapshot: &Value) -> String {
         let cells: Vec<&str> = row.iter().map(String::as_str).collect();
         let _ = writeln!(out, "{}", line(&cells));
     }
-    let totals = &snapshot["totals"];
+    let totals = &snapshot.totals;
     let _ = writeln!(
         out,
         "{} servers, {} tools, {} prompts, {} resources",
-        totals["servers"].as_u64().unwrap_or(0),
-        totals["tools"].as_u64().unwrap_or(0),
-        totals["prompts"].as_u64().unwrap_or(0),
-        totals["resources"].as_u64().unwrap_or(0)
+        totals.servers, totals.tools, totals.prompts, totals.resources
     );
     out
 }
@@ -250,23 +251,70 @@ pub fn new_lines<'a>(previous: &[String], next: &'a [String]) -> &'a [String] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use switchboard_api::{
+        BreakerSnapshot, BreakerState, Health, ServerSnapshot, ServerState, Totals,
+    };
+
+    fn server(id: &str, state: ServerState, health: Health) -> ServerSnapshot {
+        ServerSnapshot {
+            id: id.into(),
+            transport: "stdio".into(),
+            enabled: true,
+            state,
+            tool_count: 0,
+            prompt_count: 0,
+            resource_count: 0,
+            resource_template_count: 0,
+            listed_at: None,
+            refresh_trigger: None,
+            ttl_expires_at: None,
+            stale: false,
+            last_error: None,
+            last_ok_at: None,
+            last_failure_at: None,
+            consecutive_failures: 0,
+            pid: None,
+            server_name: None,
+            server_version: None,
+            protocol_version: None,
+            stderr_tail: Vec::new(),
+            health,
+            breaker: BreakerSnapshot {
+                state: BreakerState::Closed,
+                retry_at: None,
+            },
+            latency_ms: None,
+            last_change: None,
+            unverified: false,
+            next_poll_at: None,
+            auth: None,
+        }
+    }
 
     #[test]
     fn status_table_lists_servers_and_totals() {
-        let snapshot = json!({
-            "version": "0.1.0",
-            "endpoint": "http://127.0.0.1:8420/mcp",
-            "servers": [
-                {"id": "fs", "transport": "stdio", "state": "ready", "health": "healthy",
-                 "toolCount": 14, "promptCount": 0, "resourceCount": 2,
-                 "listedAt": null, "lastError": null},
-                {"id": "broken", "transport": "stdio", "state": "failed", "health": "down",
-                 "toolCount": 0, "promptCount": 0, "resourceCount": 0,
-                 "listedAt": null, "lastError": "server 'broken' exited"}
+        let snapshot = HubSnapshot {
+            version: "0.1.0".into(),
+            endpoint: "http://127.0.0.1:8420/mcp".into(),
+            servers: vec![
+                ServerSnapshot {
+                    tool_count: 14,
+                    resource_count: 2,
+                    ..server("fs", ServerState::Ready, Health::Healthy)
+                },
+                ServerSnapshot {
+                    last_error: Some("server 'broken' exited".into()),
+                    ..server("broken", ServerState::Failed, Health::Down)
+                },
             ],
-            "totals": {"servers": 2, "tools": 14, "prompts": 0, "resources": 2}
-        });
+            totals: Totals {
+                servers: 2,
+                tools: 14,
+                prompts: 0,
+                resources: 2,
+            },
+            ..HubSnapshot::default()
+        };
         let text = render_status(&snapshot);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "Switchboard 0.1.0 at http://127.0.0.1:8420/mcp");

@@ -21,8 +21,6 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
 /// The keyring service name of every entry Switchboard writes.
 pub const SERVICE: &str = "switchboard";
 
@@ -41,41 +39,8 @@ pub fn secret_account(name: &str) -> String {
 
 pub use crate::config::check_secret_name;
 
-/// Which store holds the entries, as shown in the snapshot and the CLI.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum KeyringKind {
-    /// The freedesktop Secret Service over D-Bus.
-    SecretService,
-    /// The Linux kernel key retention service (lost at reboot).
-    Keyutils,
-    /// Memory only, because the person chose it (`tokenStore: memory`).
-    Memory,
-    /// Memory only, because no keyring could be reached.
-    Unavailable,
-}
-
-impl KeyringKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::SecretService => "secret-service",
-            Self::Keyutils => "keyutils",
-            Self::Memory => "memory",
-            Self::Unavailable => "unavailable",
-        }
-    }
-
-    /// Whether entries outlive the process.
-    pub fn persists(self) -> bool {
-        matches!(self, Self::SecretService | Self::Keyutils)
-    }
-}
-
-impl fmt::Display for KeyringKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// Which store holds the entries, as shown in the snapshot and the CLI (a wire type).
+pub use switchboard_api::KeyringKind;
 
 pub use crate::config::TokenStoreChoice;
 

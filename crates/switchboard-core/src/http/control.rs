@@ -9,11 +9,11 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde_json::json;
+use switchboard_api as api;
 
 use crate::config::ServerId;
-use crate::listing::RefreshTrigger;
 use crate::hub::HubHandle;
+use crate::listing::RefreshTrigger;
 use crate::reload::{ReloadError, ReloadResult};
 
 /// The control API, nested under `/api/v1` by [`super::router`].
@@ -71,10 +71,19 @@ pub(super) async fn sign_in(State(hub): State<HubHandle>, RawQuery(query): RawQu
 /// dashboard (valid for two minutes).
 async fn dashboard_link(State(hub): State<HubHandle>) -> Response {
     match hub.sign_in_url() {
-        Ok(url) => Json(json!({"ok": true, "url": url})).into_response(),
+        Ok(url) => Json(api::DashboardLink {
+            ok: true,
+            url: Some(url),
+            error: None,
+        })
+        .into_response(),
         Err(err) => (
             StatusCode::INTERNAL_SERVER_ERROR,
-            Json(json!({"ok": false, "error": err.to_string()})),
+            Json(api::DashboardLink {
+                ok: false,
+                url: None,
+                error: Some(err.to_string()),
+            }),
         )
             .into_response(),
     }
@@ -86,14 +95,16 @@ async fn status(State(hub): State<HubHandle>) -> Response {
 
 async fn refresh_all(State(hub): State<HubHandle>) -> Response {
     let results = hub.refresh_all(RefreshTrigger::Manual).await;
-    let body: Vec<_> = results
+    let servers = results
         .into_iter()
-        .map(|(id, r)| match r {
-            Ok(()) => json!({"id": id, "ok": true}),
-            Err(err) => json!({"id": id, "ok": false, "error": err.to_string()}),
+        .map(|(id, r)| api::RefreshResult {
+            id: id.to_string(),
+            ok: r.is_ok(),
+            error: r.err().map(|err| err.to_string()),
+            kind: None,
         })
         .collect();
-    Json(json!({"servers": body})).into_response()
+    Json(api::RefreshAllResponse { servers }).into_response()
 }
 
 async fn refresh_server(State(hub): State<HubHandle>, Path(id): Path<String>) -> Response {
@@ -101,14 +112,19 @@ async fn refresh_server(State(hub): State<HubHandle>, Path(id): Path<String>) ->
         return not_found(&id);
     };
     let id: ServerId = upstream.id.clone();
-    match hub.refresh(&id, RefreshTrigger::Manual).await {
-        Ok(()) => Json(json!({"id": id, "ok": true})).into_response(),
-        Err(err) => (
-            StatusCode::BAD_GATEWAY,
-            Json(json!({"id": id, "ok": false, "error": err.to_string(), "kind": err.kind()})),
-        )
-            .into_response(),
-    }
+    let outcome = hub.refresh(&id, RefreshTrigger::Manual).await;
+    let body = api::RefreshResult {
+        id: id.to_string(),
+        ok: outcome.is_ok(),
+        error: outcome.as_ref().err().map(|err| err.to_string()),
+        kind: outcome.as_ref().err().map(|err| err.kind().to_string()),
+    };
+    let code = if body.ok {
+        StatusCode::OK
+    } else {
+        StatusCode::BAD_GATEWAY
+    };
+    (code, Json(body)).into_response()
 }
 
 /// Server-sent events: the snapshot now, then again whenever it changes
@@ -154,7 +170,7 @@ async fn disable_server(State(hub): State<HubHandle>, Path(id): Path<String>) ->
 
 fn reload_response(result: Result<ReloadResult, ReloadError>) -> Response {
     match result {
-        Ok(result) => Json(json!({"ok": true, "reload": result})).into_response(),
+        Ok(reload) => Json(api::ReloadResponse::Applied { ok: true, reload }).into_response(),
         Err(err) => {
             let code = match err {
                 ReloadError::UnknownServer(_) => StatusCode::NOT_FOUND,
@@ -162,11 +178,15 @@ fn reload_response(result: Result<ReloadResult, ReloadError>) -> Response {
                 ReloadError::Config(_) => StatusCode::UNPROCESSABLE_ENTITY,
                 ReloadError::Write { .. } => StatusCode::INTERNAL_SERVER_ERROR,
             };
-            let detail = match &err {
-                ReloadError::Config(config) => serde_json::to_value(config).ok(),
+            let config_error = match &err {
+                ReloadError::Config(config) => Some(config.clone().into()),
                 _ => None,
             };
-            let body = json!({"ok": false, "error": err.to_string(), "configError": detail});
+            let body = api::ReloadResponse::Refused {
+                ok: false,
+                error: err.to_string(),
+                config_error,
+            };
             (code, Json(body)).into_response()
         }
     }
@@ -176,12 +196,12 @@ fn reload_response(result: Result<ReloadResult, ReloadError>) -> Response {
 /// listener completes the login when the browser comes back.
 async fn login_server(State(hub): State<HubHandle>, Path(id): Path<String>) -> Response {
     match hub.login(&id).await {
-        Ok(started) => Json(json!({
-            "id": id,
-            "ok": true,
-            "authorizationUrl": started.authorization_url,
-            "redirectUri": started.redirect_uri,
-        }))
+        Ok(started) => Json(api::LoginResponse {
+            id,
+            ok: true,
+            authorization_url: started.authorization_url,
+            redirect_uri: started.redirect_uri,
+        })
         .into_response(),
         Err(err) => auth_error(&id, &err),
     }
@@ -189,7 +209,7 @@ async fn login_server(State(hub): State<HubHandle>, Path(id): Path<String>) -> R
 
 async fn logout_server(State(hub): State<HubHandle>, Path(id): Path<String>) -> Response {
     match hub.logout(&id).await {
-        Ok(()) => Json(json!({"id": id, "ok": true})).into_response(),
+        Ok(()) => Json(api::LogoutResponse { id, ok: true }).into_response(),
         Err(err) => auth_error(&id, &err),
     }
 }
@@ -202,7 +222,12 @@ fn auth_error(id: &str, err: &crate::auth::AuthError) -> Response {
         AuthError::Store(_) | AuthError::Callback { .. } => StatusCode::INTERNAL_SERVER_ERROR,
         _ => StatusCode::BAD_GATEWAY,
     };
-    let body = json!({"id": id, "ok": false, "error": err.to_string(), "detail": err});
+    let body = api::AuthFailure {
+        id: id.to_string(),
+        ok: false,
+        error: err.to_string(),
+        detail: err.into(),
+    };
     (code, Json(body)).into_response()
 }
 
@@ -210,18 +235,28 @@ async fn server_logs(State(hub): State<HubHandle>, Path(id): Path<String>) -> Re
     let Some(upstream) = hub.upstream(&id) else {
         return not_found(&id);
     };
-    Json(json!({
-        "id": upstream.id,
-        "stderr": upstream.stderr_tail(usize::MAX),
-        "events": upstream.log_lines(),
-    }))
+    Json(api::LogsResponse {
+        id: upstream.id.to_string(),
+        stderr: upstream.stderr_tail(usize::MAX),
+        events: upstream
+            .log_lines()
+            .into_iter()
+            .map(|line| api::LogLine {
+                at: line.at,
+                level: line.level.to_string(),
+                message: line.message,
+            })
+            .collect(),
+    })
     .into_response()
 }
 
 pub(super) fn not_found(id: &str) -> Response {
     (
         StatusCode::NOT_FOUND,
-        Json(json!({"error": format!("no server with id '{id}'")})),
+        Json(api::ErrorResponse {
+            error: format!("no server with id '{id}'"),
+        }),
     )
         .into_response()
 }

@@ -67,9 +67,8 @@ impl McpServices {
         services
             .entry(server.clone())
             .or_insert_with(|| {
-                let sessions = Arc::new(HubSessionManager::new(
-                    self.hub.sessions().table().clone(),
-                ));
+                let sessions =
+                    Arc::new(HubSessionManager::new(self.hub.sessions().table().clone()));
                 let service = self.service(Scope::Server(server.clone()), sessions.clone());
                 (service, sessions)
             })

@@ -283,7 +283,8 @@ impl HubHandle {
                 .lock()
                 .ok()
                 .and_then(|e| e.clone())
-                .map(ConfigError::redacted),
+                .map(ConfigError::redacted)
+                .map(Into::into),
             last_reload: self.inner.last_reload.lock().ok().and_then(|r| r.clone()),
             started_at: Some(timestamp(self.inner.started_at)),
             generated_at: Some(timestamp(SystemTime::now())),

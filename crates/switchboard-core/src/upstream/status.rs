@@ -16,8 +16,8 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 
 use super::{ServerState, Upstream, UpstreamError, UpstreamEvent, humanize};
-use crate::listing::{Capabilities, RefreshTrigger};
 use crate::limiter::Limiter;
+use crate::listing::Capabilities;
 use crate::redact;
 use crate::resilience::{Admission, Breaker, BreakerState};
 
@@ -166,28 +166,9 @@ impl Status {
 /// How many list changes are kept per server.
 pub(super) const CHANGE_HISTORY: usize = 10;
 
-/// What changed between two listings of a server. Tools are named as they are
-/// upstream; prompts, resources and templates carry a `prompt:`, `resource:`
-/// or `template:` prefix.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct ListChange {
-    pub at: String,
-    pub trigger: RefreshTrigger,
-    pub added: Vec<String>,
-    pub removed: Vec<String>,
-    pub modified: Vec<String>,
-}
-
-/// A derived, coarse health for people.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Health {
-    Healthy,
-    Degraded,
-    Down,
-    Unknown,
-}
+/// What changed between two listings of a server, and a derived, coarse
+/// health for people (wire types).
+pub use switchboard_api::{Health, ListChange};
 
 /// A point-in-time view of one upstream, for the snapshot.
 #[derive(Debug, Clone)]

@@ -1,0 +1,28 @@
+//! Switchboard's wire types: what the hub serves on its control API
+//! (`/api/v1`, see `docs/status.md`) and what the CLI, the desktop app, the
+//! dashboard and the tests read back. The core builds these values; nobody
+//! re-parses the JSON by string keys.
+//!
+//! Every type is `Serialize + Deserialize` and spells its fields in
+//! camelCase, exactly the JSON the hub has always sent: `docs/status.md`,
+//! the dashboard and the end-to-end tests are the contract, and the tests
+//! here round-trip JSON captured from a running hub. With the `ts` feature
+//! the types also describe themselves to TypeScript; `ui/src/api.gen.ts` is
+//! generated from them (see `tests/typescript.rs`).
+//!
+//! This crate depends on serde only, so every layer can use it.
+
+mod control;
+mod snapshot;
+
+pub use control::{
+    AuthErrorDetail, AuthFailure, DashboardLink, ErrorResponse, LogLine, LoginResponse,
+    LogoutResponse, LogsResponse, RefreshAllResponse, RefreshResult, ReloadResponse, WireDuration,
+};
+pub use snapshot::{
+    AuthSnapshot, BreakerSnapshot, BreakerState, ConfigError, Health, HubSnapshot, KeyringKind,
+    ListChange, RefreshTrigger, ReloadResult, ServerSnapshot, ServerState, SessionSnapshot, Totals,
+};
+
+#[cfg(feature = "ts")]
+pub mod typescript;

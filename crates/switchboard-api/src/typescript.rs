@@ -1,0 +1,60 @@
+//! The TypeScript declarations of every wire type, in one file for the
+//! dashboard (`ui/src/api.gen.ts`). Only with the `ts` feature; the test
+//! `tests/typescript.rs` compares the committed file with this rendering.
+
+use ts_rs::TS;
+
+use crate::*;
+
+/// The command that rewrites `ui/src/api.gen.ts`.
+pub const REGENERATE: &str =
+    "SWITCHBOARD_WRITE_TS=1 cargo test -p switchboard-api --test typescript";
+
+/// The whole generated file.
+pub fn render() -> String {
+    let mut out = format!(
+        "// GENERATED from crates/switchboard-api by ts-rs: do not edit.\n\
+         // Regenerate with `{REGENERATE}`.\n"
+    );
+    let decls = [
+        decl::<HubSnapshot>(),
+        decl::<Totals>(),
+        decl::<ServerSnapshot>(),
+        decl::<ServerState>(),
+        decl::<Health>(),
+        decl::<BreakerState>(),
+        decl::<BreakerSnapshot>(),
+        decl::<RefreshTrigger>(),
+        decl::<ListChange>(),
+        decl::<SessionSnapshot>(),
+        decl::<AuthSnapshot>(),
+        decl::<KeyringKind>(),
+        decl::<ConfigError>(),
+        decl::<ReloadResult>(),
+        decl::<ErrorResponse>(),
+        decl::<RefreshAllResponse>(),
+        decl::<RefreshResult>(),
+        decl::<ReloadResponse>(),
+        decl::<LogsResponse>(),
+        decl::<LogLine>(),
+        decl::<LoginResponse>(),
+        decl::<LogoutResponse>(),
+        decl::<AuthFailure>(),
+        decl::<AuthErrorDetail>(),
+        decl::<WireDuration>(),
+        decl::<DashboardLink>(),
+    ];
+    for decl in decls {
+        out.push('\n');
+        out.push_str(&decl);
+        out.push('\n');
+    }
+    out
+}
+
+fn decl<T: TS>() -> String {
+    let mut out = T::docs().unwrap_or_default();
+    out.push_str("export ");
+    out.push_str(&T::decl());
+    out
+}

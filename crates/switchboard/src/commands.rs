@@ -1,0 +1,228 @@
+//! The commands that talk to a running hub's control API: `status`,
+//! `refresh`, `enable`/`disable`, `reload`, `logs`, `dashboard`, `login`,
+//! `logout`. Each reads the hub's answer as its `switchboard_api` type and
+//! prints it for people; failures come back as errors from [`Remote`].
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use switchboard::remote::{self, Remote};
+use switchboard_api::{
+    DashboardLink, HubSnapshot, LoginResponse, LogoutResponse, LogsResponse, RefreshAllResponse,
+    RefreshResult, ReloadResponse, ReloadResult,
+};
+
+use crate::print;
+
+/// `status`: the snapshot as a table, or as JSON with `--json`.
+pub async fn status(remote: &Remote, json: bool) -> anyhow::Result<ExitCode> {
+    let snapshot: HubSnapshot = remote.get("/status").await?;
+    if json {
+        print(&serde_json::to_string_pretty(&snapshot)?)?;
+    } else {
+        print(remote::render_status(&snapshot).trim_end())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `refresh [<id>]`: re-lists one server or all; fails if any failed.
+pub async fn refresh(remote: &Remote, id: Option<&str>) -> anyhow::Result<ExitCode> {
+    let results = match id {
+        Some(id) => vec![
+            remote
+                .post::<RefreshResult>(&format!("/servers/{id}/refresh"))
+                .await?,
+        ],
+        None => remote.post::<RefreshAllResponse>("/refresh").await?.servers,
+    };
+    let mut failed = false;
+    for r in &results {
+        if r.ok {
+            print(&format!("{}: refreshed", r.id))?;
+        } else {
+            failed = true;
+            print(&format!(
+                "{}: {}",
+                r.id,
+                r.error.as_deref().unwrap_or("failed")
+            ))?;
+        }
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `reload`: re-reads the config file and says what changed.
+pub async fn reload(remote: &Remote) -> anyhow::Result<ExitCode> {
+    let answer: ReloadResponse = remote.post("/reload").await?;
+    print(&describe_reload(
+        &answer.into_result().map_err(anyhow::Error::msg)?,
+    ))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `dashboard`: prints a one-time sign-in link and opens it.
+pub async fn dashboard(remote: &Remote, no_browser: bool) -> anyhow::Result<ExitCode> {
+    let answer: DashboardLink = remote.post("/dashboard").await?;
+    let url = answer.url.context("the hub sent no sign-in link")?;
+    print(&url)?;
+    std::io::stdout().flush()?;
+    if !no_browser && open_browser(&url) {
+        tracing::info!("opened the browser");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `logout <id>`: deletes the server's tokens.
+pub async fn logout(remote: &Remote, id: &str) -> anyhow::Result<ExitCode> {
+    let _: LogoutResponse = remote.post(&format!("/servers/{id}/logout")).await?;
+    print(&format!("{id}: logged out (tokens deleted)"))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Starts a login on the hub, hands the URL to the browser (or the person),
+/// and waits until the hub has the tokens or the login failed.
+pub async fn login(remote: &Remote, id: &str, no_browser: bool) -> anyhow::Result<ExitCode> {
+    let started: LoginResponse = remote.post(&format!("/servers/{id}/login")).await?;
+    let url = started.authorization_url;
+    print(&format!("To log in to '{id}', open this URL in a browser:"))?;
+    print(&url)?;
+    std::io::stdout().flush()?;
+    if !no_browser && open_browser(&url) {
+        tracing::info!("opened the browser");
+    }
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(11 * 60);
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let status: HubSnapshot = remote.get("/status").await?;
+        let server = status.servers.into_iter().find(|s| s.id == id);
+        let last_error = server.as_ref().and_then(|s| s.last_error.clone());
+        let auth = server.and_then(|s| s.auth);
+        if auth.as_ref().is_some_and(|a| a.login_pending) {
+            if tokio::time::Instant::now() > deadline {
+                anyhow::bail!("the login of '{id}' did not complete in time");
+            }
+            continue;
+        }
+        let message = auth
+            .as_ref()
+            .and_then(|a| a.message.clone())
+            .unwrap_or_default();
+        let logged_in = auth.as_ref().is_some_and(|a| a.logged_in);
+        if message.starts_with("login failed") || !logged_in {
+            let why = if message.is_empty() {
+                last_error.unwrap_or_else(|| "the login did not complete".into())
+            } else {
+                message
+            };
+            let _ = writeln!(std::io::stderr(), "switchboard: {why}");
+            return Ok(ExitCode::FAILURE);
+        }
+        print(&format!("{id}: logged in"))?;
+        if !auth.is_some_and(|a| a.keyring.persists()) {
+            let _ = writeln!(
+                std::io::stderr(),
+                "note: {}",
+                if message.is_empty() {
+                    "no OS keyring is available; the tokens are kept in memory only"
+                } else {
+                    &message
+                }
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+}
+
+/// Opens `url` in the desktop's browser; false when there is no desktop
+/// session (headless: the printed URL is the way).
+fn open_browser(url: &str) -> bool {
+    #[cfg(target_os = "macos")]
+    let opener: Option<(&str, Vec<&str>)> = Some(("open", vec![url]));
+    #[cfg(windows)]
+    let opener: Option<(&str, Vec<&str>)> = Some(("cmd", vec!["/C", "start", "", url]));
+    #[cfg(all(unix, not(target_os = "macos")))]
+    let opener: Option<(&str, Vec<&str>)> = (std::env::var_os("DISPLAY").is_some()
+        || std::env::var_os("WAYLAND_DISPLAY").is_some())
+    .then(|| ("xdg-open", vec![url]));
+    let Some((program, args)) = opener else {
+        return false;
+    };
+    std::process::Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .is_ok()
+}
+
+/// `enable <id>` / `disable <id>`: edits the config file through the hub.
+pub async fn toggle(remote: &Remote, id: &str, enable: bool) -> anyhow::Result<ExitCode> {
+    let verb = if enable { "enable" } else { "disable" };
+    let answer: ReloadResponse = remote.post(&format!("/servers/{id}/{verb}")).await?;
+    print(&format!("{id}: {verb}d"))?;
+    let reload = answer
+        .into_result()
+        .map(|r| describe_reload(&r))
+        .unwrap_or_default();
+    if !reload.is_empty() {
+        print(&reload)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What a reload did, one line per kind of change, then its notes.
+fn describe_reload(reload: &ReloadResult) -> String {
+    let mut parts = Vec::new();
+    for (key, ids) in [
+        ("added", &reload.added),
+        ("changed", &reload.changed),
+        ("updated", &reload.updated),
+        ("removed", &reload.removed),
+    ] {
+        if !ids.is_empty() {
+            parts.push(format!("{key}: {}", ids.join(", ")));
+        }
+    }
+    if parts.is_empty() {
+        parts.push("nothing changed".into());
+    }
+    for err in &reload.errors {
+        parts.push(format!("note: {err}"));
+    }
+    parts.join("\n")
+}
+
+/// `logs <id> [--follow]`: the hub's lines about the server, then its stderr.
+pub async fn logs(remote: &Remote, id: &str, follow: bool) -> anyhow::Result<ExitCode> {
+    let path = format!("/servers/{id}/logs");
+    let lines = |answer: LogsResponse| -> Vec<String> {
+        let mut lines: Vec<String> = answer
+            .events
+            .into_iter()
+            .map(|e| format!("[{} {}] {}", e.at, e.level, e.message))
+            .collect();
+        lines.extend(answer.stderr.into_iter().map(|l| format!("stderr: {l}")));
+        lines
+    };
+    let mut seen = lines(remote.get(&path).await?);
+    for line in &seen {
+        print(line)?;
+    }
+    if !follow {
+        return Ok(ExitCode::SUCCESS);
+    }
+    loop {
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        let next = lines(remote.get(&path).await?);
+        for line in remote::new_lines(&seen, &next) {
+            print(line)?;
+        }
+        seen = next;
+    }
+}

@@ -1,0 +1,587 @@
+// GENERATED from crates/switchboard-api by ts-rs: do not edit.
+// Regenerate with `SWITCHBOARD_WRITE_TS=1 cargo test -p switchboard-api --test typescript`.
+
+/**
+ * The whole hub, as of `generatedAt`.
+ */
+export type HubSnapshot = { 
+/**
+ * Switchboard's version.
+ */
+version: string, 
+/**
+ * The merged MCP endpoint, `http://127.0.0.1:<port>/mcp`, with the port actually bound.
+ */
+endpoint: string, 
+/**
+ * The config file, or null for a hub started without one (embedded use).
+ */
+configPath: string | null, 
+/**
+ * Set while the config file on disk is invalid (the last good one keeps running).
+ */
+configError: ConfigError | null, 
+/**
+ * What the last config reload did; null until the first reload.
+ */
+lastReload: ReloadResult | null, 
+/**
+ * When the hub started (RFC 3339).
+ */
+startedAt: string | null, 
+/**
+ * When this snapshot was built (RFC 3339).
+ */
+generatedAt: string | null, 
+/**
+ * One entry per configured server, in config-file order.
+ */
+servers: Array<ServerSnapshot>, 
+/**
+ * Counts over all servers.
+ */
+totals: Totals, 
+/**
+ * Connected downstream MCP sessions, merged and pass-through.
+ */
+sessions: Array<SessionSnapshot>, };
+
+/**
+ * Counts over the whole hub.
+ */
+export type Totals = { 
+/**
+ * Configured servers, disabled ones included.
+ */
+servers: number, 
+/**
+ * Tools in the merged list clients get (after `disabledTools`).
+ */
+tools: number, 
+/**
+ * Prompts in the merged list.
+ */
+prompts: number, 
+/**
+ * Resources in the merged list (after de-duplication; templates not counted).
+ */
+resources: number, };
+
+/**
+ * One server.
+ */
+export type ServerSnapshot = { 
+/**
+ * The key in `mcpServers`.
+ */
+id: string, 
+/**
+ * `stdio` or `http`.
+ */
+transport: string, 
+/**
+ * As configured.
+ */
+enabled: boolean, 
+/**
+ * The lifecycle state.
+ */
+state: ServerState, 
+/**
+ * Exposed tools (after `disabledTools`), as of the last listing.
+ */
+toolCount: number, 
+/**
+ * Prompts as the server listed them.
+ */
+promptCount: number, 
+/**
+ * Resources as the server listed them.
+ */
+resourceCount: number, 
+/**
+ * Resource templates as the server listed them.
+ */
+resourceTemplateCount: number, 
+/**
+ * When the lists were last fetched (RFC 3339), or null if never.
+ */
+listedAt: string | null, 
+/**
+ * What caused that listing.
+ */
+refreshTrigger: RefreshTrigger | null, 
+/**
+ * When the listing stops counting as fresh (`listedAt` + `cacheTtlSecs`).
+ */
+ttlExpiresAt: string | null, 
+/**
+ * The last refresh failed; the lists shown are the last known ones.
+ */
+stale: boolean, 
+/**
+ * The last failure as a sentence naming the server and cause; cleared by the next success.
+ */
+lastError: string | null, 
+/**
+ * The last time the server answered (an error answer counts).
+ */
+lastOkAt: string | null, 
+/**
+ * The last transport failure.
+ */
+lastFailureAt: string | null, 
+/**
+ * Transport failures in a row; reset by any answer.
+ */
+consecutiveFailures: number, 
+/**
+ * Process id of the running stdio child, null when none runs.
+ */
+pid: number | null, 
+/**
+ * What the server said at `initialize`, as of the last listing.
+ */
+serverName: string | null, 
+/**
+ * The server's version from `initialize`.
+ */
+serverVersion: string | null, 
+/**
+ * The protocol version agreed at `initialize`.
+ */
+protocolVersion: string | null, 
+/**
+ * The last stderr lines of a stdio server, across restarts.
+ */
+stderrTail: Array<string>, 
+/**
+ * Derived from the last listings, calls and polls.
+ */
+health: Health, 
+/**
+ * The circuit breaker.
+ */
+breaker: BreakerSnapshot, 
+/**
+ * Smoothed latency of successful requests (ms).
+ */
+latencyMs: number | null, 
+/**
+ * The last change of the lists: what was added, removed or modified.
+ */
+lastChange: ListChange | null, 
+/**
+ * The lists come from the previous run and the server has not been started yet.
+ */
+unverified: boolean, 
+/**
+ * When the poller re-lists this server next (only while it runs).
+ */
+nextPollAt: string | null, 
+/**
+ * OAuth state of a remote server (null for stdio servers). Never a token.
+ */
+auth: AuthSnapshot | null, };
+
+/**
+ * A server's lifecycle state as shown to people.
+ */
+export type ServerState = "disabled" | "idle" | "starting" | "ready" | "sleeping" | "failed" | "authRequired";
+
+/**
+ * A derived, coarse health for people.
+ */
+export type Health = "healthy" | "degraded" | "down" | "unknown";
+
+/**
+ * The state of a server's circuit breaker.
+ */
+export type BreakerState = "closed" | "open" | "halfOpen";
+
+/**
+ * The circuit breaker of one server.
+ */
+export type BreakerSnapshot = { 
+/**
+ * Closed, open or half-open.
+ */
+state: BreakerState, 
+/**
+ * While open: when the next attempt is let through.
+ */
+retryAt: string | null, };
+
+/**
+ * What caused a listing.
+ */
+export type RefreshTrigger = "startup" | "firstUse" | "ttl" | "notification" | "poll" | "manual" | "reload";
+
+/**
+ * What changed between two listings of a server. Tools are named as they are
+ * upstream; prompts, resources and templates carry a `prompt:`, `resource:`
+ * or `template:` prefix.
+ */
+export type ListChange = { 
+/**
+ * When the second listing was made.
+ */
+at: string, 
+/**
+ * What caused it.
+ */
+trigger: RefreshTrigger, 
+/**
+ * Names new in the second listing.
+ */
+added: Array<string>, 
+/**
+ * Names gone from it.
+ */
+removed: Array<string>, 
+/**
+ * Same name, different definition (description, schema, ...).
+ */
+modified: Array<string>, };
+
+/**
+ * A connected MCP client session.
+ */
+export type SessionSnapshot = { 
+/**
+ * `clientInfo.name` and `version` from the client's `initialize`.
+ */
+client: string | null, 
+/**
+ * The last time it listed tools, prompts or resources.
+ */
+lastListedAt: string | null, 
+/**
+ * The last time Switchboard sent it a `list_changed`.
+ */
+notifiedAt: string | null, 
+/**
+ * Told that tools (or prompts/resources) changed, and has not listed since.
+ */
+behind: boolean, };
+
+/**
+ * What the snapshot says about one remote server's authorization. Never a token.
+ */
+export type AuthSnapshot = { 
+/**
+ * The server uses OAuth: it challenged us, has `oauth` settings, or tokens are stored.
+ */
+required: boolean, 
+/**
+ * Tokens are stored for it.
+ */
+loggedIn: boolean, 
+/**
+ * Where tokens are kept.
+ */
+keyring: KeyringKind, 
+/**
+ * A login waits for the browser.
+ */
+loginPending: boolean, 
+/**
+ * What to do or what went wrong, for people.
+ */
+message: string | null, };
+
+/**
+ * Which store holds OAuth tokens and secrets.
+ */
+export type KeyringKind = "secret-service" | "keyutils" | "memory" | "unavailable";
+
+/**
+ * Why the config file (or a `SWITCHBOARD_*` variable) was refused, as the
+ * snapshot and the reload answer carry it. Text that can quote the file or
+ * the environment is redacted by the hub.
+ */
+export type ConfigError = { "kind": "read", 
+/**
+ * The config file.
+ */
+path: string, 
+/**
+ * Why, for people.
+ */
+message: string, } | { "kind": "missing", 
+/**
+ * The config file.
+ */
+path: string, 
+/**
+ * Why, for people.
+ */
+message: string, } | { "kind": "empty", 
+/**
+ * The config file.
+ */
+path: string, 
+/**
+ * Why, for people.
+ */
+message: string, } | { "kind": "notAFile", 
+/**
+ * The config file.
+ */
+path: string, 
+/**
+ * Why, for people.
+ */
+message: string, } | { "kind": "invalid", 
+/**
+ * The config file.
+ */
+path: string, 
+/**
+ * 1-based line of the error.
+ */
+line: number, 
+/**
+ * 1-based column of the error.
+ */
+column: number, 
+/**
+ * Why, for people.
+ */
+message: string, } | { "kind": "env", 
+/**
+ * The variable's name.
+ */
+name: string, 
+/**
+ * Its value (masked when the name says it holds a secret).
+ */
+value: string, 
+/**
+ * Why, for people.
+ */
+message: string, };
+
+/**
+ * What a config reload did. Lists hold server ids.
+ */
+export type ReloadResult = { 
+/**
+ * When it ran (RFC 3339).
+ */
+at: string, 
+/**
+ * Servers new in the config (started lazily).
+ */
+added: Array<string>, 
+/**
+ * Servers whose connection-relevant fields changed: rebuilt.
+ */
+changed: Array<string>, 
+/**
+ * Servers with only catalog-level changes (e.g. `disabledTools`): updated in place.
+ */
+updated: Array<string>, 
+/**
+ * Servers gone from the config: shut down.
+ */
+removed: Array<string>, 
+/**
+ * Servers left as they were.
+ */
+unchanged: Array<string>, 
+/**
+ * Why the reload was refused, or settings that need a restart to apply.
+ */
+errors: Array<string>, };
+
+/**
+ * The answer of a refused request: an unknown server (404), a refused
+ * credential or origin (401, 403), a request from the hub itself (508).
+ */
+export type ErrorResponse = { 
+/**
+ * What went wrong, for people.
+ */
+error: string, };
+
+/**
+ * `POST /api/v1/refresh`: every enabled server re-listed.
+ */
+export type RefreshAllResponse = { 
+/**
+ * One entry per enabled server.
+ */
+servers: Array<RefreshResult>, };
+
+/**
+ * How re-listing one server went (`POST /api/v1/servers/<id>/refresh`, and
+ * each entry of [`RefreshAllResponse`]).
+ */
+export type RefreshResult = { 
+/**
+ * The server.
+ */
+id: string, 
+/**
+ * Whether it listed.
+ */
+ok: boolean, 
+/**
+ * Why it did not, for people.
+ */
+error?: string, 
+/**
+ * The failure's kind, as in the MCP errors' `data.kind` (`processExited`,
+ * `timeout`, ...). Only in the one-server route's answer.
+ */
+kind?: string, };
+
+/**
+ * `POST /api/v1/reload`, `/servers/<id>/enable` and `/servers/<id>/disable`.
+ */
+export type ReloadResponse = { 
+/**
+ * Always true.
+ */
+ok: boolean, 
+/**
+ * What the reload did.
+ */
+reload: ReloadResult, } | { 
+/**
+ * Always false.
+ */
+ok: boolean, 
+/**
+ * Why, for people (`<path>:<line>:<col>: <message>` for a bad file).
+ */
+error: string, 
+/**
+ * The refused file's error, null for the other refusals.
+ */
+configError: ConfigError | null, };
+
+/**
+ * `GET /api/v1/servers/<id>/logs`.
+ */
+export type LogsResponse = { 
+/**
+ * The server.
+ */
+id: string, 
+/**
+ * Its stderr lines, oldest first.
+ */
+stderr: Array<string>, 
+/**
+ * The hub's own log lines about it, oldest first.
+ */
+events: Array<LogLine>, };
+
+/**
+ * One line of the hub's own log about a server (not the server's stderr).
+ */
+export type LogLine = { 
+/**
+ * When (RFC 3339).
+ */
+at: string, 
+/**
+ * `info`, `warn` or `error`.
+ */
+level: string, 
+/**
+ * What happened, for people.
+ */
+message: string, };
+
+/**
+ * `POST /api/v1/servers/<id>/login` when the login started: open the URL.
+ */
+export type LoginResponse = { 
+/**
+ * The server.
+ */
+id: string, 
+/**
+ * Always true.
+ */
+ok: boolean, 
+/**
+ * Open this in a browser.
+ */
+authorizationUrl: string, 
+/**
+ * Where the browser is sent back to (`http://127.0.0.1:<port>/oauth/callback`).
+ */
+redirectUri: string, };
+
+/**
+ * `POST /api/v1/servers/<id>/logout` when it worked.
+ */
+export type LogoutResponse = { 
+/**
+ * The server.
+ */
+id: string, 
+/**
+ * Always true.
+ */
+ok: boolean, };
+
+/**
+ * A login or logout that failed.
+ */
+export type AuthFailure = { 
+/**
+ * The server.
+ */
+id: string, 
+/**
+ * Always false.
+ */
+ok: boolean, 
+/**
+ * What went wrong and what to do, for people.
+ */
+error: string, 
+/**
+ * The same, for programs.
+ */
+detail: AuthErrorDetail, };
+
+/**
+ * Why a login, a logout or a secret lookup failed.
+ */
+export type AuthErrorDetail = { "kind": "unknownServer", server: string, } | { "kind": "notRemote", server: string, } | { "kind": "callback", port: number, message: string, } | { "kind": "discovery", server: string, message: string, } | { "kind": "registration", server: string, message: string, } | { "kind": "denied", server: string, error: string, description: string | null, } | { "kind": "stateMismatch", server: string, } | { "kind": "tokenExchange", server: string, message: string, } | { "kind": "timedOut", server: string, after: WireDuration, } | { "kind": "cancelled", server: string, } | { "kind": "other", server: string, message: string, } | { "kind": "missingSecret", name: string, } | { "kind": "store", message: string, };
+
+/**
+ * A duration as serde writes one.
+ */
+export type WireDuration = { 
+/**
+ * Whole seconds.
+ */
+secs: number, 
+/**
+ * The rest, in nanoseconds.
+ */
+nanos: number, };
+
+/**
+ * `POST /api/v1/dashboard`: a one-time sign-in link for the dashboard.
+ */
+export type DashboardLink = { 
+/**
+ * Whether a link was made.
+ */
+ok: boolean, 
+/**
+ * The link (valid two minutes, once).
+ */
+url?: string, 
+/**
+ * Why none was made.
+ */
+error?: string, };
