@@ -12,7 +12,7 @@ set -euo pipefail
 # --- Settings later work may extend ----------------------------------------------------------
 # Debian packages the build and tests need (add Tauri/keyring/xvfb packages here).
 APT_PACKAGES=(pkg-config procps)
-# Access-control tests (tests/tests/access.rs): run curl as user nobody with setpriv.
+# Access-control tests (tests/tests/suite/access.rs): run curl as user nobody with setpriv.
 APT_PACKAGES+=(curl util-linux)
 # The desktop app (src-tauri): WebKitGTK, GTK, the tray (appindicator), xdo, D-Bus.
 APT_PACKAGES+=(libwebkit2gtk-4.1-dev libjavascriptcoregtk-4.1-dev libsoup-3.0-dev libgtk-3-dev
@@ -22,7 +22,7 @@ APT_PACKAGES+=(libwebkit2gtk-4.1-dev libjavascriptcoregtk-4.1-dev libsoup-3.0-de
 # (xdotool) and a window manager's close request (python3-xlib, tests/ui/wm_close.py).
 APT_PACKAGES+=(chromium fonts-dejavu-core xvfb xauth dbus gnome-keyring keyutils xdotool imagemagick
     python3-xlib)
-# OAuth token store tests (tests/tests/keyring.rs): a session bus, GNOME Keyring as the
+# OAuth token store tests (tests/tests/suite/keyring.rs): a session bus, GNOME Keyring as the
 # Secret Service, libsecret's secret-tool to look at what was stored, the kernel keyring.
 APT_PACKAGES+=(dbus gnome-keyring libsecret-tools keyutils)
 # The reference MCP server the end-to-end tests talk to over stdio.
@@ -318,7 +318,7 @@ keyring_tests() {
     # may belong to another user and refuse access).
     XDG_DATA_HOME="$data" keyctl session - dbus-run-session -- bash -c \
         'echo -n ci | gnome-keyring-daemon --unlock --components=secrets >/dev/null;
-         cargo test -p switchboard-e2e --test keyring -- --ignored' || rc=$?
+         cargo test -p switchboard-e2e --test all keyring:: -- --ignored' || rc=$?
     rm -rf "$data"
     return "$rc"
 }
@@ -413,7 +413,7 @@ else
     cargo test --workspace --no-fail-fast
 fi
 
-step "keyring: Secret Service tests under dbus-run-session (tests/tests/keyring.rs)"
+step "keyring: Secret Service tests under dbus-run-session (tests/tests/suite/keyring.rs)"
 keyring_tests
 
 step "ui: dashboard in Chromium (tests/ui/browser.test.mjs)"
