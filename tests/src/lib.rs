@@ -11,6 +11,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod engine;
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -419,11 +421,16 @@ pub struct Client {
 
 impl Client {
     pub async fn connect(url: &str) -> Self {
+        Self::try_connect(url).await.expect("client connects")
+    }
+
+    /// Connects, or says why the hub refused the session.
+    pub async fn try_connect(url: &str) -> Result<Self, String> {
         let recorder = Recorder::default();
         let received = recorder.received.clone();
         let transport = StreamableHttpClientTransport::from_uri(url.to_string());
-        let service = recorder.serve(transport).await.expect("client connects");
-        Self { service, received }
+        let service = recorder.serve(transport).await.map_err(|e| e.to_string())?;
+        Ok(Self { service, received })
     }
 
     /// Connects with `Authorization: Bearer <token>` (a hub with allowRemote).

@@ -1,10 +1,12 @@
 //! The suites: end-to-end files (the real `switchboard` binary and fixture
-//! processes) and in-process engine files (`engine_*`, added later: the hub inside the test process).
+//! processes) and in-process engine files (`engine_*`: the hub inside the test process, driven through its handle).
 
 mod access;
 mod cli;
 mod config_file;
 mod discovery;
+mod engine_reload;
+mod engine_upstreams;
 mod errors;
 mod fast_path;
 mod faults_flood;
