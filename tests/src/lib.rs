@@ -2,16 +2,21 @@
 //! `switchboard serve` with a temporary config, run fixture servers, and
 //! connect real rmcp clients that record the notifications they receive.
 //!
-//! Binaries come from `$SWITCHBOARD_BIN_DIR`, else the `debug` folder of the
-//! target directory this test binary was built into; `scripts/test.sh` builds
-//! them first with `cargo build --workspace --bins`.
+//! The binaries are built by the tests themselves: the first test that needs
+//! one runs cargo (through escargot) once per test process, into the target
+//! directory this test binary was built into, so a plain `cargo test` works on
+//! a fresh clone and never builds anything twice. `$SWITCHBOARD_BIN_DIR`
+//! points at binaries built elsewhere (an older build, say): they are used as
+//! they are, nothing is built.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod engine;
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -29,24 +34,68 @@ use tokio::process::{Child, Command};
 /// How long anything in a test may take before the test fails.
 pub const DEADLINE: Duration = Duration::from_secs(30);
 
-/// The folder with the built `switchboard` and `switchboard-fixture` binaries.
+/// The packages whose binaries the tests run.
+const BIN_PACKAGES: [&str; 2] = ["switchboard", "switchboard-fixtures"];
+
+/// The folder with the built `switchboard` and fixture binaries: the profile
+/// folder of this test binary's target directory after one `cargo build` of
+/// [`BIN_PACKAGES`] per test process, or `$SWITCHBOARD_BIN_DIR` if that is
+/// another folder.
 pub fn bin_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("SWITCHBOARD_BIN_DIR") {
-        return PathBuf::from(dir);
+    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match DIR.get_or_init(find_or_build_bins) {
+        Ok(dir) => dir.clone(),
+        Err(err) => panic!("{err}"),
     }
-    // <target>/debug/deps/<test-binary>
-    let exe = std::env::current_exe().expect("current exe");
+}
+
+/// `<target>/<profile>`: this test binary is `<target>/<profile>/deps/<name>`.
+fn own_profile_dir() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("finding the test binary: {e}"))?;
     exe.parent()
         .and_then(Path::parent)
-        .expect("target dir")
-        .to_path_buf()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| format!("{} is not in a target directory", exe.display()))
+}
+
+fn find_or_build_bins() -> Result<PathBuf, String> {
+    let profile_dir = own_profile_dir()?;
+    if let Some(dir) = std::env::var_os("SWITCHBOARD_BIN_DIR").map(PathBuf::from) {
+        let same = |a: &Path, b: &Path| {
+            a.canonicalize()
+                .ok()
+                .is_some_and(|a| b.canonicalize().ok() == Some(a))
+        };
+        if !same(&dir, &profile_dir) {
+            return Ok(dir);
+        }
+    }
+    let target_dir = profile_dir
+        .parent()
+        .ok_or_else(|| format!("{} has no parent", profile_dir.display()))?;
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    let mut build = escargot::CargoBuild::new()
+        .manifest_path(&manifest)
+        .target_dir(target_dir)
+        .current_release();
+    for package in BIN_PACKAGES {
+        build = build.arg("--package").arg(package);
+    }
+    let messages = build
+        .arg("--bins")
+        .exec()
+        .map_err(|e| format!("running cargo build: {e}"))?;
+    for message in messages {
+        message.map_err(|e| format!("cargo build of {BIN_PACKAGES:?} failed: {e}"))?;
+    }
+    Ok(profile_dir)
 }
 
 pub fn bin(name: &str) -> PathBuf {
     let path = bin_dir().join(name);
     assert!(
         path.exists(),
-        "{} not found: run `cargo build --workspace --bins` first (or set SWITCHBOARD_BIN_DIR)",
+        "{} not found (SWITCHBOARD_BIN_DIR names a folder without it?)",
         path.display()
     );
     path
@@ -293,6 +342,35 @@ pub fn server<'a>(snapshot: &'a HubSnapshot, id: &str) -> &'a ServerSnapshot {
         .unwrap_or_else(|| panic!("no server {id} in {snapshot:?}"))
 }
 
+/// How long a dropped [`Hub`] gets to exit after SIGTERM before it is killed.
+const STOP_GRACE: Duration = Duration::from_secs(5);
+
+/// A test that ends without [`Hub::terminate`] still stops its hub the way a
+/// person's system does: SIGTERM, a bounded wait, then SIGKILL. An exit (not
+/// a kill) lets the hub stop its servers itself and, in a coverage build,
+/// write its profile.
+impl Drop for Hub {
+    fn drop(&mut self) {
+        if !matches!(self.child.try_wait(), Ok(None)) {
+            return; // exited already (or cannot be asked)
+        }
+        if let Some(pid) = self.child.id() {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid as i32),
+                nix::sys::signal::Signal::SIGTERM,
+            );
+        }
+        let start = std::time::Instant::now();
+        while start.elapsed() < STOP_GRACE {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.start_kill();
+    }
+}
+
 /// A fixture serving Streamable HTTP on a free loopback port.
 pub struct HttpFixture {
     pub child: Child,
@@ -381,11 +459,16 @@ pub struct Client {
 
 impl Client {
     pub async fn connect(url: &str) -> Self {
+        Self::try_connect(url).await.expect("client connects")
+    }
+
+    /// Connects, or says why the hub refused the session.
+    pub async fn try_connect(url: &str) -> Result<Self, String> {
         let recorder = Recorder::default();
         let received = recorder.received.clone();
         let transport = StreamableHttpClientTransport::from_uri(url.to_string());
-        let service = recorder.serve(transport).await.expect("client connects");
-        Self { service, received }
+        let service = recorder.serve(transport).await.map_err(|e| e.to_string())?;
+        Ok(Self { service, received })
     }
 
     /// Connects with `Authorization: Bearer <token>` (a hub with allowRemote).

@@ -1,5 +1,5 @@
 //! Misbehaviours of a stdio server, for the hub's fault tests
-//! (`tests/tests/faults_stdio.rs`).
+//! (`tests/tests/suite/faults_stdio.rs`).
 //!
 //! - `--stderr-invalid-utf8`: a stderr line with bytes that are not UTF-8,
 //!   then `stderr tick N` every 50 ms, so a test sees whether the hub keeps

@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# Installs what the tests need, on a fresh machine or a used one: Debian packages (as root), the
+# Python venv (.tools/venv), the reference MCP server (.tools/node), ui/node_modules, and the
+# cargo tools (cargo-fuzz and nightly, cargo-llvm-cov). Idempotent: a second run installs nothing.
+#
+#   scripts/setup.sh    run every install step (scripts/test.sh runs them itself)
+#
+# Sourced by scripts/test.sh for its install functions.
+set -euo pipefail
+
+# --- Settings later work may extend ----------------------------------------------------------
+# Debian packages the build and tests need (add Tauri/keyring/xvfb packages here).
+# Debian packages the build and tests need (add Tauri/keyring/xvfb packages here).
+APT_PACKAGES=(pkg-config procps)
+# Access-control tests (tests/tests/suite/access.rs): run curl as user nobody with setpriv.
+APT_PACKAGES+=(curl util-linux)
+# The desktop app (src-tauri): WebKitGTK, GTK, the tray (appindicator), xdo, D-Bus.
+APT_PACKAGES+=(libwebkit2gtk-4.1-dev libjavascriptcoregtk-4.1-dev libsoup-3.0-dev libgtk-3-dev
+    libayatana-appindicator3-dev librsvg2-dev libxdo-dev libdbus-1-dev)
+# UI tests: a real browser (Debian's Chromium, driven by playwright-core), a virtual X
+# display and session bus for the desktop app, screenshots (ImageMagick), window lookup
+# (xdotool) and a window manager's close request (python3-xlib, tests/ui/wm_close.py).
+APT_PACKAGES+=(chromium fonts-dejavu-core xvfb xauth dbus gnome-keyring keyutils xdotool imagemagick
+    python3-xlib)
+# OAuth token store tests (tests/tests/suite/keyring.rs): a session bus, GNOME Keyring as the
+# Secret Service, libsecret's secret-tool to look at what was stored, the kernel keyring.
+APT_PACKAGES+=(dbus gnome-keyring libsecret-tools keyutils)
+# Shell script checks (scripts/checks.sh).
+APT_PACKAGES+=(shellcheck)
+# ----------------------------------------------------------------------------------------------
+
+# shellcheck source=scripts/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+# --- Install steps ----------------------------------------------------------------------------
+install_system_packages() {
+    local wanted=("${APT_PACKAGES[@]}")
+    # The pyenv CPython on our machines ships venv+ensurepip; Debian's python3 needs python3-venv.
+    if ! command -v python3 >/dev/null 2>&1; then
+        wanted+=(python3 python3-venv)
+    elif ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+        wanted+=(python3-venv)
+    fi
+    if ! command -v npm >/dev/null 2>&1; then
+        wanted+=(nodejs npm)
+    fi
+
+    if ! command -v dpkg-query >/dev/null 2>&1; then
+        echo "not a Debian/Ubuntu system; make sure these are installed: ${wanted[*]}" >&2
+        return 0
+    fi
+    local missing=() pkg status
+    for pkg in "${wanted[@]}"; do
+        status="$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)"
+        [[ "$status" == "install ok installed" ]] || missing+=("$pkg")
+    done
+    if [[ ${#missing[@]} -eq 0 ]]; then
+        echo "system packages present: ${wanted[*]}" >&2
+        return 0
+    fi
+    if command -v apt-get >/dev/null 2>&1 && [[ "$(id -u)" -eq 0 ]]; then
+        echo "installing missing system packages: ${missing[*]}" >&2
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    else
+        echo "WARNING: missing system packages (not root, not installing): ${missing[*]}" >&2
+    fi
+}
+
+install_python_venv() {
+    command -v python3 >/dev/null 2>&1 || die "python3 not found"
+    local want_stamp
+    want_stamp="$(
+        {
+            sha256sum <"$REQUIREMENTS"
+            python3 -c 'import sys; print(sys.version)'
+        } | sha256sum | cut -d' ' -f1
+    )"
+    if [[ -x "$VENV_PY" ]] && "$VENV_PY" -c 'import sys' >/dev/null 2>&1 &&
+        [[ -f "$REQUIREMENTS_STAMP" && "$(cat "$REQUIREMENTS_STAMP")" == "$want_stamp" ]]; then
+        echo "python venv up to date: $VENV" >&2
+        return 0
+    fi
+    echo "creating python venv $VENV from $REQUIREMENTS" >&2
+    rm -rf "$VENV"
+    mkdir -p "$TOOLS"
+    python3 -m venv "$VENV"
+    "$VENV_PY" -m pip install --disable-pip-version-check --no-input -q -r "$REQUIREMENTS"
+    echo "$want_stamp" >"$REQUIREMENTS_STAMP"
+    "$VENV_PY" -m pip --disable-pip-version-check list 2>/dev/null | grep -Ei '^(mcp|pytest) ' >&2 || true
+}
+
+installed_server_everything_version() {
+    [[ -f "$SERVER_EVERYTHING_PKG_JSON" && -x "$SERVER_EVERYTHING_BIN" ]] || return 0
+    node -p "require(process.argv[1]).version" "$SERVER_EVERYTHING_PKG_JSON" 2>/dev/null || true
+}
+
+install_server_everything() {
+    command -v node >/dev/null 2>&1 || die "node not found"
+    command -v npm >/dev/null 2>&1 || die "npm not found"
+    local have
+    have="$(installed_server_everything_version)"
+    if [[ "$have" == "$SERVER_EVERYTHING_VERSION" ]]; then
+        echo "$SERVER_EVERYTHING_PKG@$have present" >&2
+    else
+        echo "installing $SERVER_EVERYTHING_PKG@$SERVER_EVERYTHING_VERSION (found: ${have:-none})" >&2
+        mkdir -p "$NODE_PREFIX"
+        npm install --prefix "$NODE_PREFIX" --save-exact --no-audit --no-fund --no-update-notifier \
+            --loglevel=error "$SERVER_EVERYTHING_PKG@$SERVER_EVERYTHING_VERSION"
+        have="$(installed_server_everything_version)"
+        [[ "$have" == "$SERVER_EVERYTHING_VERSION" ]] ||
+            die "$SERVER_EVERYTHING_PKG install failed (found: ${have:-none})"
+    fi
+}
+
+# Send `initialize` over stdio and wait for the answer: proves node, the package and the args work.
+smoke_server_everything() {
+    "$VENV_PY" - "$SERVER_EVERYTHING_BIN" $SERVER_EVERYTHING_ARGS <<'PY'
+import json, select, subprocess, sys, time
+
+cmd = sys.argv[1:]
+proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "switchboard-test-sh", "version": "0"}}}
+proc.stdin.write((json.dumps(init) + "\n").encode())
+proc.stdin.flush()
+deadline = time.monotonic() + 30
+buf = b""
+ok = None
+while ok is None and time.monotonic() < deadline:
+    ready, _, _ = select.select([proc.stdout], [], [], 0.5)
+    if not ready:
+        if proc.poll() is not None:
+            break
+        continue
+    chunk = proc.stdout.read1(65536)
+    if not chunk:
+        break
+    buf += chunk
+    while b"\n" in buf:
+        line, buf = buf.split(b"\n", 1)
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
+        if msg.get("id") == 1:  # it may send notifications before the response
+            ok = msg
+proc.stdin.close()
+try:
+    proc.wait(timeout=10)
+except subprocess.TimeoutExpired:
+    proc.kill()
+    proc.wait()
+if not ok or "result" not in ok:
+    err = proc.stderr.read().decode(errors="replace")
+    sys.exit(f"server-everything did not answer initialize: {ok!r}\nstderr:\n{err}")
+info = ok["result"].get("serverInfo", {})
+print(f"server-everything answered initialize: {info.get('name')} {info.get('version')}, "
+      f"protocol {ok['result'].get('protocolVersion')}", file=sys.stderr)
+PY
+}
+
+# `npm ci` in ui/ when the lockfile changed since the last install (or nothing is installed).
+UI_LOCK_STAMP="$UI_DIR/node_modules/.switchboard-lock.sha256"
+# `npm ci` in ui/ when the lockfile changed since the last install (or nothing is installed).
+ui_install() {
+    command -v npm >/dev/null 2>&1 || die "npm not found"
+    local want
+    want="$(sha256sum <"$UI_DIR/package-lock.json" | cut -d' ' -f1)"
+    if [[ -f "$UI_LOCK_STAMP" && "$(cat "$UI_LOCK_STAMP")" == "$want" ]]; then
+        echo "ui/node_modules up to date" >&2
+        return 0
+    fi
+    (cd "$UI_DIR" && npm ci --no-audit --no-fund --no-update-notifier --loglevel=error)
+    echo "$want" >"$UI_LOCK_STAMP"
+}
+
+install_cargo_fuzz() {
+    if ! rustup toolchain list | grep -q '^nightly'; then
+        rustup toolchain install nightly --profile minimal
+    fi
+    if ! cargo fuzz --version >/dev/null 2>&1; then
+        cargo +stable install cargo-fuzz --locked
+    fi
+    cargo fuzz --version >&2
+}
+
+# What scripts/coverage.sh needs: rustup's llvm-tools and cargo-llvm-cov.
+install_cargo_llvm_cov() {
+    rustup component add llvm-tools-preview
+    if ! cargo llvm-cov --version >/dev/null 2>&1; then
+        cargo install cargo-llvm-cov --locked
+    fi
+    cargo llvm-cov --version >&2
+}
+
+# Venv, the reference server and its smoke check: network and disk, little CPU (scripts/test.sh
+# runs this beside the first cargo build).
+install_test_tools() {
+    install_python_venv
+    install_server_everything
+    smoke_server_everything
+}
+
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+    step "install: system packages"
+    install_system_packages
+    step "install: python venv, $SERVER_EVERYTHING_PKG@$SERVER_EVERYTHING_VERSION"
+    install_test_tools
+    step "ui: npm ci"
+    ui_install
+    step "install: cargo-fuzz and the nightly toolchain"
+    install_cargo_fuzz
+    step "install: llvm-tools-preview and cargo-llvm-cov"
+    install_cargo_llvm_cov
+    finish_step
+    print_summary
+fi

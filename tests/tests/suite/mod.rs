@@ -1,0 +1,25 @@
+//! The suites: end-to-end files (the real `switchboard` binary and fixture
+//! processes) and in-process engine files (`engine_*`: the hub inside the test process, driven through its handle).
+
+mod access;
+mod cli;
+mod config_file;
+mod discovery;
+mod engine_reload;
+mod engine_upstreams;
+mod errors;
+mod fast_path;
+mod faults_flood;
+mod faults_stdio;
+mod files;
+mod forwarding;
+mod freshness;
+mod keyring;
+mod list_changed;
+mod merge;
+mod oauth;
+mod reload;
+mod routing;
+mod secrets;
+mod self_proxy;
+mod sessions;
