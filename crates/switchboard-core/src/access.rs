@@ -400,7 +400,7 @@ pub fn load_or_create_token(path: &Path) -> Result<String, AccessError> {
         source,
     };
     if let Some(dir) = path.parent() {
-        crate::files::own_dir(dir).map_err(write_err)?;
+        crate::util::files::own_dir(dir).map_err(write_err)?;
     }
     if let Ok(token) = read_checked(path) {
         return Ok(token);

@@ -145,7 +145,7 @@ impl Auth {
                     .await?
                     .ok_or_else(|| AuthError::MissingSecret { name: name.clone() })?;
                 // A keyring value is a secret whatever its shape: mask it in every output.
-                crate::redact::remember([value.as_str()]);
+                crate::util::redact::remember([value.as_str()]);
                 Ok(value)
             }
         }

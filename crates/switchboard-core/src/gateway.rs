@@ -35,8 +35,8 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use serde_json::json;
 
 use crate::hub::HubHandle;
-pub use crate::sessions::Scope;
-use crate::sessions::{ListKind, Session};
+
+use crate::sessions::{ListKind, Scope, Session};
 use crate::upstream::{Downstream, Upstream};
 
 mod lists;
@@ -177,7 +177,7 @@ impl ServerHandler for Gateway {
         // so its use is counted and it shows in the status at once.
         if let Some(key) = context
             .extensions
-            .get::<crate::http_sessions::HttpSessionKey>()
+            .get::<crate::sessions::HttpSessionKey>()
         {
             self.hub
                 .sessions()

@@ -43,6 +43,7 @@ mod apply;
 mod discovery;
 mod login;
 mod publish;
+mod poll;
 mod warm;
 mod watcher;
 
@@ -227,7 +228,7 @@ impl Hub {
             registry: Registry::default(),
             catalog: RwLock::new(Arc::new(Catalog::default())),
             catalog_write: Mutex::new(()),
-            sessions: Sessions::new(Arc::new(crate::http_sessions::SessionTable::new(
+            sessions: Sessions::new(Arc::new(crate::sessions::SessionTable::new(
                 settings.max_sessions,
                 settings.session_idle,
                 events_tx.clone(),
@@ -326,7 +327,7 @@ impl Hub {
             .collect();
         let auth = inner.auth.clone();
         inner.tasks.spawn(async move { auth.preload(remote).await });
-        inner.tasks.spawn(crate::fresh::run_poller(
+        inner.tasks.spawn(poll::run_poller(
             handle.clone(),
             inner.poller_wake.clone(),
             inner.cancel.child_token(),

@@ -5,20 +5,18 @@
 //! through the [`HubHandle`]. This crate has no GUI, CLI or terminal output:
 //! it logs with `tracing` and never prints.
 
-// The engine's modules, bottom layer to top (see `tests/layers.rs`). Only
-// what the CLI, the app, the tests and the fuzz targets use is public: four
-// modules whose surface they use widely, and the list below.
+// The engine's modules (their layers, bottom to top, are in
+// `tests/layers.rs`). Only what the CLI, the app, the tests and the fuzz
+// targets use is public: two modules whose surface they use widely, and the
+// list below.
 mod access;
 pub mod auth;
 mod builtin;
 mod catalog;
 pub mod config;
 mod events;
-pub mod files;
 mod fingerprint;
-mod fresh;
 mod gateway;
-pub mod guard;
 mod http;
 mod http_client;
 mod hub;
@@ -26,7 +24,6 @@ mod identity;
 mod limiter;
 mod listing;
 mod persist;
-mod redact;
 mod registry;
 mod reload;
 mod resilience;
@@ -41,13 +38,6 @@ mod util;
 /// a `peer_info` dump per session). Each binary adds its own crate at INFO.
 pub const DEFAULT_LOG_FILTER: &str = "warn,switchboard_core=info";
 
-// Old paths of the modules moved under `http/`, for the other branches of
-// the layout work (removed at the layout merge).
-#[allow(unused_imports)]
-pub(crate) use http::session_manager as http_sessions;
-#[allow(unused_imports)]
-pub(crate) use http::{control, fast_path, listener, ui_assets};
-
 // The facade: everything the CLI, the app, the tests and the fuzz targets use.
 pub use access::{is_loopback_authority, read_token, token_path};
 pub use catalog::{Catalog, CatalogSource, MAX_NAME_LEN};
@@ -59,9 +49,10 @@ pub use hub::{Hub, HubError, HubHandle, HubOptions, Unrouted};
 pub use identity::{INSTANCE_HEADER, VIA_ENV, VIA_HEADER};
 pub use listing::{Capabilities, RefreshTrigger};
 pub use persist::state_dir;
-pub use redact::text as redact_text;
 pub use reload::{ReloadError, ReloadResult};
 pub use resilience::BreakerState;
 pub use snapshot::{BreakerSnapshot, HubSnapshot, ServerSnapshot};
 pub use upstream::{Health, ServerState, UpstreamError};
-pub use util::humanize_coarse;
+pub use upstream::guard;
+pub use util::redact::text as redact_text;
+pub use util::{files, humanize_coarse};

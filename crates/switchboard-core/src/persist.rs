@@ -7,7 +7,7 @@
 //! fingerprint; an entry is used only while the fingerprint still matches, so
 //! an edited server never shows a stale catalog. Loaded listings are marked
 //! unverified until the server is started and listed for real. Writes are
-//! atomic and debounced ([`crate::files::write_atomic`]); the file is `0600`
+//! atomic and debounced ([`crate::util::files::write_atomic`]); the file is `0600`
 //! and the state directory `0700` on Unix (tools' descriptions can carry
 //! whatever a server puts there). A missing or unreadable file only means a
 //! cold start.
@@ -121,10 +121,10 @@ pub(crate) fn save<'a>(
             .collect(),
     };
     if let Some(dir) = path.parent() {
-        crate::files::own_dir(dir)?;
+        crate::util::files::own_dir(dir)?;
     }
     let bytes = serde_json::to_vec(&file).map_err(std::io::Error::other)?;
-    crate::files::write_atomic(path, &bytes, crate::files::FileMode::Private).map(|_| ())
+    crate::util::files::write_atomic(path, &bytes, crate::util::files::FileMode::Private).map(|_| ())
 }
 
 #[cfg(test)]

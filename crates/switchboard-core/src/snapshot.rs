@@ -8,7 +8,7 @@
 //! A snapshot never carries a secret: no URL, header or env value of a server
 //! is in it, and the text fields that can quote one (`lastError`,
 //! `stderrTail`, `auth.message`, `configError`) are redacted by the builder
-//! (`crate::redact`), on top of the redaction where that text is made.
+//! (`crate::util::redact`), on top of the redaction where that text is made.
 
 use std::time::SystemTime;
 

@@ -55,7 +55,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{ServerConfig, ServerId, Settings};
 use crate::events::EventSender;
 use crate::fingerprint::Fingerprint;
-use crate::redact;
+use crate::util::redact;
 
 mod client;
 mod connect;
@@ -74,7 +74,7 @@ use client::Calls;
 pub use client::Downstream;
 use connect::Connection;
 pub use error::UpstreamError;
-pub(crate) use process::guard;
+pub use process::guard;
 use refresh::ListOutcome;
 pub use status::Health;
 use status::{LogLimits, LogLine, Status, StderrLog};
@@ -86,8 +86,6 @@ pub(crate) type HttpClient = Arc<dyn Fn() -> reqwest::Client + Send + Sync>;
 
 /// A server's lifecycle state as shown to people (a wire type).
 pub use switchboard_api::ServerState;
-
-pub(crate) use crate::util::humanize;
 
 /// One configured server and whatever runs for it.
 pub struct Upstream {
@@ -251,8 +249,6 @@ impl Upstream {
     }
 }
 
-pub(crate) use crate::util::error_chain;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,13 +302,6 @@ mod tests {
             .iter()
             .filter(|l| l.message.starts_with("start failed"))
             .count()
-    }
-
-    #[test]
-    fn durations_read_as_people_say_them() {
-        assert_eq!(humanize(Duration::from_millis(250)), "250 ms");
-        assert_eq!(humanize(Duration::from_secs(30)), "30 s");
-        assert_eq!(humanize(Duration::from_millis(9_800)), "9.8 s");
     }
 
     #[tokio::test(start_paused = true)]

@@ -210,7 +210,7 @@ async fn complete(
             },
             other => AuthError::TokenExchange {
                 server: server.clone(),
-                message: crate::redact::text(&other.to_string()),
+                message: crate::util::redact::text(&other.to_string()),
             },
         })?;
     tracing::info!(%server, "login complete");
@@ -246,7 +246,7 @@ fn page(message: &str) -> Html<String> {
 /// Turns rmcp's error into one a person can act on, by its typed variant.
 pub(crate) fn classify(server: &crate::config::ServerId, err: RmcpAuthError) -> AuthError {
     // rmcp's and reqwest's errors print the URLs they fetched: redact them.
-    let message = crate::redact::text(&error_chain(&err));
+    let message = crate::util::redact::text(&error_chain(&err));
     let server = server.clone();
     match err {
         RmcpAuthError::RegistrationFailed(_) => AuthError::Registration {

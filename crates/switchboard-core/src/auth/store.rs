@@ -37,12 +37,12 @@ pub fn secret_account(name: &str) -> String {
     format!("secret:{name}")
 }
 
-pub use crate::config::check_secret_name;
+use crate::config::check_secret_name;
 
 /// Which store holds the entries, as shown in the snapshot and the CLI (a wire type).
 pub use switchboard_api::KeyringKind;
 
-pub use crate::config::TokenStoreChoice;
+use crate::config::TokenStoreChoice;
 
 /// Why a keyring call failed. Messages never contain stored values.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -155,7 +155,7 @@ mod tests {
 
     use super::*;
     use crate::config::Config;
-    use crate::gateway::Scope;
+    use crate::sessions::Scope;
     use crate::hub::{Hub, HubHandle, HubOptions};
     use crate::listing::{Capabilities, RefreshTrigger};
 

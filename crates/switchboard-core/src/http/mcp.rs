@@ -1,6 +1,6 @@
 //! The MCP routes: `/mcp`, the merged service (every server behind one
 //! session), and `/servers/<id>/mcp`, one server's pass-through service
-//! (original names; see `gateway::Scope`), made on the route's first use.
+//! (original names; see `sessions::Scope`), made on the route's first use.
 //!
 //! This module owns the services and their session managers: each route's
 //! manager is a [`HubSessionManager`] over the hub's one session table, and
@@ -22,7 +22,8 @@ use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use super::fast_path::{self, FastPath};
 use super::session_manager::HubSessionManager;
 use crate::config::ServerId;
-use crate::gateway::{Gateway, Scope};
+use crate::gateway::Gateway;
+use crate::sessions::Scope;
 use crate::hub::HubHandle;
 
 /// One MCP route's rmcp service.
@@ -103,7 +104,7 @@ pub(super) fn routes(hub: HubHandle) -> Router {
         .with_state(services)
 }
 
-/// `/servers/<id>/mcp`: one upstream, original names (see `gateway::Scope`).
+/// `/servers/<id>/mcp`: one upstream, original names (see `sessions::Scope`).
 /// Each server gets its own MCP service and session manager, made on first use.
 async fn pass_through(
     State(services): State<Arc<McpServices>>,

@@ -34,7 +34,7 @@ use rmcp::transport::streamable_http_server::session::{
 use tokio_util::sync::CancellationToken;
 
 use crate::sessions::table::Entry;
-pub use crate::sessions::{HttpSessionError, HttpSessionKey, SessionTable, Usage, UseGuard};
+use crate::sessions::{HttpSessionError, HttpSessionKey, SessionTable, Usage, UseGuard};
 
 /// Closes idle sessions (see the module docs) until `cancel` fires; checks
 /// four times per expiry period, at most every 30 s.

@@ -9,7 +9,7 @@
 //! until a valid file arrives. Only a valid file removes servers. A rebuilt
 //! or removed upstream drains (in-flight calls finish or time out) and is
 //! then closed, process group included. [`HubHandle::set_enabled`] edits the
-//! file through [`crate::files::write_atomic`]: its mode, owner and symlink
+//! file through [`crate::util::files::write_atomic`]: its mode, owner and symlink
 //! are kept.
 
 use std::path::Path;
@@ -174,7 +174,7 @@ impl HubHandle {
 }
 
 /// Writes `doc` as pretty JSON over the config atomically, keeping its mode,
-/// owner and symlink ([`crate::files::write_atomic`]).
+/// owner and symlink ([`crate::util::files::write_atomic`]).
 fn write_atomically(path: &Path, doc: &serde_json::Value) -> Result<(), ReloadError> {
     let fail = |err: std::io::Error| ReloadError::Write {
         path: path.to_path_buf(),
@@ -182,7 +182,7 @@ fn write_atomically(path: &Path, doc: &serde_json::Value) -> Result<(), ReloadEr
     };
     let mut text = serde_json::to_string_pretty(doc).map_err(|e| fail(e.into()))?;
     text.push('\n');
-    crate::files::write_atomic(path, text.as_bytes(), crate::files::FileMode::Keep)
+    crate::util::files::write_atomic(path, text.as_bytes(), crate::util::files::FileMode::Keep)
         .map(|_| ())
         .map_err(fail)
 }

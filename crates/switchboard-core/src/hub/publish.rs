@@ -232,7 +232,7 @@ impl HubHandle {
                         .and_then(|c| c.listed_at.checked_add(ttl))
                         .map(timestamp),
                     stale: view.stale,
-                    last_error: view.last_error.map(|e| crate::redact::text(&e)),
+                    last_error: view.last_error.map(|e| crate::util::redact::text(&e)),
                     last_ok_at: view.last_ok_at.map(timestamp),
                     last_failure_at: view.last_failure_at.map(timestamp),
                     consecutive_failures: view.consecutive_failures,
@@ -262,7 +262,7 @@ impl HubHandle {
                     )
                     .then(|| {
                         let mut auth = self.inner.auth.snapshot(&u.id, config.oauth.as_ref());
-                        auth.message = auth.message.map(|m| crate::redact::text(&m));
+                        auth.message = auth.message.map(|m| crate::util::redact::text(&m));
                         auth
                     }),
                 }

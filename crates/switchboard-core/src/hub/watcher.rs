@@ -63,7 +63,7 @@ pub(crate) async fn watch_config(hub: HubHandle, path: PathBuf, cancel: Cancella
             return;
         }
     };
-    if let Err(err) = crate::files::private_dir(&dir)
+    if let Err(err) = crate::util::files::private_dir(&dir)
         .map_err(notify::Error::io)
         .and_then(|()| watcher.watch(&dir, RecursiveMode::NonRecursive))
     {

@@ -22,9 +22,10 @@ use super::process::guard::Guard;
 use super::process::{Signal, kill_process_group, signal_process_group};
 use super::status::STDERR_TAIL_IN_ERRORS;
 use super::stdio::{self, StdioHealth};
-use super::{ServerState, Upstream, UpstreamError, UpstreamEvent, describe, humanize};
+use super::{ServerState, Upstream, UpstreamError, UpstreamEvent, describe};
+use crate::util::humanize;
 use crate::config::TransportConfig;
-use crate::redact;
+use crate::util::redact;
 
 /// How long a closing stdio server gets after stdin is closed, and again after SIGTERM.
 const CLOSE_GRACE: Duration = Duration::from_secs(2);

@@ -18,7 +18,7 @@ use rmcp::transport::DynamicTransportError;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 use rmcp::transport::worker::WorkerQuitReason;
 
-use super::humanize;
+use crate::util::humanize;
 
 /// The error type of the Streamable HTTP transport (plain or OAuth client:
 /// both are reqwest underneath).
@@ -122,7 +122,7 @@ pub(crate) fn transport_failure(err: &DynamicTransportError) -> String {
         return io_failure(io);
     }
     // Another transport: its own words, without the transport's type name.
-    super::error_chain(inner)
+    crate::util::error_chain(inner)
 }
 
 fn worker_quit(quit: &WorkerQuitReason<HttpError>) -> String {

@@ -5,15 +5,15 @@ use std::time::Duration;
 
 use rmcp::model::ErrorData;
 
-use super::humanize;
+use crate::util::humanize;
 use crate::config::ServerId;
-use crate::redact;
+use crate::util::redact;
 
 /// Why an upstream could not serve a request. Each names the server.
 ///
 /// The message never shows a secret: every field that can carry outside text
 /// (a URL, an error chain, stderr, a reason) is shown through
-/// [`crate::redact`], and URLs are stored redacted. The one exception is
+/// [`crate::util::redact`], and URLs are stored redacted. The one exception is
 /// `Rpc`, the server's own answer, passed on unchanged.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum UpstreamError {

@@ -3,7 +3,7 @@
 //! The tokens themselves live in `crate::auth`.
 
 use super::{ServerState, Upstream, UpstreamError};
-use crate::redact;
+use crate::util::redact;
 use crate::resilience::Breaker;
 
 impl Upstream {

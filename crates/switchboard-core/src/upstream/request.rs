@@ -21,7 +21,7 @@ use super::status::STDERR_TAIL_IN_ERRORS;
 use super::stdio::{self, MAX_MESSAGE_BYTES};
 use super::{ServerState, Upstream, UpstreamError, describe};
 use crate::config::TransportConfig;
-use crate::redact;
+use crate::util::redact;
 
 impl Upstream {
     /// Sends one request, with the call timeout (reset by progress), progress

@@ -15,10 +15,11 @@ use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 
-use super::{ServerState, Upstream, UpstreamError, UpstreamEvent, humanize};
+use super::{ServerState, Upstream, UpstreamError, UpstreamEvent};
+use crate::util::humanize;
 use crate::limiter::Limiter;
 use crate::listing::Capabilities;
-use crate::redact;
+use crate::util::redact;
 use crate::resilience::{Admission, Breaker, BreakerState};
 
 /// A wall-clock time as shown to people (RFC 3339, milliseconds), the format

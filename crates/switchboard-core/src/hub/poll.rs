@@ -1,4 +1,4 @@
-//! The background poller: re-lists running upstreams every
+//! The background poller (a hub task): re-lists running upstreams every
 //! `pollIntervalSecs` to catch silent redeploys, and puts stdio servers to
 //! sleep after `idleShutdownSecs` without use.
 //!
@@ -17,7 +17,7 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::hub::HubHandle;
+use super::HubHandle;
 use crate::listing::RefreshTrigger;
 
 /// The longest the poller sleeps without looking.

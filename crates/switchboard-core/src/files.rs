@@ -1,4 +1,0 @@
-//! Moved to [`crate::util::files`]; this re-export keeps the old path
-//! working until the layout change is merged.
-
-pub use crate::util::files::*;
