@@ -35,9 +35,8 @@ use rmcp::transport::auth::{
 };
 
 pub use login::LoginStarted;
-pub use store::{
-    KeyringKind, OpenedStore, StoreError, TokenStore, TokenStoreChoice, check_secret_name,
-};
+pub use crate::config::{TokenStoreChoice, check_secret_name};
+pub use store::{KeyringKind, OpenedStore, StoreError, TokenStore};
 
 use crate::config::{ConfigValue, OAuthConfig, ServerId};
 use crate::events::UpstreamEvent;
