@@ -17,26 +17,25 @@
 //! one ([`Config::load_for_reload`]): the last good config keeps running
 //! (same processes) and the snapshot carries the error (path, line, column)
 //! until a valid file arrives. Only a valid file removes servers.
-//! [`watch_config`] reloads when the file changes (its directory is watched,
-//! so editors that save by rename are seen; events are debounced).
+//! [`watch_config`] reloads when [`ConfigWatch`] says the file changed (its
+//! directory is watched, so editors that save by rename are seen; events are
+//! debounced).
 //! [`HubHandle::set_enabled`] edits the file through
 //! [`crate::files::write_atomic`]: its mode, owner and symlink are kept.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::capabilities::RefreshTrigger;
-use crate::config::{Config, ConfigError, LoadFor, process_env};
+use crate::config::{
+    Config, ConfigError, ConfigWatch, EditError, LoadFor, process_env, set_server_enabled,
+};
 use crate::hub::HubHandle;
 use crate::snapshot::timestamp;
 use crate::upstream::Upstream;
-
-/// How long file events are collected before a reload.
-const DEBOUNCE: Duration = Duration::from_millis(250);
 
 /// What a reload did.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
@@ -208,124 +207,42 @@ impl HubHandle {
                     path: path.clone(),
                     message: "the config file is missing (deleted or moved away)".into(),
                 })?;
-            // Refuse to edit a file that does not parse: the person is mid-edit.
-            Config::parse_bytes(&bytes, &path)?;
-            let text = String::from_utf8_lossy(&bytes);
-            let mut doc: serde_json::Value =
-                serde_json::from_str(&text).map_err(|err| ConfigError::Invalid {
-                    path: path.clone(),
-                    line: err.line(),
-                    column: err.column(),
-                    message: err.to_string(),
-                })?;
-            let entry = doc
-                .get_mut("mcpServers")
-                .and_then(|servers| servers.get_mut(id))
-                .and_then(|entry| entry.as_object_mut())
-                .ok_or_else(|| ReloadError::UnknownServer(id.to_string()))?;
-            if enabled {
-                entry.remove("enabled");
-            } else {
-                entry.insert("enabled".into(), serde_json::Value::Bool(false));
-            }
-            write_atomically(&path, &doc)?;
+            // Refused on a file that does not parse: the person is mid-edit.
+            let text = set_server_enabled(&bytes, &path, id, enabled).map_err(|err| match err {
+                EditError::Config(err) => ReloadError::Config(err),
+                EditError::UnknownServer(id) => ReloadError::UnknownServer(id),
+            })?;
+            write_atomically(&path, &text)?;
         }
         self.reload_from_file().await
     }
 }
 
-/// Writes `doc` as pretty JSON over the config atomically, keeping its mode,
-/// owner and symlink ([`crate::files::write_atomic`]).
-fn write_atomically(path: &Path, doc: &serde_json::Value) -> Result<(), ReloadError> {
-    let fail = |err: std::io::Error| ReloadError::Write {
-        path: path.to_path_buf(),
-        message: err.to_string(),
-    };
-    let mut text = serde_json::to_string_pretty(doc).map_err(|e| fail(e.into()))?;
-    text.push('\n');
+/// Writes `text` over the config atomically, keeping its mode, owner and
+/// symlink ([`crate::files::write_atomic`]).
+fn write_atomically(path: &Path, text: &str) -> Result<(), ReloadError> {
     crate::files::write_atomic(path, text.as_bytes(), crate::files::FileMode::Keep)
         .map(|_| ())
-        .map_err(fail)
+        .map_err(|err| ReloadError::Write {
+            path: path.to_path_buf(),
+            message: err.to_string(),
+        })
 }
 
-/// Whether a file event can mean new content: creation, removal, a write or a
-/// rename; not an access or a metadata change.
-fn changes_content(kind: &notify::EventKind) -> bool {
-    use notify::EventKind;
-    use notify::event::ModifyKind;
-    match kind {
-        EventKind::Create(_) | EventKind::Remove(_) => true,
-        EventKind::Modify(ModifyKind::Metadata(_)) => false,
-        EventKind::Modify(_) => true,
-        EventKind::Access(access) => {
-            // A file closed after writing is the end of a save.
-            matches!(
-                access,
-                notify::event::AccessKind::Close(notify::event::AccessMode::Write)
-            )
-        }
-        EventKind::Any | EventKind::Other => false,
-    }
-}
-
-/// Watches the config file and reloads it on change until `cancel` fires.
+/// Reloads the config file each time [`ConfigWatch`] says it changed, until
+/// `cancel` fires.
 pub(crate) async fn watch_config(hub: HubHandle, path: PathBuf, cancel: CancellationToken) {
-    use notify::{RecursiveMode, Watcher};
-    let Some(dir) = path.parent().map(Path::to_path_buf) else {
+    let Some(mut watch) = ConfigWatch::start(&path) else {
         return;
     };
-    let Some(name) = path.file_name().map(|n| n.to_os_string()) else {
-        return;
-    };
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
-    let watched_name = name.clone();
-    let handler = move |event: notify::Result<notify::Event>| {
-        // Reading the file (our own reload included) must not trigger a reload.
-        if let Ok(event) = event
-            && changes_content(&event.kind)
-            && event
-                .paths
-                .iter()
-                .any(|p| p.file_name() == Some(watched_name.as_os_str()))
-        {
-            let _ = tx.send(());
-        }
-    };
-    let mut watcher = match notify::recommended_watcher(handler) {
-        Ok(w) => w,
-        Err(err) => {
-            tracing::warn!(%err, "cannot watch the config file; use `switchboard reload`");
-            return;
-        }
-    };
-    if let Err(err) = crate::files::private_dir(&dir)
-        .map_err(notify::Error::io)
-        .and_then(|()| watcher.watch(&dir, RecursiveMode::NonRecursive))
-    {
-        tracing::warn!(%err, dir = %dir.display(), "cannot watch the config directory");
-        return;
-    }
-    tracing::debug!(path = %path.display(), "watching config");
     loop {
         tokio::select! {
             () = cancel.cancelled() => break,
-            event = rx.recv() => {
-                if event.is_none() {
-                    break;
-                }
-            }
-        }
-        // Debounce: let a burst of events (write, rename, chmod) settle.
-        loop {
-            tokio::select! {
-                () = tokio::time::sleep(DEBOUNCE) => break,
-                more = rx.recv() => if more.is_none() { break },
-            }
+            changed = watch.changed() => if !changed { break },
         }
         match hub.reload_from_file().await {
             Ok(result) => tracing::debug!(?result, "reloaded after file change"),
             Err(err) => tracing::debug!(%err, "reload after file change refused"),
         }
     }
-    drop(watcher);
 }
