@@ -26,15 +26,21 @@
 //! - `settings`: [`Settings`], declared once in one table that drives the
 //!   file keys, the environment overrides, the defaults and the restart rules;
 //! - `secrets`: what in a config is a secret, and secret names;
+//! - `editor`: edits Switchboard makes to the file (turning a server on or
+//!   off), changing only the key concerned;
+//! - `watch`: a watcher that only signals "the file may have changed";
 //! - `load`: reading and parsing the file ([`Config::load`]), the config a
 //!   hub runs with (file plus environment: [`Config::load_effective`]) and
 //!   [`ConfigError`].
 
+mod editor;
 mod load;
 mod model;
 mod secrets;
 mod settings;
+mod watch;
 
+pub use editor::{EditError, set_server_enabled};
 pub use load::{
     ConfigError, LoadFor, MAX_CONFIG_BYTES, default_config_path, process_env, read_config_file,
 };
@@ -46,3 +52,4 @@ pub use secrets::check_secret_name;
 pub use settings::{
     ENV_VARS, MAX_DURATION, SETTINGS, SettingInfo, Settings, TimeUnit, TokenStoreChoice,
 };
+pub use watch::ConfigWatch;

@@ -1040,4 +1040,39 @@ mod tests {
             Err(ConfigError::Env { .. })
         ));
     }
+
+    #[test]
+    fn redacted_errors_hide_secret_variables_and_quoted_secrets() {
+        let env = ConfigError::Env {
+            name: "SWITCHBOARD_TOKEN".into(),
+            value: "tok-123456".into(),
+            message: "expected a whole number".into(),
+        };
+        assert_eq!(
+            env.redacted(),
+            ConfigError::Env {
+                name: "SWITCHBOARD_TOKEN".into(),
+                value: "***".into(),
+                message: "expected a whole number".into(),
+            }
+        );
+        let plain = ConfigError::Env {
+            name: "SWITCHBOARD_MAX_SESSIONS".into(),
+            value: "lots".into(),
+            message: "expected a whole number".into(),
+        };
+        assert_eq!(plain.clone().redacted(), plain);
+        let invalid = ConfigError::Invalid {
+            path: "c.json".into(),
+            line: 3,
+            column: 9,
+            message: "`url` \"https://me:pw-123456@h/mcp\" is not valid".into(),
+        };
+        let ConfigError::Invalid { message, line, .. } = invalid.redacted() else {
+            panic!("kind changed");
+        };
+        assert_eq!(line, 3);
+        assert!(!message.contains("pw-123456"), "{message}");
+        assert!(message.contains("https://***@h/mcp"), "{message}");
+    }
 }

@@ -1,4 +1,4 @@
-//! Hub-wide settings, declared once: the table in [`settings_table!`] gives
+//! Hub-wide settings, declared once: the table in `settings_table!` gives
 //! each setting its field, default, file key (under `settings`), environment
 //! variable, kind (type, unit and bounds), whether a change needs a restart
 //! and its doc line. Everything else is derived from that table:

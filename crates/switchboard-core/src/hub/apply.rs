@@ -16,7 +16,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::HubHandle;
-use crate::config::{Config, ConfigError, LoadFor, ServerId, process_env};
+use crate::config::{
+    Config, ConfigError, EditError, LoadFor, ServerId, process_env, set_server_enabled,
+};
 use crate::listing::RefreshTrigger;
 use crate::reload::{self, Action, ReloadError, ReloadResult, Running, RunningServer, Step};
 use crate::snapshot::timestamp;
@@ -147,44 +149,26 @@ impl HubHandle {
                     path: path.clone(),
                     message: "the config file is missing (deleted or moved away)".into(),
                 })?;
-            // Refuse to edit a file that does not parse: the person is mid-edit.
-            Config::parse_bytes(&bytes, &path)?;
-            let text = String::from_utf8_lossy(&bytes);
-            let mut doc: serde_json::Value =
-                serde_json::from_str(&text).map_err(|err| ConfigError::Invalid {
-                    path: path.clone(),
-                    line: err.line(),
-                    column: err.column(),
-                    message: err.to_string(),
-                })?;
-            let entry = doc
-                .get_mut("mcpServers")
-                .and_then(|servers| servers.get_mut(id))
-                .and_then(|entry| entry.as_object_mut())
-                .ok_or_else(|| ReloadError::UnknownServer(id.to_string()))?;
-            if enabled {
-                entry.remove("enabled");
-            } else {
-                entry.insert("enabled".into(), serde_json::Value::Bool(false));
-            }
-            write_atomically(&path, &doc)?;
+            // Refused on a file that does not parse: the person is mid-edit.
+            let text = set_server_enabled(&bytes, &path, id, enabled).map_err(|err| match err {
+                EditError::Config(err) => ReloadError::Config(err),
+                EditError::UnknownServer(id) => ReloadError::UnknownServer(id),
+            })?;
+            write_atomically(&path, &text)?;
         }
         self.reload_from_file().await
     }
 }
 
-/// Writes `doc` as pretty JSON over the config atomically, keeping its mode,
-/// owner and symlink ([`crate::util::files::write_atomic`]).
-fn write_atomically(path: &Path, doc: &serde_json::Value) -> Result<(), ReloadError> {
-    let fail = |err: std::io::Error| ReloadError::Write {
-        path: path.to_path_buf(),
-        message: err.to_string(),
-    };
-    let mut text = serde_json::to_string_pretty(doc).map_err(|e| fail(e.into()))?;
-    text.push('\n');
+/// Writes `text` over the config atomically, keeping its mode, owner and
+/// symlink ([`crate::util::files::write_atomic`]).
+fn write_atomically(path: &Path, text: &str) -> Result<(), ReloadError> {
     crate::util::files::write_atomic(path, text.as_bytes(), crate::util::files::FileMode::Keep)
         .map(|_| ())
-        .map_err(fail)
+        .map_err(|err| ReloadError::Write {
+            path: path.to_path_buf(),
+            message: err.to_string(),
+        })
 }
 
 #[cfg(test)]
