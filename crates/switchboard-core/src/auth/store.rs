@@ -37,7 +37,6 @@ pub fn secret_account(name: &str) -> String {
     format!("secret:{name}")
 }
 
-use crate::config::check_secret_name;
 
 /// Which store holds the entries, as shown in the snapshot and the CLI (a wire type).
 pub use switchboard_api::KeyringKind;
