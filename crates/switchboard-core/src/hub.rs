@@ -122,7 +122,26 @@ struct HubInner {
         Mutex<std::collections::HashMap<ServerId, (PassThroughService, Arc<PassThroughSessions>)>>,
 }
 
-pub(crate) use crate::http_client::SharedHttp;
+/// The one pooled HTTP client for remote servers and OAuth, built when first
+/// needed: building it loads the system's root certificates (hundreds of
+/// files, most of a hub's start-up time), which a hub of local servers never
+/// needs.
+#[derive(Clone, Default)]
+pub(crate) struct SharedHttp(Arc<std::sync::OnceLock<reqwest::Client>>);
+
+impl SharedHttp {
+    pub(crate) fn get(&self) -> reqwest::Client {
+        self.0
+            .get_or_init(|| {
+                reqwest::Client::builder()
+                    .pool_idle_timeout(Duration::from_secs(90))
+                    .tcp_nodelay(true)
+                    .build()
+                    .unwrap_or_default()
+            })
+            .clone()
+    }
+}
 
 pub(crate) type PassThroughSessions = crate::http_sessions::HubSessionManager;
 
@@ -338,6 +357,7 @@ impl Hub {
         inner.tasks.spawn(async move { auth.preload(remote).await });
         inner.tasks.spawn(crate::fresh::run_poller(
             handle.clone(),
+            inner.settings.idle_shutdown,
             inner.poller_wake.clone(),
             inner.cancel.child_token(),
         ));
@@ -496,20 +516,6 @@ impl HubHandle {
     /// `child_token()` of it.
     pub(crate) fn shutdown_token(&self) -> &CancellationToken {
         &self.inner.cancel
-    }
-
-    /// Runs `task` as a hub task: shutdown waits for it (with a deadline).
-    pub(crate) fn spawn<F>(&self, task: F) -> tokio::task::JoinHandle<F::Output>
-    where
-        F: Future + Send + 'static,
-        F::Output: Send + 'static,
-    {
-        self.inner.tasks.spawn(task)
-    }
-
-    /// Every enabled server, in config order.
-    pub(crate) fn enabled_upstreams(&self) -> Vec<Arc<Upstream>> {
-        self.inner.registry.enabled()
     }
 
     /// Where OAuth tokens and secrets are kept.

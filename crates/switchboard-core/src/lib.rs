@@ -17,7 +17,6 @@ pub mod fingerprint;
 pub mod fresh;
 pub mod gateway;
 pub mod guard;
-mod http_client;
 pub mod http_sessions;
 pub mod hub;
 pub mod identity;

@@ -6,6 +6,7 @@
 //! so a name of no server starts nothing; a server never listed is listed
 //! once (as a hub task, so a caller giving up does not cut a start short).
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -255,5 +256,26 @@ impl HubHandle {
             }
         });
         futures::future::join_all(waits).await
+    }
+}
+
+/// The poller (`fresh`) polls the hub's enabled servers through the hub's
+/// own refresh, as hub tasks.
+impl crate::fresh::Polled for HubHandle {
+    fn polled_upstreams(&self) -> Vec<Arc<Upstream>> {
+        self.inner.registry.enabled()
+    }
+
+    fn relist(
+        &self,
+        id: ServerId,
+        trigger: RefreshTrigger,
+    ) -> impl Future<Output = Result<(), UpstreamError>> + Send + 'static {
+        let hub = self.clone();
+        async move { hub.refresh(&id, trigger).await }
+    }
+
+    fn run_task(&self, task: impl Future<Output = ()> + Send + 'static) {
+        self.inner.tasks.spawn(task);
     }
 }
