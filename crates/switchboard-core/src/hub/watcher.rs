@@ -94,3 +94,36 @@ pub(crate) async fn watch_config(hub: HubHandle, path: PathBuf, cancel: Cancella
     }
     drop(watcher);
 }
+
+#[cfg(test)]
+mod tests {
+    use notify::EventKind;
+    use notify::event::{
+        AccessKind, AccessMode, CreateKind, DataChange, MetadataKind, ModifyKind, RemoveKind,
+        RenameMode,
+    };
+
+    use super::changes_content;
+
+    #[test]
+    fn only_events_that_can_change_the_content_reload() {
+        for kind in [
+            EventKind::Create(CreateKind::File),
+            EventKind::Remove(RemoveKind::File),
+            EventKind::Modify(ModifyKind::Data(DataChange::Content)),
+            EventKind::Modify(ModifyKind::Name(RenameMode::To)),
+            EventKind::Access(AccessKind::Close(AccessMode::Write)),
+        ] {
+            assert!(changes_content(&kind), "{kind:?}");
+        }
+        for kind in [
+            EventKind::Modify(ModifyKind::Metadata(MetadataKind::Permissions)),
+            EventKind::Access(AccessKind::Open(AccessMode::Read)),
+            EventKind::Access(AccessKind::Close(AccessMode::Read)),
+            EventKind::Any,
+            EventKind::Other,
+        ] {
+            assert!(!changes_content(&kind), "{kind:?}");
+        }
+    }
+}
