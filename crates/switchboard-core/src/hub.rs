@@ -542,6 +542,47 @@ impl HubHandle {
     }
 }
 
+/// A hub for unit tests: bound on an ephemeral loopback port, not serving,
+/// its upstreams never started unless a test asks for it.
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::path::Path;
+
+    use super::{Hub, HubHandle, HubOptions};
+    use crate::config::Config;
+    use crate::listing::{Capabilities, RefreshTrigger};
+
+    /// A command no test machine has: starting it fails at once.
+    pub(crate) const NO_SUCH_COMMAND: &str = "switchboard-test-no-such-command";
+
+    /// A hub over the config `json` (`mcpServers` ...).
+    pub(crate) async fn hub(json: &str) -> (Hub, HubHandle) {
+        let mut config = Config::parse(json, Path::new("t.json")).unwrap();
+        config.settings.listen = "127.0.0.1:0".parse().unwrap();
+        let hub = Hub::bind(config, HubOptions::default()).await.unwrap();
+        let handle = hub.handle();
+        (hub, handle)
+    }
+
+    /// Gives server `id` a warm listing of `tools` (and one prompt `p`) and
+    /// rebuilds the catalog, without starting it.
+    pub(crate) fn listed(hub: &HubHandle, id: &str, tools: &[&str]) {
+        let mut caps = Capabilities::empty(RefreshTrigger::FirstUse);
+        caps.tools = tools
+            .iter()
+            .map(|name| {
+                serde_json::from_value(
+                    serde_json::json!({"name": name, "inputSchema": {"type": "object"}}),
+                )
+                .unwrap()
+            })
+            .collect();
+        caps.prompts = vec![serde_json::from_value(serde_json::json!({"name": "p"})).unwrap()];
+        hub.upstream(id).unwrap().set_warm_listing(caps);
+        hub.rebuild_catalog();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
