@@ -34,8 +34,8 @@ use rmcp::transport::auth::{
     AuthClient, AuthError as RmcpAuthError, AuthorizationManager, OAuthClientConfig,
 };
 
-pub use login::LoginStarted;
 pub use crate::config::{TokenStoreChoice, check_secret_name};
+pub use login::LoginStarted;
 pub use store::{KeyringKind, OpenedStore, StoreError, TokenStore};
 
 use crate::config::{ConfigValue, OAuthConfig, ServerId};

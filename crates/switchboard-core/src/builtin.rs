@@ -156,3 +156,66 @@ pub async fn call(
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+    use crate::hub::testing::{NO_SUCH_COMMAND, hub, listed};
+
+    fn request(name: &str, arguments: Value) -> CallToolRequestParams {
+        serde_json::from_value(json!({"name": name, "arguments": arguments})).unwrap()
+    }
+
+    #[test]
+    fn the_built_in_tools_are_the_ones_listed() {
+        let names: Vec<String> = tools().iter().map(|t| t.name.to_string()).collect();
+        assert_eq!(names, vec![LIST_SERVERS, REFRESH, SERVER_STATUS]);
+        assert!(names.iter().all(|n| is_builtin(n)));
+        assert!(!is_builtin("switchboard__other"));
+    }
+
+    #[tokio::test]
+    async fn list_status_and_refresh_answer_about_the_configured_servers() {
+        let (_hub, handle) = hub(&format!(
+            r#"{{"mcpServers":{{"a":{{"command":"{NO_SUCH_COMMAND}"}}}}}}"#
+        ))
+        .await;
+        listed(&handle, "a", &["t"]);
+
+        let all = call(&handle, &request(LIST_SERVERS, json!({})))
+            .await
+            .unwrap();
+        let servers = &all.structured_content.unwrap()["servers"];
+        assert_eq!(servers[0]["id"], "a");
+        assert_eq!(servers[0]["tools"], 1);
+
+        let status = call(&handle, &request(SERVER_STATUS, json!({"id": "a"})))
+            .await
+            .unwrap();
+        assert_eq!(status.structured_content.unwrap()["id"], "a");
+        let unknown = call(&handle, &request(SERVER_STATUS, json!({"id": "zz"})))
+            .await
+            .unwrap();
+        assert_eq!(unknown.is_error, Some(true));
+        assert!(
+            call(&handle, &request(SERVER_STATUS, json!({})))
+                .await
+                .is_err()
+        );
+
+        // The server cannot start: the refresh reports it, as a tool error.
+        let refreshed = call(&handle, &request(REFRESH, json!({"id": "a"})))
+            .await
+            .unwrap();
+        assert_eq!(refreshed.is_error, Some(true));
+        let body = refreshed.structured_content.unwrap();
+        assert_eq!(body["servers"][0]["ok"], false);
+        let unknown = call(&handle, &request(REFRESH, json!({"id": "zz"})))
+            .await
+            .unwrap();
+        assert_eq!(unknown.is_error, Some(true));
+        handle.shutdown();
+    }
+}

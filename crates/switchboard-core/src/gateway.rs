@@ -175,10 +175,7 @@ impl ServerHandler for Gateway {
             .add(self.session.clone(), context.peer.clone(), client);
         // The session's id, from the hub's session manager: known from here on,
         // so its use is counted and it shows in the status at once.
-        if let Some(key) = context
-            .extensions
-            .get::<crate::sessions::HttpSessionKey>()
-        {
+        if let Some(key) = context.extensions.get::<crate::sessions::HttpSessionKey>() {
             self.hub
                 .sessions()
                 .bind_http_id(&self.session, key.0.as_ref());

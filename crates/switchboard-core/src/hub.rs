@@ -42,8 +42,8 @@ use crate::upstream::{Upstream, UpstreamError, UpstreamEvent};
 mod apply;
 mod discovery;
 mod login;
-mod publish;
 mod poll;
+mod publish;
 mod warm;
 mod watcher;
 
@@ -119,7 +119,26 @@ struct HubInner {
     >,
 }
 
-pub(crate) use crate::http_client::SharedHttp;
+/// The one pooled HTTP client for remote servers and OAuth, built when first
+/// needed: building it loads the system's root certificates (hundreds of
+/// files, most of a hub's start-up time), which a hub of local servers never
+/// needs.
+#[derive(Clone, Default)]
+pub(crate) struct SharedHttp(Arc<std::sync::OnceLock<reqwest::Client>>);
+
+impl SharedHttp {
+    pub(crate) fn get(&self) -> reqwest::Client {
+        self.0
+            .get_or_init(|| {
+                reqwest::Client::builder()
+                    .pool_idle_timeout(Duration::from_secs(90))
+                    .tcp_nodelay(true)
+                    .build()
+                    .unwrap_or_default()
+            })
+            .clone()
+    }
+}
 
 /// Why a tool or prompt name leads to no server (see [`HubHandle::route_tool`]).
 #[derive(Debug)]
@@ -435,6 +454,20 @@ impl HubHandle {
             .collect()
     }
 
+    /// Every enabled server, in config order.
+    pub(crate) fn enabled_upstreams(&self) -> Vec<Arc<Upstream>> {
+        self.inner.registry.enabled()
+    }
+
+    /// Runs `task` as a hub task: shutdown waits for it (with a deadline).
+    pub(crate) fn spawn<F>(&self, task: F) -> tokio::task::JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.inner.tasks.spawn(task)
+    }
+
     /// The downstream MCP sessions.
     pub(crate) fn sessions(&self) -> &Sessions {
         &self.inner.sessions
@@ -454,20 +487,6 @@ impl HubHandle {
     /// `child_token()` of it.
     pub(crate) fn shutdown_token(&self) -> &CancellationToken {
         &self.inner.cancel
-    }
-
-    /// Runs `task` as a hub task: shutdown waits for it (with a deadline).
-    pub(crate) fn spawn<F>(&self, task: F) -> tokio::task::JoinHandle<F::Output>
-    where
-        F: Future + Send + 'static,
-        F::Output: Send + 'static,
-    {
-        self.inner.tasks.spawn(task)
-    }
-
-    /// Every enabled server, in config order.
-    pub(crate) fn enabled_upstreams(&self) -> Vec<Arc<Upstream>> {
-        self.inner.registry.enabled()
     }
 
     /// Where OAuth tokens and secrets are kept.
@@ -491,6 +510,47 @@ impl HubHandle {
     /// Asks the hub to stop (the same as the shutdown future resolving).
     pub fn shutdown(&self) {
         self.inner.cancel.cancel();
+    }
+}
+
+/// A hub for unit tests: bound on an ephemeral loopback port, not serving,
+/// its upstreams never started unless a test asks for it.
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::path::Path;
+
+    use super::{Hub, HubHandle, HubOptions};
+    use crate::config::Config;
+    use crate::listing::{Capabilities, RefreshTrigger};
+
+    /// A command no test machine has: starting it fails at once.
+    pub(crate) const NO_SUCH_COMMAND: &str = "switchboard-test-no-such-command";
+
+    /// A hub over the config `json` (`mcpServers` ...).
+    pub(crate) async fn hub(json: &str) -> (Hub, HubHandle) {
+        let mut config = Config::parse(json, Path::new("t.json")).unwrap();
+        config.settings.listen = "127.0.0.1:0".parse().unwrap();
+        let hub = Hub::bind(config, HubOptions::default()).await.unwrap();
+        let handle = hub.handle();
+        (hub, handle)
+    }
+
+    /// Gives server `id` a warm listing of `tools` (and one prompt `p`) and
+    /// rebuilds the catalog, without starting it.
+    pub(crate) fn listed(hub: &HubHandle, id: &str, tools: &[&str]) {
+        let mut caps = Capabilities::empty(RefreshTrigger::FirstUse);
+        caps.tools = tools
+            .iter()
+            .map(|name| {
+                serde_json::from_value(
+                    serde_json::json!({"name": name, "inputSchema": {"type": "object"}}),
+                )
+                .unwrap()
+            })
+            .collect();
+        caps.prompts = vec![serde_json::from_value(serde_json::json!({"name": "p"})).unwrap()];
+        hub.upstream(id).unwrap().set_warm_listing(caps);
+        hub.rebuild_catalog();
     }
 }
 

@@ -124,7 +124,8 @@ pub(crate) fn save<'a>(
         crate::util::files::own_dir(dir)?;
     }
     let bytes = serde_json::to_vec(&file).map_err(std::io::Error::other)?;
-    crate::util::files::write_atomic(path, &bytes, crate::util::files::FileMode::Private).map(|_| ())
+    crate::util::files::write_atomic(path, &bytes, crate::util::files::FileMode::Private)
+        .map(|_| ())
 }
 
 #[cfg(test)]

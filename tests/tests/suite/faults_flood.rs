@@ -337,7 +337,8 @@ async fn a_normal_run_logs_no_colour_and_no_rmcp_info() {
     // The hub's own INFO lines are still there.
     assert!(
         log.lines()
-            .any(|line| line.contains(" INFO switchboard_core::") && line.contains(": catalog changed")),
+            .any(|line| line.contains(" INFO switchboard_core::")
+                && line.contains(": catalog changed")),
         "no hub INFO line:\n{log}"
     );
 }

@@ -37,7 +37,6 @@ pub fn secret_account(name: &str) -> String {
     format!("secret:{name}")
 }
 
-
 /// Which store holds the entries, as shown in the snapshot and the CLI (a wire type).
 pub use switchboard_api::KeyringKind;
 
@@ -365,6 +364,7 @@ fn keyutils() -> Result<Arc<dyn TokenStore>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::check_secret_name;
 
     #[test]
     fn memory_store_round_trip() {

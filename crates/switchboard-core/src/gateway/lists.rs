@@ -111,3 +111,65 @@ impl Gateway {
         Ok(Lists::Merged(catalog))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+    use crate::config::ServerId;
+    use crate::hub::testing::{NO_SUCH_COMMAND, hub, listed};
+
+    fn names(tools: &[Tool]) -> Vec<String> {
+        tools.iter().map(|t| t.name.to_string()).collect()
+    }
+
+    #[tokio::test]
+    async fn a_pass_through_session_sees_its_server_without_disabled_tools() {
+        let (_hub, handle) = hub(&format!(
+            r#"{{"mcpServers":{{"a":{{"command":"{NO_SUCH_COMMAND}","disabledTools":["hidden"]}},
+                "b":{{"command":"{NO_SUCH_COMMAND}"}}}}}}"#
+        ))
+        .await;
+        listed(&handle, "a", &["t", "hidden"]);
+        listed(&handle, "b", &["u"]);
+        let single = Gateway::new(handle.clone(), Scope::Server(ServerId::new("a").unwrap()));
+        let tools = single.lists(ListKind::Tools).await.unwrap().tools(true);
+        assert_eq!(names(&tools), vec!["t".to_string()]);
+        // Pass-through sessions get no prepared merged bytes.
+        assert!(
+            single
+                .prepared_list(crate::catalog::ListResult::Prompts)
+                .await
+                .is_none()
+        );
+
+        let merged = Gateway::new(handle.clone(), Scope::Merged);
+        let tools = merged.lists(ListKind::Tools).await.unwrap().tools(false);
+        assert_eq!(names(&tools), vec!["a__t".to_string(), "b__u".to_string()]);
+        let with_builtin = merged.lists(ListKind::Tools).await.unwrap().tools(true);
+        assert_eq!(
+            names(&with_builtin),
+            names(&crate::builtin::tools())
+                .into_iter()
+                .chain(["a__t".to_string(), "b__u".to_string()])
+                .collect::<Vec<_>>()
+        );
+        let prompts = merged.lists(ListKind::Prompts).await.unwrap().prompts();
+        assert_eq!(
+            prompts
+                .iter()
+                .map(|p| p.name.to_string())
+                .collect::<Vec<_>>(),
+            vec!["a__p".to_string(), "b__p".to_string()]
+        );
+        let bytes = merged
+            .prepared_list(crate::catalog::ListResult::Tools { builtin: false })
+            .await
+            .unwrap()
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(json["tools"][1]["name"], "b__u");
+        handle.shutdown();
+    }
+}

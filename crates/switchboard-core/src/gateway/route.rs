@@ -155,9 +155,9 @@ mod tests {
 
     use super::*;
     use crate::config::Config;
-    use crate::sessions::Scope;
     use crate::hub::{Hub, HubHandle, HubOptions};
     use crate::listing::{Capabilities, RefreshTrigger};
+    use crate::sessions::Scope;
 
     fn id(id: &str) -> ServerId {
         ServerId::new(id).unwrap()

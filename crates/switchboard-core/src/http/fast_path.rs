@@ -68,8 +68,8 @@ use tokio_util::sync::CancellationToken;
 use super::mcp::McpServices;
 use crate::catalog::ListResult;
 use crate::gateway::Gateway;
-use crate::sessions::Scope;
 use crate::hub::HubHandle;
+use crate::sessions::Scope;
 use crate::sessions::Session;
 use crate::upstream::Downstream;
 

@@ -23,8 +23,8 @@ use super::fast_path::{self, FastPath};
 use super::session_manager::HubSessionManager;
 use crate::config::ServerId;
 use crate::gateway::Gateway;
-use crate::sessions::Scope;
 use crate::hub::HubHandle;
+use crate::sessions::Scope;
 
 /// One MCP route's rmcp service.
 type McpService = StreamableHttpService<Gateway, HubSessionManager>;

@@ -179,6 +179,7 @@ mod tests {
 
     use crate::config::Config;
     use crate::hub::{Hub, HubOptions};
+    use crate::reload::ReloadError;
 
     fn config(json: &str) -> Config {
         let mut config = Config::parse(json, Path::new("t.json")).unwrap();
@@ -247,6 +248,74 @@ mod tests {
                 .collect::<Vec<_>>(),
             vec!["same", "tools", "cmd", "new"]
         );
+        handle.shutdown();
+    }
+
+    #[tokio::test]
+    async fn an_invalid_file_is_refused_whole_and_shown_until_fixed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let first = r#"{"mcpServers":{"a":{"command":"switchboard-test-no-such-command"}}}"#;
+        std::fs::write(&path, first).unwrap();
+        let hub = Hub::bind(
+            config(first),
+            HubOptions {
+                config_path: Some(path.clone()),
+                ..HubOptions::default()
+            },
+        )
+        .await
+        .unwrap();
+        let handle = hub.handle();
+        std::fs::write(&path, "{ not json").unwrap();
+        let err = handle.reload_from_file().await.unwrap_err();
+        assert!(matches!(err, ReloadError::Config(_)), "{err}");
+        assert!(handle.snapshot().config_error.is_some());
+        assert!(
+            handle.upstream("a").is_some(),
+            "the last good config keeps running"
+        );
+
+        std::fs::write(
+            &path,
+            r#"{"mcpServers":{"b":{"command":"switchboard-test-no-such-command"}}}"#,
+        )
+        .unwrap();
+        let result = handle.reload_from_file().await.unwrap();
+        assert_eq!(
+            (result.added, result.removed),
+            (vec!["b".to_string()], vec!["a".to_string()])
+        );
+        assert!(handle.snapshot().config_error.is_none());
+
+        // Turning a server off edits the file and applies it.
+        let result = handle.set_enabled("b", false).await.unwrap();
+        assert_eq!(result.changed, vec!["b".to_string()]);
+        assert!(!handle.upstream("b").unwrap().is_enabled());
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"enabled\": false"), "{text}");
+        let err = handle.set_enabled("zz", true).await.unwrap_err();
+        assert!(
+            matches!(err, ReloadError::UnknownServer(ref id) if id == "zz"),
+            "{err}"
+        );
+        handle.shutdown();
+    }
+
+    #[tokio::test]
+    async fn a_hub_without_a_config_file_cannot_reload_it() {
+        let hub = Hub::bind(config(r#"{"mcpServers":{}}"#), HubOptions::default())
+            .await
+            .unwrap();
+        let handle = hub.handle();
+        assert!(matches!(
+            handle.reload_from_file().await,
+            Err(ReloadError::NoConfigFile)
+        ));
+        assert!(matches!(
+            handle.set_enabled("a", true).await,
+            Err(ReloadError::NoConfigFile)
+        ));
         handle.shutdown();
     }
 }

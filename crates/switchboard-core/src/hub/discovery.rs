@@ -257,3 +257,85 @@ impl HubHandle {
         futures::future::join_all(waits).await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use crate::hub::testing::{NO_SUCH_COMMAND, hub, listed};
+
+    #[tokio::test]
+    async fn each_server_gets_one_cold_start_wait_per_fingerprint() {
+        let (_hub, handle) = hub(&format!(
+            r#"{{"mcpServers":{{"a":{{"command":"{NO_SUCH_COMMAND}"}}}}}}"#
+        ))
+        .await;
+        let first = handle.upstream("a").unwrap();
+        let deadline = handle.cold_deadline(&first);
+        assert_eq!(handle.cold_deadline(&first), deadline);
+        // Rebuilt by a reload (another fingerprint): a wait of its own.
+        let mut config = crate::config::Config::parse(
+            &format!(r#"{{"mcpServers":{{"a":{{"command":"{NO_SUCH_COMMAND}","args":["2"]}}}}}}"#),
+            std::path::Path::new("t.json"),
+        )
+        .unwrap();
+        config.settings = handle.settings().clone();
+        handle.apply_config(config).await;
+        let rebuilt = handle.upstream("a").unwrap();
+        let own = handle.cold_deadline(&rebuilt);
+        assert!(own > deadline);
+        assert_eq!(handle.cold_deadline(&rebuilt), own);
+        assert_ne!(first.fingerprint(), rebuilt.fingerprint());
+        handle.shutdown();
+    }
+
+    #[tokio::test]
+    async fn a_uri_is_owned_by_the_server_that_listed_it() {
+        let (_hub, handle) = hub(&format!(
+            r#"{{"mcpServers":{{"a":{{"command":"{NO_SUCH_COMMAND}"}},
+                "b":{{"command":"{NO_SUCH_COMMAND}"}}}}}}"#
+        ))
+        .await;
+        listed(&handle, "a", &["t"]);
+        let mut caps =
+            crate::listing::Capabilities::empty(crate::listing::RefreshTrigger::FirstUse);
+        caps.resources = vec![
+            serde_json::from_value(serde_json::json!({"uri": "file:///b", "name": "b"})).unwrap(),
+        ];
+        handle.upstream("b").unwrap().set_warm_listing(caps);
+        handle.rebuild_catalog();
+        assert_eq!(
+            handle
+                .resource_owner("file:///b")
+                .await
+                .map(|s| s.to_string()),
+            Some("b".to_string())
+        );
+        // Every server is listed, so an unknown URI starts nothing.
+        assert_eq!(handle.resource_owner("file:///nothing").await, None);
+        assert!(handle.upstream("a").unwrap().is_unverified());
+        handle.shutdown();
+    }
+
+    #[tokio::test]
+    async fn the_merged_catalog_does_not_wait_for_a_server_that_cannot_start() {
+        let (_hub, handle) = hub(&format!(
+            r#"{{"mcpServers":{{"a":{{"command":"{NO_SUCH_COMMAND}"}},
+                "b":{{"command":"{NO_SUCH_COMMAND}"}}}}}}"#
+        ))
+        .await;
+        listed(&handle, "a", &["t"]);
+        let catalog =
+            tokio::time::timeout(std::time::Duration::from_secs(30), handle.merged_catalog())
+                .await
+                .expect("the list answered before the cold-list deadline");
+        let names: Vec<String> = catalog.tools.iter().map(|t| t.name.to_string()).collect();
+        assert_eq!(names, vec!["a__t".to_string()]);
+        let errors = handle
+            .refresh_all(crate::listing::RefreshTrigger::Manual)
+            .await;
+        assert_eq!(errors.len(), 2);
+        assert!(errors.iter().all(|(_, r)| r.is_err()), "{errors:?}");
+        handle.shutdown();
+    }
+}

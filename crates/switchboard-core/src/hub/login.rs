@@ -116,3 +116,37 @@ fn login_failed(
     server_auth.update(|s| s.problem = Some(format!("login failed: {detail}")));
     upstream.set_auth_required(format!("login failed: {detail}"));
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use pretty_assertions::assert_eq;
+
+    use crate::auth::AuthError;
+    use crate::config::{Config, ServerId};
+    use crate::hub::{Hub, HubOptions};
+
+    #[tokio::test]
+    async fn only_a_configured_remote_server_logs_in_or_out() {
+        let mut config = Config::parse(
+            r#"{"mcpServers":{"local":{"command":"switchboard-test-no-such-command"}}}"#,
+            Path::new("t.json"),
+        )
+        .unwrap();
+        config.settings.listen = "127.0.0.1:0".parse().unwrap();
+        let hub = Hub::bind(config, HubOptions::default()).await.unwrap();
+        let handle = hub.handle();
+        let unknown = AuthError::UnknownServer {
+            server: "nobody".into(),
+        };
+        let not_remote = AuthError::NotRemote {
+            server: ServerId::new("local").unwrap(),
+        };
+        assert_eq!(handle.login("nobody").await.err(), Some(unknown.clone()));
+        assert_eq!(handle.login("local").await.err(), Some(not_remote.clone()));
+        assert_eq!(handle.logout("nobody").await.err(), Some(unknown));
+        assert_eq!(handle.logout("local").await.err(), Some(not_remote));
+        handle.shutdown();
+    }
+}

@@ -299,3 +299,56 @@ impl HubHandle {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use crate::hub::testing::{NO_SUCH_COMMAND, hub, listed};
+
+    #[tokio::test]
+    async fn the_snapshot_counts_what_clients_see() {
+        let (_hub, handle) = hub(&format!(
+            r#"{{"mcpServers":{{
+                "a":{{"command":"{NO_SUCH_COMMAND}","disabledTools":["hidden"]}},
+                "off":{{"command":"{NO_SUCH_COMMAND}","enabled":false}}}}}}"#
+        ))
+        .await;
+        listed(&handle, "a", &["t", "hidden"]);
+        let snapshot = handle.snapshot();
+        let rows: Vec<(&str, bool, usize, usize)> = snapshot
+            .servers
+            .iter()
+            .map(|s| (s.id.as_str(), s.enabled, s.tool_count, s.prompt_count))
+            .collect();
+        assert_eq!(rows, vec![("a", true, 1, 1), ("off", false, 0, 0)]);
+        assert_eq!(
+            (
+                snapshot.totals.servers,
+                snapshot.totals.tools,
+                snapshot.totals.prompts
+            ),
+            (2, 1, 1)
+        );
+        assert_eq!(snapshot.endpoint, handle.endpoint());
+        handle.shutdown();
+    }
+
+    #[tokio::test]
+    async fn a_catalog_change_bumps_only_the_lists_that_changed() {
+        let (_hub, handle) = hub(&format!(
+            r#"{{"mcpServers":{{"a":{{"command":"{NO_SUCH_COMMAND}"}}}}}}"#
+        ))
+        .await;
+        listed(&handle, "a", &["t"]);
+        let before = handle.catalog().versions;
+        listed(&handle, "a", &["t", "u"]);
+        let after = handle.catalog().versions;
+        assert_ne!(after.tools, before.tools);
+        assert_eq!(after.prompts, before.prompts);
+        // Nothing changed: the same catalog versions.
+        handle.rebuild_catalog();
+        assert_eq!(handle.catalog().versions, after);
+        handle.shutdown();
+    }
+}

@@ -67,3 +67,82 @@ impl HubHandle {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use pretty_assertions::assert_eq;
+    use rmcp::model::Tool;
+    use tokio_util::sync::CancellationToken;
+
+    use crate::config::Config;
+    use crate::fingerprint::Fingerprint;
+    use crate::hub::{Hub, HubOptions};
+    use crate::listing::{Capabilities, RefreshTrigger};
+
+    #[tokio::test]
+    async fn a_saved_listing_is_served_for_an_unchanged_server_only_and_saved_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("catalog.json");
+        let mut config = Config::parse(
+            r#"{"mcpServers":{
+                "same":{"command":"switchboard-test-no-such-command"},
+                "changed":{"command":"switchboard-test-no-such-command"}}}"#,
+            Path::new("t.json"),
+        )
+        .unwrap();
+        config.settings.listen = "127.0.0.1:0".parse().unwrap();
+        let mut caps = Capabilities::empty(RefreshTrigger::FirstUse);
+        let tool: Tool = serde_json::from_value(
+            serde_json::json!({"name": "t", "inputSchema": {"type": "object"}}),
+        )
+        .unwrap();
+        caps.tools = vec![tool];
+        let same = Fingerprint::of(&config.servers[0]).to_string();
+        crate::persist::save(
+            &path,
+            [
+                ("same".to_string(), same, &caps),
+                ("changed".to_string(), "0".repeat(16), &caps),
+            ]
+            .into_iter(),
+        )
+        .unwrap();
+        let hub = Hub::bind(
+            config,
+            HubOptions {
+                warm_catalog: Some(path.clone()),
+                ..HubOptions::default()
+            },
+        )
+        .await
+        .unwrap();
+        let handle = hub.handle();
+        let warm = handle.upstream("same").unwrap();
+        assert!(warm.is_unverified());
+        assert!(warm.capabilities().is_some());
+        assert!(handle.upstream("changed").unwrap().capabilities().is_none());
+        let names: Vec<String> = handle
+            .catalog()
+            .tools
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        assert_eq!(names, vec!["same__t".to_string()]);
+
+        // The writer saves once more when it stops: only what is listed.
+        std::fs::remove_file(&path).unwrap();
+        let cancel = CancellationToken::new();
+        let writer = tokio::spawn(super::save_warm_catalog(
+            handle.clone(),
+            path.clone(),
+            cancel.clone(),
+        ));
+        cancel.cancel();
+        writer.await.unwrap();
+        let saved = crate::persist::load(&path);
+        assert_eq!(saved.keys().collect::<Vec<_>>(), vec!["same"]);
+        handle.shutdown();
+    }
+}

@@ -23,8 +23,8 @@ use super::process::{Signal, kill_process_group, signal_process_group};
 use super::status::STDERR_TAIL_IN_ERRORS;
 use super::stdio::{self, StdioHealth};
 use super::{ServerState, Upstream, UpstreamError, UpstreamEvent, describe};
-use crate::util::humanize;
 use crate::config::TransportConfig;
+use crate::util::humanize;
 use crate::util::redact;
 
 /// How long a closing stdio server gets after stdin is closed, and again after SIGTERM.

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use rmcp::model::ErrorData;
 
-use crate::util::humanize;
 use crate::config::ServerId;
+use crate::util::humanize;
 use crate::util::redact;
 
 /// Why an upstream could not serve a request. Each names the server.

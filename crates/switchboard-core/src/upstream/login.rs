@@ -3,8 +3,8 @@
 //! The tokens themselves live in `crate::auth`.
 
 use super::{ServerState, Upstream, UpstreamError};
-use crate::util::redact;
 use crate::resilience::Breaker;
+use crate::util::redact;
 
 impl Upstream {
     /// Why this server needs a login, for error messages: the last problem

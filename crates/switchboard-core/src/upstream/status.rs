@@ -16,11 +16,11 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 
 use super::{ServerState, Upstream, UpstreamError, UpstreamEvent};
-use crate::util::humanize;
 use crate::limiter::Limiter;
 use crate::listing::Capabilities;
-use crate::util::redact;
 use crate::resilience::{Admission, Breaker, BreakerState};
+use crate::util::humanize;
+use crate::util::redact;
 
 /// A wall-clock time as shown to people (RFC 3339, milliseconds), the format
 /// of every time in the snapshot.
