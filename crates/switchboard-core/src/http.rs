@@ -112,3 +112,102 @@ async fn guard(
             .into_response(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use axum::body::Body;
+    use tower_service::Service;
+
+    use super::*;
+    use crate::config::Config;
+    use crate::hub::{Hub, HubOptions};
+
+    async fn bound() -> Hub {
+        let mut config = Config::default();
+        config.settings.listen = "127.0.0.1:0".parse().unwrap();
+        Hub::bind(config, HubOptions::default()).await.unwrap()
+    }
+
+    async fn send(router: &Router, request: Request) -> Response {
+        let mut router = router.clone();
+        router.call(request).await.unwrap()
+    }
+
+    fn get(path: &str, host: &str) -> axum::http::request::Builder {
+        Request::get(path).header(header::HOST, host)
+    }
+
+    #[tokio::test]
+    async fn every_answer_names_the_hub_and_its_own_requests_are_refused() {
+        let hub = bound().await;
+        let handle = hub.handle();
+        let router = router(handle.clone());
+        let instance = handle.inner.identity.instance.clone();
+
+        let ok = send(
+            &router,
+            get("/api/v1/status", "127.0.0.1")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(ok.status(), StatusCode::OK);
+        assert_eq!(ok.headers()[INSTANCE_HEADER], &*instance);
+
+        let looped = get("/api/v1/status", "127.0.0.1")
+            .header(VIA_HEADER, &*instance)
+            .body(Body::empty())
+            .unwrap();
+        let looped = send(&router, looped).await;
+        assert_eq!(looped.status(), StatusCode::LOOP_DETECTED);
+        assert_eq!(looped.headers()[INSTANCE_HEADER], &*instance);
+
+        // Another hub's id is just a request to serve.
+        let other = get("/api/v1/status", "127.0.0.1")
+            .header(VIA_HEADER, "0123456789abcdef")
+            .body(Body::empty())
+            .unwrap();
+        assert_eq!(send(&router, other).await.status(), StatusCode::OK);
+    }
+
+    #[tokio::test]
+    async fn the_access_layer_guards_every_route() {
+        let hub = bound().await;
+        let handle = hub.handle();
+        let router = router(handle.clone());
+
+        // DNS rebinding: a foreign Host is refused on every route, MCP included.
+        for path in ["/api/v1/status", "/mcp", "/"] {
+            let response = send(
+                &router,
+                get(path, "evil.example").body(Body::empty()).unwrap(),
+            )
+            .await;
+            assert_eq!(response.status(), StatusCode::FORBIDDEN, "{path}");
+            assert!(response.headers().contains_key(INSTANCE_HEADER), "{path}");
+        }
+
+        // A state change needs the token.
+        let refresh = || Request::post("/api/v1/refresh").header(header::HOST, "localhost");
+        let refused = send(&router, refresh().body(Body::empty()).unwrap()).await;
+        assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+        assert!(refused.headers().contains_key(header::WWW_AUTHENTICATE));
+        let allowed = refresh()
+            .header(
+                header::AUTHORIZATION,
+                format!("Bearer {}", handle.control_token()),
+            )
+            .body(Body::empty())
+            .unwrap();
+        assert_eq!(send(&router, allowed).await.status(), StatusCode::OK);
+
+        // A pass-through route of no configured server.
+        let unknown = Request::post("/servers/nope/mcp")
+            .header(header::HOST, "127.0.0.1")
+            .body(Body::empty())
+            .unwrap();
+        assert_eq!(send(&router, unknown).await.status(), StatusCode::NOT_FOUND);
+    }
+}
