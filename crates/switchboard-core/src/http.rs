@@ -144,7 +144,7 @@ mod tests {
         let hub = bound().await;
         let handle = hub.handle();
         let router = router(handle.clone());
-        let instance = handle.inner.identity.instance.clone();
+        let instance = handle.identity().instance.clone();
 
         let ok = send(
             &router,
