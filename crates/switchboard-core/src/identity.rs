@@ -5,7 +5,7 @@
 //! `switchboard import` recognises a running Switchboard behind a URL, and
 //! the hub sends it on every request to a remote server ([`VIA_HEADER`]); a
 //! request that arrives carrying the hub's own id came from the hub itself
-//! and is answered `508 Loop Detected` (see `control`). Stdio servers get
+//! and is answered `508 Loop Detected` (see `http`). Stdio servers get
 //! the id in [`VIA_ENV`], which the `switchboard stdio` bridge sends on, so
 //! a bridge back to the same hub is refused too. Before connecting, a
 //! URL that names the hub's own listener (same port on the address it listens

@@ -9,7 +9,7 @@
 //! but not yet re-listed is `behind` (the UI can warn that such a client shows
 //! stale tools). Sessions register from the gateway's `initialize`; a session
 //! closed by the HTTP session table (DELETE, expiry, eviction; see
-//! `http_sessions`) is marked closed at once and leaves every view of the set,
+//! `http::session_manager`) is marked closed at once and leaves every view of the set,
 //! and closed ones are dropped whenever the set is walked. Notifications are
 //! sent from spawned tasks so a slow client never holds up the hub.
 

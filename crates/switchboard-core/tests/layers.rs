@@ -1,5 +1,5 @@
-//! The engine's layout, checked from its sources (see `LAYERS.md` in the
-//! issue #16 notes and `MOVES.md`): each top-level module of the core imports
+//! The engine's layout, checked from its sources (see "The core's layers"
+//! in `docs/architecture.md`): each top-level module of the core imports
 //! only from modules in lower (or its own) layers, no two top-level modules
 //! import each other through any chain, and no Rust file in the workspace has
 //! more than [`MAX_CODE_LINES`] lines before its tests.

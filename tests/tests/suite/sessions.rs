@@ -1,5 +1,5 @@
-//! Downstream sessions and connections (crates/switchboard-core/src/http_sessions.rs,
-//! listener.rs, and the corrections in fast_path.rs), spoken to with plain
+//! Downstream sessions and connections (crates/switchboard-core/src/http/session_manager.rs,
+//! http/listener.rs, and the corrections in http/fast_path.rs), spoken to with plain
 //! HTTP: a session in use never expires and an idle one does; the session cap
 //! closes the least recently used idle session and refuses a new one when all
 //! are busy; DELETE answers 200 then 404 and the status loses the session at

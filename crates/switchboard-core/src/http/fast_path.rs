@@ -42,13 +42,13 @@
 //! - `DELETE` of a session answers 200 once it is closed and 404 if the session
 //!   is unknown (rmcp: 202 for both), and the status snapshot loses it at once;
 //! - an `initialize` when every one of `maxSessions` sessions is busy gets 503
-//!   (see `http_sessions`).
+//!   (see `session_manager`).
 //!
 //! A request body this layer reads must arrive within `headerTimeoutSecs`
 //! (else HTTP 408), so a client cannot hold a connection with a stalled body.
 //!
 //! Every request this layer answers counts as a use of its session, so the
-//! session does not expire while it is used (see `http_sessions`).
+//! session does not expire while it is used (see `session_manager`).
 //!
 //! This file holds the middleware and what needs the hub (sessions, calls,
 //! prepared lists); `fast_path/sniff.rs` holds what it reads from a request
