@@ -49,12 +49,12 @@ impl Engine {
             serde_json::to_vec_pretty(&with_test_settings(config))?,
         )?;
         let parsed = Config::load(&config_path)?;
+        // No file watcher (tests reload explicitly), no warm catalog, the
+        // control token in memory.
         let options = HubOptions {
             config_path: Some(config_path.clone()),
             listen: Some("127.0.0.1:0".parse()?),
-            watch_config: false,
-            warm_catalog: None,
-            control_token: None,
+            ..HubOptions::default()
         };
         let hub = Hub::bind(parsed, options).await?;
         let handle = hub.handle();
