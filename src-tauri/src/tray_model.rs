@@ -178,7 +178,7 @@ pub fn tooltip(snapshot: &HubSnapshot) -> String {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
-    use switchboard_api::{BreakerSnapshot, BreakerState, ConfigError};
+    use switchboard_api::ConfigError;
 
     fn server(id: &str, state: ServerState, health: Health) -> ServerSnapshot {
         let listed = matches!(state, ServerState::Ready | ServerState::Sleeping);
@@ -188,32 +188,9 @@ mod tests {
             enabled: state != ServerState::Disabled,
             state,
             tool_count: if listed { 3 } else { 0 },
-            prompt_count: 0,
-            resource_count: 0,
-            resource_template_count: 0,
             listed_at: listed.then(|| "2026-03-01T12:00:00.000Z".into()),
-            refresh_trigger: None,
-            ttl_expires_at: None,
-            stale: false,
-            last_error: None,
-            last_ok_at: None,
-            last_failure_at: None,
-            consecutive_failures: 0,
-            pid: None,
-            server_name: None,
-            server_version: None,
-            protocol_version: None,
-            stderr_tail: Vec::new(),
             health,
-            breaker: BreakerSnapshot {
-                state: BreakerState::Closed,
-                retry_at: None,
-            },
-            latency_ms: None,
-            last_change: None,
-            unverified: false,
-            next_poll_at: None,
-            auth: None,
+            ..ServerSnapshot::default()
         }
     }
 

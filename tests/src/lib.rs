@@ -12,6 +12,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod engine;
+pub mod raw;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -52,7 +52,7 @@ pub struct Totals {
 }
 
 /// One server.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ServerSnapshot {
@@ -115,13 +115,14 @@ pub struct ServerSnapshot {
 }
 
 /// A server's lifecycle state as shown to people.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "camelCase")]
 pub enum ServerState {
     /// `enabled: false`; never started.
     Disabled,
     /// Enabled, not running (not needed yet, or stopped by a reload).
+    #[default]
     Idle,
     /// Being spawned or connected and initialized.
     Starting,
@@ -157,7 +158,7 @@ impl std::fmt::Display for ServerState {
 }
 
 /// A derived, coarse health for people.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "camelCase")]
 pub enum Health {
@@ -168,6 +169,7 @@ pub enum Health {
     /// The breaker is not closed, or 3+ failures in a row.
     Down,
     /// Disabled, or never used.
+    #[default]
     Unknown,
 }
 
@@ -190,11 +192,12 @@ impl std::fmt::Display for Health {
 }
 
 /// The state of a server's circuit breaker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "camelCase")]
 pub enum BreakerState {
     /// Requests go through.
+    #[default]
     Closed,
     /// Requests fail at once until `retryAt`.
     Open,
@@ -203,7 +206,7 @@ pub enum BreakerState {
 }
 
 /// The circuit breaker of one server.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "camelCase")]
 pub struct BreakerSnapshot {

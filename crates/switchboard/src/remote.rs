@@ -251,9 +251,7 @@ pub fn new_lines<'a>(previous: &[String], next: &'a [String]) -> &'a [String] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use switchboard_api::{
-        BreakerSnapshot, BreakerState, Health, ServerSnapshot, ServerState, Totals,
-    };
+    use switchboard_api::{Health, ServerSnapshot, ServerState, Totals};
 
     fn server(id: &str, state: ServerState, health: Health) -> ServerSnapshot {
         ServerSnapshot {
@@ -261,33 +259,8 @@ mod tests {
             transport: "stdio".into(),
             enabled: true,
             state,
-            tool_count: 0,
-            prompt_count: 0,
-            resource_count: 0,
-            resource_template_count: 0,
-            listed_at: None,
-            refresh_trigger: None,
-            ttl_expires_at: None,
-            stale: false,
-            last_error: None,
-            last_ok_at: None,
-            last_failure_at: None,
-            consecutive_failures: 0,
-            pid: None,
-            server_name: None,
-            server_version: None,
-            protocol_version: None,
-            stderr_tail: Vec::new(),
             health,
-            breaker: BreakerSnapshot {
-                state: BreakerState::Closed,
-                retry_at: None,
-            },
-            latency_ms: None,
-            last_change: None,
-            unverified: false,
-            next_poll_at: None,
-            auth: None,
+            ..ServerSnapshot::default()
         }
     }
 

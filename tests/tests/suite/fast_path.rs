@@ -9,141 +9,8 @@
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
+use switchboard_e2e::raw::{Answer, RawMcp as Raw};
 use switchboard_e2e::{Hub, spec_file, stdio_fixture};
-
-struct Raw {
-    http: reqwest::Client,
-    url: String,
-    session: Option<String>,
-    next_id: u64,
-}
-
-/// One answer: status, content type, and the JSON-RPC messages in the body
-/// (one for JSON, each `data:` event for an event stream).
-struct Answer {
-    status: u16,
-    content_type: String,
-    messages: Vec<Value>,
-}
-
-impl Raw {
-    fn new(url: &str) -> Self {
-        Self {
-            http: reqwest::Client::new(),
-            url: url.to_string(),
-            session: None,
-            next_id: 1,
-        }
-    }
-
-    async fn post(&self, body: &Value, extra: &[(&str, &str)]) -> Answer {
-        let mut request = self
-            .http
-            .post(&self.url)
-            .header("accept", "application/json, text/event-stream")
-            .header("content-type", "application/json")
-            .header("mcp-protocol-version", "2025-06-18")
-            .body(serde_json::to_vec(body).unwrap());
-        if let Some(session) = &self.session {
-            request = request.header("mcp-session-id", session);
-        }
-        for (name, value) in extra {
-            request = request.header(*name, *value);
-        }
-        let response = request.send().await.unwrap();
-        let status = response.status().as_u16();
-        let content_type = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_string();
-        let text = response.text().await.unwrap();
-        let messages = if content_type.starts_with("application/json") {
-            vec![serde_json::from_str(&text).unwrap()]
-        } else if content_type.starts_with("text/event-stream") {
-            text.split("\n\n")
-                .filter_map(|event| {
-                    let data: Vec<&str> = event
-                        .lines()
-                        .filter_map(|l| l.strip_prefix("data:"))
-                        .map(|d| d.strip_prefix(' ').unwrap_or(d))
-                        .collect();
-                    let data = data.join("\n");
-                    (!data.is_empty()).then(|| serde_json::from_str(&data).unwrap())
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        Answer {
-            status,
-            content_type,
-            messages,
-        }
-    }
-
-    async fn request(&mut self, method: &str, params: Value, extra: &[(&str, &str)]) -> Answer {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.post(
-            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
-            extra,
-        )
-        .await
-    }
-
-    async fn initialize(&mut self) -> Answer {
-        let response = self
-            .http
-            .post(&self.url)
-            .header("accept", "application/json, text/event-stream")
-            .header("content-type", "application/json")
-            .body(
-                serde_json::to_vec(&json!({
-                    "jsonrpc": "2.0", "id": 0, "method": "initialize",
-                    "params": {
-                        "protocolVersion": "2025-06-18",
-                        "capabilities": {},
-                        "clientInfo": {"name": "raw-http", "version": "1"}
-                    }
-                }))
-                .unwrap(),
-            )
-            .send()
-            .await
-            .unwrap();
-        self.session = response
-            .headers()
-            .get("mcp-session-id")
-            .map(|v| v.to_str().unwrap().to_string());
-        let status = response.status().as_u16();
-        let content_type = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_string();
-        let body = response.text().await.unwrap();
-        let message = if content_type.starts_with("application/json") {
-            serde_json::from_str(&body).unwrap()
-        } else {
-            Value::String(body)
-        };
-        let initialized = self
-            .post(
-                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-                &[],
-            )
-            .await;
-        assert_eq!(initialized.status, 202);
-        Answer {
-            status,
-            content_type,
-            messages: vec![message],
-        }
-    }
-}
 
 fn tool_names(answer: &Answer) -> Vec<String> {
     answer.messages[0]["result"]["tools"]
@@ -161,7 +28,6 @@ async fn assert_echo_is_json(raw: &mut Raw, tool: &str, text: &str) {
         .request(
             "tools/call",
             json!({"name": tool, "arguments": {"text": text}}),
-            &[],
         )
         .await;
     assert_eq!(call.content_type, "application/json", "{tool}");
@@ -202,7 +68,7 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
 
     // Every list is JSON, whether rmcp answered it (the session was not
     // known to the fast path yet) or the fast path did.
-    let first = raw.request("tools/list", json!({}), &[]).await;
+    let first = raw.request("tools/list", json!({})).await;
     assert_eq!(first.content_type, "application/json");
     assert_eq!(
         tool_names(&first),
@@ -211,9 +77,9 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
 
     // Prepared bytes (fast path) and rmcp's own answer (a SEP-2243 header makes
     // the request go to rmcp untouched) carry the same result.
-    let fast = raw.request("tools/list", json!({}), &[]).await;
+    let fast = raw.request("tools/list", json!({})).await;
     let via_rmcp = raw
-        .request("tools/list", json!({}), &[("mcp-method", "tools/list")])
+        .request_with("tools/list", json!({}), &[("mcp-method", "tools/list")])
         .await;
     assert_eq!(fast.content_type, "application/json");
     assert!(
@@ -224,9 +90,9 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
     assert_eq!(fast.messages[0]["id"], json!(raw.next_id - 2));
     assert_eq!(fast.messages[0]["result"], via_rmcp.messages[0]["result"]);
     for method in ["prompts/list", "resources/list", "resources/templates/list"] {
-        let fast = raw.request(method, json!({}), &[]).await;
+        let fast = raw.request(method, json!({})).await;
         let via_rmcp = raw
-            .request(method, json!({}), &[("mcp-method", method)])
+            .request_with(method, json!({}), &[("mcp-method", method)])
             .await;
         assert_eq!(fast.content_type, "application/json", "{method}");
         assert_eq!(
@@ -236,7 +102,7 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
     }
     // A cursor is accepted: everything is one page.
     let cursor = raw
-        .request("tools/list", json!({"cursor": "anything"}), &[])
+        .request("tools/list", json!({"cursor": "anything"}))
         .await;
     assert_eq!(tool_names(&cursor).len(), 4);
 
@@ -249,7 +115,6 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
         .request(
             "tools/call",
             json!({"name": "a__slow", "arguments": {"ms": 350}, "_meta": {"progressToken": "p1"}}),
-            &[],
         )
         .await;
     assert!(
@@ -274,7 +139,7 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
 
     // An error answer is JSON too, and names the tool.
     let unknown = raw
-        .request("tools/call", json!({"name": "nope", "arguments": {}}), &[])
+        .request("tools/call", json!({"name": "nope", "arguments": {}}))
         .await;
     assert_eq!(unknown.content_type, "application/json");
     assert!(
@@ -294,12 +159,7 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
     let slow_id = raw.next_id;
     raw.next_id += 1;
     let long_call = {
-        let raw = Raw {
-            http: raw.http.clone(),
-            url: raw.url.clone(),
-            session: raw.session.clone(),
-            next_id: 0,
-        };
+        let raw = raw.clone();
         tokio::spawn(async move {
             raw.post(
                 &json!({"jsonrpc": "2.0", "id": slow_id, "method": "tools/call",
@@ -340,11 +200,11 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
     let init = single.initialize().await;
     assert_eq!(init.status, 200);
     assert_echo_is_json(&mut single, "echo", "direct").await;
-    let listed = single.request("tools/list", json!({}), &[]).await;
+    let listed = single.request("tools/list", json!({})).await;
     assert_eq!(tool_names(&listed), vec!["echo", "slow"]);
     single.session = raw.session.clone();
     assert_eq!(
-        single.request("tools/list", json!({}), &[]).await.status,
+        single.request("tools/list", json!({})).await.status,
         404,
         "a merged session is not a session of the pass-through route"
     );
@@ -352,7 +212,7 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
     // Unknown and ended sessions are refused by rmcp, lists included.
     let session = raw.session.clone().unwrap();
     raw.session = Some("not-a-session".into());
-    assert_eq!(raw.request("tools/list", json!({}), &[]).await.status, 404);
+    assert_eq!(raw.request("tools/list", json!({})).await.status, 404);
     raw.session = Some(session.clone());
     let deleted = reqwest::Client::new()
         .delete(&hub.url)
@@ -365,6 +225,6 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
         "DELETE: {}",
         deleted.status()
     );
-    let after = raw.request("tools/list", json!({}), &[]).await;
+    let after = raw.request("tools/list", json!({})).await;
     assert_eq!(after.status, 404, "a deleted session must not be served");
 }

@@ -13,177 +13,27 @@ use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
+use switchboard_e2e::raw::RawMcp as Raw;
 use switchboard_e2e::{DEADLINE, Hub, eventually, spec_file, stdio_fixture};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// A client speaking raw Streamable HTTP to one MCP route.
-struct Raw {
-    http: reqwest::Client,
-    url: String,
-    session: Option<String>,
-    next_id: u64,
-}
-
-/// An answer: HTTP status and the first JSON-RPC message of the body (JSON or
-/// event stream), if any.
-struct Answer {
-    status: u16,
-    message: Value,
-}
-
-impl Raw {
-    fn new(url: &str) -> Self {
-        Self::with_client(reqwest::Client::new(), url)
+/// Calls tool `a__echo` (or `echo` on a pass-through route) and returns
+/// the status, asserting the text when it succeeded.
+async fn echo(raw: &mut Raw, tool: &str, text: &str) -> u16 {
+    let answer = raw
+        .request(
+            "tools/call",
+            json!({"name": tool, "arguments": {"text": text}}),
+        )
+        .await;
+    if answer.status == 200 {
+        assert_eq!(
+            answer.message["result"]["content"][0]["text"], text,
+            "{}",
+            answer.message
+        );
     }
-
-    fn with_client(http: reqwest::Client, url: &str) -> Self {
-        Self {
-            http,
-            url: url.to_string(),
-            session: None,
-            next_id: 1,
-        }
-    }
-
-    async fn post_bytes(&self, body: Vec<u8>) -> Answer {
-        let mut request = self
-            .http
-            .post(&self.url)
-            .header("accept", "application/json, text/event-stream")
-            .header("content-type", "application/json")
-            .body(body);
-        if let Some(session) = &self.session {
-            request = request
-                .header("mcp-session-id", session)
-                .header("mcp-protocol-version", "2025-06-18");
-        }
-        let response = request.send().await.unwrap();
-        let status = response.status().as_u16();
-        let content_type = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_string();
-        let text = response.text().await.unwrap();
-        let message = if content_type.starts_with("application/json") {
-            serde_json::from_str(&text).unwrap()
-        } else if content_type.starts_with("text/event-stream") {
-            text.split("\n\n")
-                .filter_map(|event| {
-                    let data: Vec<&str> = event
-                        .lines()
-                        .filter_map(|l| l.strip_prefix("data:"))
-                        .map(|d| d.strip_prefix(' ').unwrap_or(d))
-                        .collect();
-                    let data = data.join("\n");
-                    (!data.is_empty()).then(|| serde_json::from_str(&data).unwrap())
-                })
-                .next()
-                .unwrap_or(Value::Null)
-        } else {
-            Value::String(text)
-        };
-        Answer { status, message }
-    }
-
-    async fn request(&mut self, method: &str, params: Value) -> Answer {
-        let id = self.next_id;
-        self.next_id += 1;
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        self.post_bytes(serde_json::to_vec(&body).unwrap()).await
-    }
-
-    /// Initializes a session (and sends `notifications/initialized`).
-    async fn initialize(&mut self) -> Answer {
-        self.session = None;
-        let response = self
-            .http
-            .post(&self.url)
-            .header("accept", "application/json, text/event-stream")
-            .header("content-type", "application/json")
-            .body(
-                serde_json::to_vec(&json!({
-                    "jsonrpc": "2.0", "id": 0, "method": "initialize",
-                    "params": {
-                        "protocolVersion": "2025-06-18",
-                        "capabilities": {},
-                        "clientInfo": {"name": "raw-http", "version": "1"}
-                    }
-                }))
-                .unwrap(),
-            )
-            .send()
-            .await
-            .unwrap();
-        let status = response.status().as_u16();
-        self.session = response
-            .headers()
-            .get("mcp-session-id")
-            .map(|v| v.to_str().unwrap().to_string());
-        let text = response.text().await.unwrap();
-        if status == 200 {
-            let initialized = self
-                .post_bytes(
-                    serde_json::to_vec(
-                        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-                    )
-                    .unwrap(),
-                )
-                .await;
-            assert_eq!(initialized.status, 202);
-        }
-        Answer {
-            status,
-            message: serde_json::from_str(&text).unwrap_or(Value::String(text)),
-        }
-    }
-
-    async fn delete(&self) -> u16 {
-        self.http
-            .delete(&self.url)
-            .header("mcp-session-id", self.session.as_deref().unwrap())
-            .header("mcp-protocol-version", "2025-06-18")
-            .send()
-            .await
-            .unwrap()
-            .status()
-            .as_u16()
-    }
-
-    /// Opens the session's event stream (GET) and keeps it open.
-    async fn open_stream(&self) -> reqwest::Response {
-        let response = self
-            .http
-            .get(&self.url)
-            .header("accept", "text/event-stream")
-            .header("mcp-session-id", self.session.as_deref().unwrap())
-            .header("mcp-protocol-version", "2025-06-18")
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status().as_u16(), 200, "GET stream");
-        response
-    }
-
-    /// Calls tool `a__echo` (or `echo` on a pass-through route) and returns
-    /// the status, asserting the text when it succeeded.
-    async fn echo(&mut self, tool: &str, text: &str) -> u16 {
-        let answer = self
-            .request(
-                "tools/call",
-                json!({"name": tool, "arguments": {"text": text}}),
-            )
-            .await;
-        if answer.status == 200 {
-            assert_eq!(
-                answer.message["result"]["content"][0]["text"], text,
-                "{}",
-                answer.message
-            );
-        }
-        answer.status
-    }
+    answer.status
 }
 
 fn echo_server(dir: &std::path::Path) -> Value {
@@ -213,7 +63,7 @@ async fn a_session_in_use_never_expires_and_an_idle_one_does() {
     assert_eq!(busy.initialize().await.status, 200);
     assert_eq!(idle.initialize().await.status, 200);
     assert_eq!(pass_through.initialize().await.status, 200);
-    assert_eq!(idle.echo("a__echo", "first").await, 200);
+    assert_eq!(echo(&mut idle, "a__echo", "first").await, 200);
     assert_eq!(session_count(&hub).await, 3);
 
     // Calls answered by the fast path, for four times the idle expiry: every
@@ -221,25 +71,28 @@ async fn a_session_in_use_never_expires_and_an_idle_one_does() {
     let start = Instant::now();
     let mut calls = 0;
     while start.elapsed() < Duration::from_secs(4) {
-        assert_eq!(busy.echo("a__echo", &format!("call {calls}")).await, 200);
-        assert_eq!(pass_through.echo("echo", "through").await, 200);
+        assert_eq!(
+            echo(&mut busy, "a__echo", &format!("call {calls}")).await,
+            200
+        );
+        assert_eq!(echo(&mut pass_through, "echo", "through").await, 200);
         calls += 1;
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     assert!(calls >= 10, "only {calls} calls in 4 s");
 
     // Meanwhile the unused session expired: gone from rmcp and the status.
-    assert_eq!(idle.echo("a__echo", "late").await, 404);
+    assert_eq!(echo(&mut idle, "a__echo", "late").await, 404);
     assert_eq!(session_count(&hub).await, 2);
-    assert_eq!(busy.echo("a__echo", "still here").await, 200);
+    assert_eq!(echo(&mut busy, "a__echo", "still here").await, 200);
 
     // Once unused, the busy ones expire too (the status does not use them).
     eventually("the busy sessions to expire once idle", || async {
         (session_count(&hub).await == 0).then_some(())
     })
     .await;
-    assert_eq!(busy.echo("a__echo", "x").await, 404);
-    assert_eq!(pass_through.echo("echo", "x").await, 404);
+    assert_eq!(echo(&mut busy, "a__echo", "x").await, 404);
+    assert_eq!(echo(&mut pass_through, "echo", "x").await, 404);
 }
 
 #[tokio::test]
@@ -260,15 +113,15 @@ async fn the_cap_closes_the_least_recently_used_idle_session() {
     assert_eq!(third.initialize().await.status, 200);
     // The oldest session has its event stream open: it is busy, not idle.
     let stream = first.open_stream().await;
-    assert_eq!(third.echo("a__echo", "third").await, 200);
+    assert_eq!(echo(&mut third, "a__echo", "third").await, 200);
 
     // A fourth session (on the other route: the cap counts both) closes the
     // least recently used idle one: the second.
     assert_eq!(pass_through.initialize().await.status, 200);
-    assert_eq!(second.echo("a__echo", "evicted?").await, 404);
-    assert_eq!(first.echo("a__echo", "kept").await, 200);
-    assert_eq!(third.echo("a__echo", "kept").await, 200);
-    assert_eq!(pass_through.echo("echo", "new").await, 200);
+    assert_eq!(echo(&mut second, "a__echo", "evicted?").await, 404);
+    assert_eq!(echo(&mut first, "a__echo", "kept").await, 200);
+    assert_eq!(echo(&mut third, "a__echo", "kept").await, 200);
+    assert_eq!(echo(&mut pass_through, "echo", "new").await, 200);
     assert_eq!(session_count(&hub).await, 3);
 
     // With every session busy, a new one is refused, not let past the cap.
@@ -297,8 +150,8 @@ async fn the_cap_closes_the_least_recently_used_idle_session() {
         }
     })
     .await;
-    assert_eq!(third.echo("a__echo", "evicted?").await, 404);
-    assert_eq!(first.echo("a__echo", "kept").await, 200);
+    assert_eq!(echo(&mut third, "a__echo", "evicted?").await, 404);
+    assert_eq!(echo(&mut first, "a__echo", "kept").await, 200);
     assert_eq!(session_count(&hub).await, 3);
     drop((stream, through_stream));
 }
@@ -321,7 +174,7 @@ async fn delete_answers_200_then_404_and_the_status_drops_the_session_at_once() 
         assert_eq!(raw.delete().await, 200, "{url}");
         assert_eq!(session_count(&hub).await, 1, "{url}");
         assert_eq!(raw.delete().await, 404, "{url}");
-        assert_eq!(raw.echo("a__echo", "gone").await, 404, "{url}");
+        assert_eq!(echo(&mut raw, "a__echo", "gone").await, 404, "{url}");
 
         raw.session = Some("no-such-session".into());
         assert_eq!(raw.delete().await, 404, "{url}");
@@ -467,7 +320,7 @@ async fn malformed_requests_get_the_json_rpc_error_codes() {
         let mut raw = Raw::new(&url);
         // Not JSON: HTTP 400, parse error, with or without a session.
         for body in [&b"{not json"[..], b"", b"{\"jsonrpc\": \"2.0\", "] {
-            let answer = raw.post_bytes(body.to_vec()).await;
+            let answer = raw.post_bytes(body.to_vec(), &[]).await;
             assert_eq!(answer.status, 400, "{url} {body:?}: {}", answer.message);
             assert_eq!(
                 answer.message["error"]["code"], -32700,
@@ -478,7 +331,9 @@ async fn malformed_requests_get_the_json_rpc_error_codes() {
         }
         // JSON, but no JSON-RPC message: HTTP 400, invalid request.
         for body in [json!([1, 2]), json!({"hello": "world"}), json!(42)] {
-            let answer = raw.post_bytes(serde_json::to_vec(&body).unwrap()).await;
+            let answer = raw
+                .post_bytes(serde_json::to_vec(&body).unwrap(), &[])
+                .await;
             assert_eq!(answer.status, 400, "{url} {body}: {}", answer.message);
             assert_eq!(
                 answer.message["error"]["code"], -32600,
@@ -488,7 +343,7 @@ async fn malformed_requests_get_the_json_rpc_error_codes() {
         }
 
         assert_eq!(raw.initialize().await.status, 200);
-        let answer = raw.post_bytes(b"{not json".to_vec()).await;
+        let answer = raw.post_bytes(b"{not json".to_vec(), &[]).await;
         assert_eq!(answer.status, 400);
         assert_eq!(answer.message["error"]["code"], -32700);
 
@@ -528,7 +383,7 @@ async fn malformed_requests_get_the_json_rpc_error_codes() {
             "{}",
             unknown.message
         );
-        assert_eq!(raw.echo(tool, "fine").await, 200);
+        assert_eq!(echo(&mut raw, tool, "fine").await, 200);
         assert_eq!(raw.delete().await, 200);
     }
 }
