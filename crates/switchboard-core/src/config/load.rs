@@ -380,7 +380,11 @@ impl<'de> Deserialize<'de> for ServerList {
 }
 
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "a server definition (an object with `command` or `url`)"
+)]
 struct RawServer {
     /// Accepted for compatibility with other clients' files: stdio, http,
     /// streamable-http, streamableHttp or sse.
@@ -413,7 +417,11 @@ fn yes() -> bool {
 }
 
 #[derive(Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "an object of timeouts (`timeouts`)"
+)]
 struct RawTimeouts {
     #[serde(default, deserialize_with = "de_server_startup_secs")]
     startup_secs: Option<Duration>,
@@ -422,7 +430,11 @@ struct RawTimeouts {
 }
 
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "an object of OAuth settings (`oauth`)"
+)]
 struct RawOAuth {
     client_id: Option<String>,
     client_secret: Option<ConfigValue>,
@@ -628,6 +640,38 @@ mod tests {
         assert_eq!(line, 3);
         assert!(column > 20, "column {column}");
         assert!(message.contains("trailing comma"), "{message}");
+    }
+
+    /// A value of the wrong shape is described the way the file's reader
+    /// knows it, never by the name of a type in the code.
+    #[test]
+    fn wrong_shapes_are_described_in_the_files_words() {
+        for (text, expected) in [
+            (
+                r#"{"mcpServers": {"a": 5}}"#,
+                "expected a server definition (an object with `command` or `url`)",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "timeouts": 5}}}"#,
+                "expected an object of timeouts (`timeouts`)",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://127.0.0.1:1/mcp", "oauth": 5}}}"#,
+                "expected an object of OAuth settings (`oauth`)",
+            ),
+            (
+                r#"{"settings": [], "mcpServers": {}}"#,
+                "expected an object of settings (`settings`)",
+            ),
+            (
+                r#"{"settings": {"cacheMaxEntries": -1}, "mcpServers": {}}"#,
+                "`settings.cacheMaxEntries` must not be negative (got -1)",
+            ),
+        ] {
+            let message = parse(text).unwrap_err().to_string();
+            assert!(message.contains(expected), "{text}: {message}");
+            assert!(!message.contains("Raw"), "{text}: {message}");
+        }
     }
 
     #[test]

@@ -352,16 +352,59 @@ impl FromCount for usize {
 impl<T: FromCount> Kind<T> for Count {
     fn read_file<'de, A: MapAccess<'de>>(
         &self,
-        _name: &'static str,
+        name: &'static str,
         map: &mut A,
     ) -> Result<Option<T>, A::Error> {
         Ok(map
-            .next_value::<Option<u64>>()?
+            .next_value_seed(CountVisitor { name })?
             .map(|n| T::from_count(n.max(self.min))))
     }
 
     fn read_env(&self, text: &str) -> Result<T, String> {
         Ok(T::from_count(env_number(text)?.max(self.min)))
+    }
+}
+
+/// Reads a count from the file: a whole number, or `null` (the default).
+/// Errors name the key (`settings.maxSessions`) and say what it takes.
+struct CountVisitor {
+    name: &'static str,
+}
+
+impl<'de> Visitor<'de> for CountVisitor {
+    type Value = Option<u64>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`: a whole number", self.name)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_u64<E: de::Error>(self, value: u64) -> Result<Self::Value, E> {
+        Ok(Some(value))
+    }
+
+    fn visit_i64<E: de::Error>(self, value: i64) -> Result<Self::Value, E> {
+        u64::try_from(value).map(Some).map_err(|_| {
+            E::custom(format!(
+                "`{}` must not be negative (got {value})",
+                self.name
+            ))
+        })
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for CountVisitor {
+    type Value = Option<u64>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
     }
 }
 
@@ -429,9 +472,7 @@ impl<'de> Visitor<'de> for SettingsVisitor {
     type Value = FileSettings;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The text serde's derive gave when this was a derived struct; kept
-        // so that error messages stay as they were.
-        f.write_str("struct RawSettings")
+        f.write_str("an object of settings (`settings`)")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FileSettings, A::Error> {
@@ -821,11 +862,11 @@ mod tests {
         for (settings, expected) in [
             (
                 "5",
-                "invalid type: integer `5`, expected struct RawSettings",
+                "invalid type: integer `5`, expected an object of settings (`settings`)",
             ),
             (
                 r#"{"maxSessions": "9"}"#,
-                r#"invalid type: string "9", expected u64"#,
+                r#"invalid type: string "9", expected `settings.maxSessions`: a whole number"#,
             ),
             (
                 r#"{"builtinTools": 1}"#,
