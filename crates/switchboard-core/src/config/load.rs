@@ -205,6 +205,19 @@ impl Config {
         if text.trim().is_empty() {
             return Ok(Self::default());
         }
+        // serde would read a JSON array as the object's fields in order (so
+        // `[]` would pass as an empty config); the file is an object or wrong.
+        let start = text.len() - text.trim_start().len();
+        if !text[start..].starts_with('{') {
+            let (line, column) = position(&text.as_bytes()[..start]);
+            return Err(ConfigError::Invalid {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message: "expected a JSON object with `mcpServers` (and optionally `settings`)"
+                    .into(),
+            });
+        }
         let raw: RawFile = serde_json::from_str(text).map_err(|err| ConfigError::Invalid {
             path: path.to_path_buf(),
             line: err.line(),
@@ -658,6 +671,14 @@ mod tests {
             (
                 r#"{"mcpServers": {"a": {"url": "http://127.0.0.1:1/mcp", "oauth": 5}}}"#,
                 "expected an object of OAuth settings (`oauth`)",
+            ),
+            (
+                "[]",
+                "expected a JSON object with `mcpServers` (and optionally `settings`)",
+            ),
+            (
+                "\n  5",
+                "expected a JSON object with `mcpServers` (and optionally `settings`)",
             ),
             (
                 r#"{"settings": [], "mcpServers": {}}"#,
