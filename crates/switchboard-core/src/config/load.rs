@@ -453,7 +453,34 @@ struct RawOAuth {
     client_secret: Option<ConfigValue>,
     #[serde(default)]
     scopes: Vec<String>,
+    #[serde(default, deserialize_with = "de_redirect_port")]
     redirect_port: Option<u16>,
+}
+
+/// `oauth.redirectPort`: a port number, or `null` (pick a free one).
+fn de_redirect_port<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
+    struct PortVisitor;
+    impl<'de> Visitor<'de> for PortVisitor {
+        type Value = Option<u16>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("`oauth.redirectPort`: a port number from 0 to 65535")
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_u64<E: de::Error>(self, value: u64) -> Result<Self::Value, E> {
+            u16::try_from(value)
+                .map(Some)
+                .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(value), &self))
+        }
+        fn visit_i64<E: de::Error>(self, value: i64) -> Result<Self::Value, E> {
+            Err(E::invalid_value(de::Unexpected::Signed(value), &self))
+        }
+    }
+    d.deserialize_any(PortVisitor)
 }
 
 impl RawServer {
@@ -681,6 +708,14 @@ mod tests {
                 "expected a JSON object with `mcpServers` (and optionally `settings`)",
             ),
             (
+                r#"{"mcpServers": {"a": {"url": "http://127.0.0.1:1/mcp", "oauth": {"redirectPort": 70000}}}}"#,
+                "expected `oauth.redirectPort`: a port number from 0 to 65535",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://127.0.0.1:1/mcp", "oauth": {"redirectPort": "x"}}}}"#,
+                "expected `oauth.redirectPort`: a port number from 0 to 65535",
+            ),
+            (
                 r#"{"settings": [], "mcpServers": {}}"#,
                 "expected an object of settings (`settings`)",
             ),
@@ -692,6 +727,10 @@ mod tests {
             let message = parse(text).unwrap_err().to_string();
             assert!(message.contains(expected), "{text}: {message}");
             assert!(!message.contains("Raw"), "{text}: {message}");
+            assert!(
+                !message.contains("u16") && !message.contains("u64"),
+                "{text}: {message}"
+            );
         }
     }
 
