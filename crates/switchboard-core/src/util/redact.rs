@@ -431,9 +431,13 @@ fn redact_header_line(line: &str) -> String {
     let mut out = String::new();
     let mut rest = line;
     while let Some(colon) = rest.find(':') {
+        // The name runs back from the colon to the nearest character that
+        // cannot be in one (which may be several bytes long).
         let name_start = rest[..colon]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         let name = &rest[name_start..colon];
         // A header starts a line or follows a delimiter (`| Authorization: x`,
         // `{cookie: x`), not a word: "requires authorization: log in" is prose.
@@ -745,6 +749,17 @@ mod tests {
         );
         assert!(is_secret_header("Authorization"));
         assert!(!is_secret_header("Accept"));
+    }
+
+    /// Found by the `config_parse` fuzz target: a multi-byte character right
+    /// before a header-like name made the name's start fall inside it.
+    #[test]
+    fn a_multibyte_character_before_a_name_is_not_split() {
+        assert_eq!(text("a\u{86}x: y"), "a\u{86}x: y");
+        assert_eq!(
+            text("é|Authorization: Bearer t"),
+            "é|Authorization: Bearer ***"
+        );
     }
 
     #[test]
