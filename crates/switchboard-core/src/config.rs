@@ -27,7 +27,8 @@
 //!   file keys, the environment overrides, the defaults and the restart rules;
 //! - `secrets`: what in a config is a secret, and secret names;
 //! - `editor`: edits Switchboard makes to the file (turning a server on or
-//!   off), changing only the key concerned;
+//!   off, adding, replacing or removing one), splicing only the member
+//!   concerned (`splice` finds the byte spans) so every other byte stays;
 //! - `watch`: a watcher that only signals "the file may have changed";
 //! - `load`: reading and parsing the file ([`Config::load`]), the config a
 //!   hub runs with (file plus environment: [`Config::load_effective`]) and
@@ -38,9 +39,12 @@ mod load;
 mod model;
 mod secrets;
 mod settings;
+mod splice;
 mod watch;
 
-pub use editor::{EditError, set_server_enabled};
+pub use editor::{
+    EditError, check_definition, put_server, remove_server, server_definition, set_server_enabled,
+};
 pub use load::{
     ConfigError, LoadFor, MAX_CONFIG_BYTES, default_config_path, process_env, read_config_file,
 };

@@ -37,6 +37,9 @@ pub enum ReloadError {
     UnknownServer(String),
     #[error("cannot write {path}: {message}")]
     Write { path: PathBuf, message: String },
+    /// An edit of the file (a server added, replaced or removed) was refused.
+    #[error(transparent)]
+    Edit(crate::config::EditError),
 }
 
 /// One running server as the plan sees it.

@@ -177,6 +177,7 @@ fn reload_response(result: Result<ReloadResult, ReloadError>) -> Response {
                 ReloadError::NoConfigFile => StatusCode::CONFLICT,
                 ReloadError::Config(_) => StatusCode::UNPROCESSABLE_ENTITY,
                 ReloadError::Write { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+                ReloadError::Edit(_) => StatusCode::BAD_REQUEST,
             };
             let config_error = match &err {
                 ReloadError::Config(config) => Some(config.clone().into()),

@@ -153,6 +153,7 @@ impl HubHandle {
             let text = set_server_enabled(&bytes, &path, id, enabled).map_err(|err| match err {
                 EditError::Config(err) => ReloadError::Config(err),
                 EditError::UnknownServer(id) => ReloadError::UnknownServer(id),
+                other => ReloadError::Edit(other),
             })?;
             write_atomically(&path, &text)?;
         }
@@ -292,8 +293,12 @@ mod tests {
         let result = handle.set_enabled("b", false).await.unwrap();
         assert_eq!(result.changed, vec!["b".to_string()]);
         assert!(!handle.upstream("b").unwrap().is_enabled());
+        // Only the member changed: the compact file stays compact.
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.contains("\"enabled\": false"), "{text}");
+        assert_eq!(
+            text,
+            r#"{"mcpServers":{"b":{"command":"switchboard-test-no-such-command","enabled":false}}}"#
+        );
         let err = handle.set_enabled("zz", true).await.unwrap_err();
         assert!(
             matches!(err, ReloadError::UnknownServer(ref id) if id == "zz"),
