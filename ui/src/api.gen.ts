@@ -585,3 +585,104 @@ url?: string,
  * Why none was made.
  */
 error?: string, };
+
+/**
+ * `GET /api/v1/servers/<id>/config`: one server's definition as written in
+ * the config file, secret-looking values (secret env values and headers,
+ * URL credentials) replaced by `***`. Sending `***` back in a `PUT` keeps
+ * the value that was there.
+ */
+export type ServerDefinition = { 
+/**
+ * The server.
+ */
+id: string, 
+/**
+ * The definition (`command`, `args`, `env`, or `url`, `headers`, ...).
+ */
+definition: Record<string, unknown>, };
+
+/**
+ * `GET /api/v1/import`: what `switchboard import --dry-run` would add.
+ */
+export type ImportOffer = { 
+/**
+ * The servers an import would add, in the order found.
+ */
+candidates: Array<ImportCandidate>, 
+/**
+ * The client files that were read (`"Claude Desktop: 3 servers"`, ...).
+ */
+lookedAt: Array<string>, 
+/**
+ * Files that could not be read and entries that were refused, for people.
+ */
+problems: Array<string>, };
+
+/**
+ * One server an import would add.
+ */
+export type ImportCandidate = { 
+/**
+ * The id it gets in Switchboard's config.
+ */
+id: string, 
+/**
+ * The client it comes from (`Claude Desktop`, `Cursor`, ...), when known.
+ */
+client?: string, 
+/**
+ * The client's config file.
+ */
+file: string, 
+/**
+ * The name the client gives it.
+ */
+name: string, 
+/**
+ * The definition in Switchboard's format, secrets as `***`.
+ */
+definition: Record<string, unknown>, 
+/**
+ * Renames, fields not carried over, placeholders.
+ */
+notes: Array<string>, };
+
+/**
+ * The body of `POST /api/v1/import`: which candidates to import, by id;
+ * none given (or `"all": true`) imports every one.
+ */
+export type ImportSelection = { 
+/**
+ * The candidates' ids.
+ */
+ids?: Array<string>, 
+/**
+ * Import every candidate.
+ */
+all: boolean, };
+
+/**
+ * `POST /api/v1/import`: what was written and how the reload went.
+ */
+export type ImportResponse = { 
+/**
+ * Whether the import was written and applied.
+ */
+ok: boolean, 
+/**
+ * The ids written to the config file.
+ */
+added: Array<string>, 
+/**
+ * The copy of the previous config file, when there was one.
+ */
+backup?: string, 
+/**
+ * The reload that applied it.
+ */
+reload?: ReloadResult, 
+/**
+ * Why not, for people.
+ */
+error?: string, };

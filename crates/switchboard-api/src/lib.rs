@@ -10,14 +10,20 @@
 //! the types also describe themselves to TypeScript; `ui/src/api.gen.ts` is
 //! generated from them (see `tests/typescript.rs`).
 //!
-//! This crate depends on serde only, so every layer can use it.
+//! This crate depends on serde (and serde_json, for server definitions that
+//! travel as they are written in the config file) only, so every layer can
+//! use it.
 
 mod control;
+mod servers;
 mod snapshot;
 
 pub use control::{
     AuthErrorDetail, AuthFailure, DashboardLink, ErrorResponse, LogLine, LoginResponse,
     LogoutResponse, LogsResponse, RefreshAllResponse, RefreshResult, ReloadResponse, WireDuration,
+};
+pub use servers::{
+    ImportCandidate, ImportOffer, ImportResponse, ImportSelection, ServerDefinition,
 };
 pub use snapshot::{
     AuthSnapshot, BreakerSnapshot, BreakerState, ConfigError, Health, HubSnapshot, KeyringKind,

@@ -43,6 +43,11 @@ pub fn render() -> String {
         decl::<AuthErrorDetail>(),
         decl::<WireDuration>(),
         decl::<DashboardLink>(),
+        decl::<ServerDefinition>(),
+        decl::<ImportOffer>(),
+        decl::<ImportCandidate>(),
+        decl::<ImportSelection>(),
+        decl::<ImportResponse>(),
     ];
     for decl in decls {
         out.push('\n');

@@ -26,6 +26,8 @@
 //! - `settings`: [`Settings`], declared once in one table that drives the
 //!   file keys, the environment overrides, the defaults and the restart rules;
 //! - `secrets`: what in a config is a secret, and secret names;
+//! - `redacted`: a server definition as shown to a person (secrets `***`)
+//!   and back (a `***` sent back keeps the old value);
 //! - `editor`: edits Switchboard makes to the file (turning a server on or
 //!   off, adding, replacing or removing one), splicing only the member
 //!   concerned (`splice` finds the byte spans) so every other byte stays;
@@ -37,6 +39,7 @@
 mod editor;
 mod load;
 mod model;
+mod redacted;
 mod secrets;
 mod settings;
 mod splice;
@@ -52,6 +55,7 @@ pub use model::{
     Config, ConfigValue, DEFAULT_LISTEN, MAX_SERVER_ID_LEN, OAuthConfig, ServerConfig, ServerId,
     ServerTimeouts, TransportConfig,
 };
+pub use redacted::{mask_definition_secrets, redact_definition, restore_redacted};
 pub use secrets::check_secret_name;
 pub use settings::{
     ENV_VARS, MAX_DURATION, SETTINGS, SettingInfo, Settings, TimeUnit, TokenStoreChoice,

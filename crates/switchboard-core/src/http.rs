@@ -5,7 +5,7 @@
 //!   fast path in front of rmcp (`fast_path`) and the session lifetimes of
 //!   `session_manager`;
 //! - the control API under `/api/v1` and the sign-in link at `/login`
-//!   (`control`);
+//!   (`control`; editing servers and importing them: `servers`);
 //! - the dashboard's files at `/` and `/assets/*` (`ui_assets`);
 //! - the listener that serves it all within connection bounds (`listener`).
 //!
@@ -39,6 +39,7 @@ pub mod control;
 pub mod fast_path;
 pub mod listener;
 mod mcp;
+mod servers;
 pub mod session_manager;
 pub mod ui_assets;
 

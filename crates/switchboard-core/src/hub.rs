@@ -44,6 +44,7 @@ mod discovery;
 mod login;
 mod poll;
 mod publish;
+mod servers;
 mod warm;
 mod watcher;
 
@@ -108,6 +109,8 @@ struct HubInner {
     catalog_changed: Arc<tokio::sync::Notify>,
     /// Where the warm catalog is kept (`None` disables it).
     warm_catalog: Option<PathBuf>,
+    /// The AI clients' servers for the import offer, given by the binary.
+    import_source: std::sync::OnceLock<Arc<dyn crate::import::ImportSource>>,
     /// Each server's one cold-start wait for list requests (see
     /// [`HubHandle::merged_catalog`]): the fingerprint it was set for and
     /// when it ends.
@@ -243,6 +246,7 @@ impl Hub {
             poller_wake: Arc::new(tokio::sync::Notify::new()),
             catalog_changed: Arc::new(tokio::sync::Notify::new()),
             warm_catalog: options.warm_catalog,
+            import_source: std::sync::OnceLock::new(),
             cold_deadlines: Mutex::new(std::collections::HashMap::new()),
             registry: Registry::default(),
             catalog: RwLock::new(Arc::new(Catalog::default())),

@@ -32,6 +32,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("persist", 1),
     ("access", 1),
     ("identity", 1),
+    ("import", 1),
     ("auth", 1),
     ("snapshot", 1),
     // 2: one upstream server.

@@ -508,6 +508,13 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     };
     let hub = Hub::bind(config, options).await?;
     let endpoint = hub.endpoint().to_string();
+    // The dashboard's first run offers what `switchboard import` would add.
+    hub.handle().set_import_source(std::sync::Arc::new(
+        switchboard::import_offer::ClientsImport {
+            endpoint: Some(endpoint.clone()),
+            bases: None,
+        },
+    ));
     {
         let mut out = std::io::stdout().lock();
         writeln!(out, "Switchboard listening on {endpoint}")?;

@@ -22,4 +22,5 @@ mod reload;
 mod routing;
 mod secrets;
 mod self_proxy;
+mod server_edits;
 mod sessions;

@@ -30,6 +30,7 @@ pub(super) fn api(hub: HubHandle) -> Router {
         .route("/servers/{id}/login", post(login_server))
         .route("/servers/{id}/logout", post(logout_server))
         .route("/dashboard", post(dashboard_link))
+        .merge(super::servers::routes())
         .with_state(hub)
 }
 
@@ -168,7 +169,7 @@ async fn disable_server(State(hub): State<HubHandle>, Path(id): Path<String>) ->
     reload_response(hub.set_enabled(&id, false).await)
 }
 
-fn reload_response(result: Result<ReloadResult, ReloadError>) -> Response {
+pub(super) fn reload_response(result: Result<ReloadResult, ReloadError>) -> Response {
     match result {
         Ok(reload) => Json(api::ReloadResponse::Applied { ok: true, reload }).into_response(),
         Err(err) => {

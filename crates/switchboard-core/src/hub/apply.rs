@@ -163,7 +163,7 @@ impl HubHandle {
 
 /// Writes `text` over the config atomically, keeping its mode, owner and
 /// symlink ([`crate::util::files::write_atomic`]).
-fn write_atomically(path: &Path, text: &str) -> Result<(), ReloadError> {
+pub(super) fn write_atomically(path: &Path, text: &str) -> Result<(), ReloadError> {
     crate::util::files::write_atomic(path, text.as_bytes(), crate::util::files::FileMode::Keep)
         .map(|_| ())
         .map_err(|err| ReloadError::Write {

@@ -1,0 +1,209 @@
+//! A server definition as it may be shown to a person (the dashboard's
+//! server form, the import offer), and back: [`redact_definition`] replaces
+//! secret-looking values by `***` ([`crate::util::redact::MASK`]);
+//! [`restore_redacted`] puts the old values back where an edited definition
+//! still holds the very text that was shown, so a form sent back unchanged
+//! never writes `***` over a token.
+//!
+//! What is secret: in `env` and `headers`, the whole value of a secret name
+//! (`API_KEY`, `Authorization`, ...) or of a value that looks like a
+//! generated credential; anywhere else (`url`, `args`, ...), what
+//! [`crate::util::redact::text`] masks (URL userinfo, secret query values,
+//! `Bearer` credentials, values the hub knows as secrets).
+
+use serde_json::Value;
+
+use crate::util::redact::{self, MASK};
+
+/// `definition` with its secret-looking values replaced by `***`.
+pub fn redact_definition(definition: &Value) -> Value {
+    redact_at(definition, &mut Vec::new())
+}
+
+fn redact_at(value: &Value, path: &mut Vec<String>) -> Value {
+    match value {
+        Value::String(text) => Value::String(redact_leaf(path, text)),
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    path.push(i.to_string());
+                    let out = redact_at(item, path);
+                    path.pop();
+                    out
+                })
+                .collect(),
+        ),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, item)| {
+                    path.push(key.clone());
+                    let out = redact_at(item, path);
+                    path.pop();
+                    (key.clone(), out)
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// How the string at `path` (keys from the definition's top) is shown.
+fn redact_leaf(path: &[String], text: &str) -> String {
+    if let [section, name] = path
+        && matches!(section.as_str(), "env" | "headers")
+        && (redact::is_secret_header(name) || redact::looks_like_token(text))
+        && !text.is_empty()
+    {
+        return MASK.to_string();
+    }
+    redact::text(text)
+}
+
+/// `edited` with every string that still reads as the redacted form of the
+/// value at the same place in `old` put back to that value. A string that
+/// holds `***` anywhere else is refused, naming where: the hidden value it
+/// stood for is not known there (a new field, or a moved one).
+pub fn restore_redacted(edited: &Value, old: Option<&Value>) -> Result<Value, String> {
+    restore_at(edited, old, &mut Vec::new())
+}
+
+fn restore_at(
+    edited: &Value,
+    old: Option<&Value>,
+    path: &mut Vec<String>,
+) -> Result<Value, String> {
+    Ok(match edited {
+        Value::String(text) if text.contains(MASK) => match old {
+            Some(Value::String(was)) if redact_leaf(path, was) == *text => {
+                Value::String(was.clone())
+            }
+            _ => {
+                return Err(format!(
+                    "`{}` holds the hidden value {MASK}, but there is no value to keep \
+                     there: type the value itself",
+                    path.join(".")
+                ));
+            }
+        },
+        Value::Array(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                path.push(i.to_string());
+                out.push(restore_at(item, old.and_then(|o| o.get(i)), path)?);
+                path.pop();
+            }
+            Value::Array(out)
+        }
+        Value::Object(map) => {
+            let mut out = serde_json::Map::new();
+            for (key, item) in map {
+                path.push(key.clone());
+                out.insert(
+                    key.clone(),
+                    restore_at(item, old.and_then(|o| o.get(key)), path)?,
+                );
+                path.pop();
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    })
+}
+
+/// The secret values of `definition` (what [`redact_definition`] hides), to
+/// mask them in a message that may quote the definition.
+pub fn definition_secrets(definition: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    collect_secrets(definition, &redact_definition(definition), &mut found);
+    found
+}
+
+fn collect_secrets(value: &Value, shown: &Value, found: &mut Vec<String>) {
+    match (value, shown) {
+        (Value::String(text), Value::String(masked)) if text != masked => {
+            found.push(text.clone());
+        }
+        (Value::Array(items), Value::Array(shown)) => {
+            for (item, masked) in items.iter().zip(shown) {
+                collect_secrets(item, masked, found);
+            }
+        }
+        (Value::Object(map), Value::Object(shown)) => {
+            for (key, item) in map {
+                if let Some(masked) = shown.get(key) {
+                    collect_secrets(item, masked, found);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `message` with the secrets of `definition` masked, then
+/// [`redact::text`] applied.
+pub fn mask_definition_secrets(message: &str, definition: &Value) -> String {
+    let mut out = message.to_string();
+    let mut secrets = definition_secrets(definition);
+    // Longest first, so a secret containing another is masked whole.
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    for secret in secrets.iter().filter(|s| !s.is_empty()) {
+        out = out.replace(secret.as_str(), MASK);
+    }
+    redact::text(&out)
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn secrets_are_hidden_and_come_back_when_sent_unchanged() {
+        let def = json!({
+            "command": "npx",
+            "args": ["-y", "server", "--api-key=abc123def456ghi789"],
+            "env": {"GITHUB_TOKEN": "ghp_abcdefghijklmnop1234", "LOG_LEVEL": "debug"},
+            "url_like": "https://user:hunter2@example.com/?token=abc",
+        });
+        let shown = redact_definition(&def);
+        assert_eq!(shown["env"]["GITHUB_TOKEN"], json!("***"));
+        assert_eq!(shown["env"]["LOG_LEVEL"], json!("debug"));
+        assert_eq!(shown["command"], json!("npx"));
+        let url = shown["url_like"].as_str().unwrap();
+        assert!(
+            !url.contains("hunter2") && !url.contains("token=abc"),
+            "{url}"
+        );
+        assert!(!shown.to_string().contains("ghp_"), "{shown}");
+        // Sent back as shown: the old values.
+        assert_eq!(restore_redacted(&shown, Some(&def)).unwrap(), def);
+        // An edited field is taken as typed; a hidden one still restored.
+        let mut edited = shown.clone();
+        edited["env"]["LOG_LEVEL"] = json!("info");
+        edited["env"]["GITHUB_TOKEN"] = json!("new-token");
+        let restored = restore_redacted(&edited, Some(&def)).unwrap();
+        assert_eq!(restored["env"]["GITHUB_TOKEN"], json!("new-token"));
+        assert_eq!(restored["env"]["LOG_LEVEL"], json!("info"));
+        assert_eq!(restored["url_like"], def["url_like"]);
+        // `***` where nothing was hidden is refused, naming the place.
+        let mut moved = shown.clone();
+        moved["env"]["OTHER_KEY"] = json!("***");
+        let err = restore_redacted(&moved, Some(&def)).unwrap_err();
+        assert!(err.contains("env.OTHER_KEY"), "{err}");
+        assert!(restore_redacted(&shown, None).is_err());
+    }
+
+    #[test]
+    fn a_message_quoting_a_secret_is_masked() {
+        let def = json!({"headers": {"X-Api-Key": "s3cr3t-value"}});
+        let message = r#"invalid value "s3cr3t-value" in headers"#;
+        assert_eq!(
+            mask_definition_secrets(message, &def),
+            r#"invalid value "***" in headers"#
+        );
+    }
+}

@@ -1,0 +1,105 @@
+//! Adding, replacing and removing one server by editing the config file
+//! (the dashboard's server form; `PUT`/`DELETE /api/v1/servers/<id>`), and
+//! the import offer's source.
+//!
+//! Each edit reads the file under the reload lock, splices only the member
+//! concerned ([`crate::config::put_server`], [`crate::config::remove_server`]:
+//! every other byte stays), writes it atomically keeping its mode, owner and
+//! symlink (`0600` when new), and then applies the file like any reload. A
+//! definition the loader refuses, or a file that does not parse, writes
+//! nothing. Definitions are shown redacted ([`HubHandle::server_definition`]);
+//! a `***` sent back keeps the value that was there.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::HubHandle;
+use super::apply::write_atomically;
+use crate::config::{self, Config, EditError};
+use crate::import::ImportSource;
+use crate::reload::{ReloadError, ReloadResult};
+
+impl HubHandle {
+    /// Sets server `id` to `definition` in the config file (added last, or
+    /// replaced in place; the file is created when there is none) and applies it.
+    pub async fn put_server(
+        &self,
+        id: &str,
+        definition: &Value,
+    ) -> Result<ReloadResult, ReloadError> {
+        let path = self.config_path().ok_or(ReloadError::NoConfigFile)?;
+        {
+            let _pass = self.inner.reload_lock.lock().await;
+            let bytes = config::read_config_file(&path)?;
+            let old = match &bytes {
+                Some(bytes) if Config::parse_bytes(bytes, &path).is_ok() => {
+                    config::server_definition(bytes, &path, id).ok()
+                }
+                _ => None,
+            };
+            let definition =
+                config::restore_redacted(definition, old.as_ref()).map_err(|message| {
+                    ReloadError::Edit(EditError::Definition {
+                        id: id.to_string(),
+                        message,
+                    })
+                })?;
+            let text = config::put_server(bytes.as_deref(), &path, id, &definition)
+                .map_err(|err| edit_error(err, &definition))?;
+            write_atomically(&path, &text)?;
+        }
+        self.reload_from_file().await
+    }
+
+    /// Removes server `id` from the config file and applies it.
+    pub async fn remove_server(&self, id: &str) -> Result<ReloadResult, ReloadError> {
+        let path = self.config_path().ok_or(ReloadError::NoConfigFile)?;
+        {
+            let _pass = self.inner.reload_lock.lock().await;
+            let bytes = config::read_config_file(&path)?
+                .ok_or_else(|| ReloadError::UnknownServer(id.to_string()))?;
+            let text = config::remove_server(&bytes, &path, id)
+                .map_err(|err| edit_error(err, &Value::Null))?;
+            write_atomically(&path, &text)?;
+        }
+        self.reload_from_file().await
+    }
+
+    /// Server `id`'s definition as written in the config file, secrets `***`.
+    pub async fn server_definition(&self, id: &str) -> Result<Value, ReloadError> {
+        let path = self.config_path().ok_or(ReloadError::NoConfigFile)?;
+        let bytes = config::read_config_file(&path)?
+            .ok_or_else(|| ReloadError::UnknownServer(id.to_string()))?;
+        let definition = config::server_definition(&bytes, &path, id)
+            .map_err(|err| edit_error(err, &Value::Null))?;
+        Ok(config::redact_definition(&definition))
+    }
+
+    /// Gives the hub the AI clients' servers for the import offer (the
+    /// binaries do, once, before serving; a second call is ignored).
+    pub fn set_import_source(&self, source: Arc<dyn ImportSource>) {
+        if self.inner.import_source.set(source).is_err() {
+            tracing::debug!("an import source was given already");
+        }
+    }
+
+    /// The import offer's source, when the binary gave one.
+    pub fn import_source(&self) -> Option<Arc<dyn ImportSource>> {
+        self.inner.import_source.get().cloned()
+    }
+}
+
+/// An editor error as a reload error; a message that may quote the
+/// definition has its secrets masked.
+fn edit_error(err: EditError, definition: &Value) -> ReloadError {
+    match err {
+        EditError::UnknownServer(id) => ReloadError::UnknownServer(id),
+        EditError::Config(err) => ReloadError::Config(err),
+        EditError::Definition { id, message } => ReloadError::Edit(EditError::Definition {
+            id,
+            message: config::mask_definition_secrets(&message, definition),
+        }),
+        other => ReloadError::Edit(other),
+    }
+}
