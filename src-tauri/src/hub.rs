@@ -73,6 +73,13 @@ pub async fn start() -> anyhow::Result<RunningHub> {
     )
     .await?;
     let handle = hub.handle();
+    // The dashboard's first run offers what `switchboard import` would add.
+    handle.set_import_source(std::sync::Arc::new(
+        switchboard::import_offer::ClientsImport {
+            endpoint: Some(hub.endpoint().to_string()),
+            bases: None,
+        },
+    ));
     let addr = hub.local_addr();
     let dashboard_url = format!("http://{addr}/");
     tracing::info!(endpoint = %hub.endpoint(), "hub listening");

@@ -239,7 +239,8 @@ async fn the_import_offer_lists_and_imports_the_clients_servers() {
         Some(r#"{"ids": ["nope"]}"#),
     )
     .await;
-    assert_eq!(code, 409, "{body}");
+    assert_eq!(code, 422, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("nope"), "{body}");
     let (code, body) = send(
         &hub,
         reqwest::Method::POST,

@@ -145,7 +145,7 @@ async fn import_apply(State(hub): State<HubHandle>, body: Bytes) -> Response {
                 reload: None,
                 error: Some(redact::text(&err.0)),
             };
-            return (StatusCode::CONFLICT, Json(body)).into_response();
+            return (StatusCode::UNPROCESSABLE_ENTITY, Json(body)).into_response();
         }
         Err(err) => return import_error(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()),
     };
