@@ -40,28 +40,38 @@ export function describeFailure(action: string, status: number | null, body: unk
   return `Could not ${action} (the hub answered HTTP ${status}).`;
 }
 
-async function call<T>(method: 'GET' | 'POST', path: string, action: string): Promise<T> {
+/** One control API request; a JSON `body` is sent when given (exported for setup.ts). */
+export async function call<T>(
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  action: string,
+  body?: unknown,
+): Promise<T> {
   let response: Response;
   try {
     response = await fetch(`${BASE}/${path}`, {
       method,
-      headers: { Accept: 'application/json' },
+      headers:
+        body === undefined
+          ? { Accept: 'application/json' }
+          : { Accept: 'application/json', 'Content-Type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       cache: 'no-store',
     });
   } catch {
     throw new ApiError(describeFailure(action, null, null), null);
   }
-  let body: unknown = null;
+  let answer: unknown = null;
   try {
-    body = await response.json();
+    answer = await response.json();
   } catch {
-    body = null;
+    answer = null;
   }
-  const refused = body && typeof body === 'object' && 'ok' in body && (body as { ok: unknown }).ok === false;
+  const refused = answer && typeof answer === 'object' && 'ok' in answer && (answer as { ok: unknown }).ok === false;
   if (!response.ok || refused) {
-    throw new ApiError(describeFailure(action, response.status, body), response.status);
+    throw new ApiError(describeFailure(action, response.status, answer), response.status);
   }
-  return body as T;
+  return answer as T;
 }
 
 /** A snapshot, as far as the page relies on its shape. */

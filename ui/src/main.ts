@@ -7,6 +7,7 @@ import { api, ApiError, follow, type Connection } from './api';
 import { ChangeTracker, dashboard } from './model';
 import { page, type Actions, type Notice, type PageState } from './render';
 import { snippets } from './snippets';
+import { createSetup } from './setup';
 import type { HubSnapshot } from './api.gen';
 import './style.css';
 
@@ -17,6 +18,7 @@ const tracker = new ChangeTracker();
 let snapshot: HubSnapshot | null = null;
 let noticeTimer: ReturnType<typeof setTimeout> | null = null;
 const busy = new Set<string>();
+const setup = createSetup({ update: () => update(), notify: (kind, text) => notify(kind, text) });
 
 const state: PageState = {
   view: null,
@@ -28,6 +30,7 @@ const state: PageState = {
   snippets: [],
   client: 'claudeCode',
   logs: null,
+  setup: setup.state,
 };
 
 function update(): void {
@@ -178,11 +181,13 @@ const actions: Actions = {
     state.client = client;
     update();
   },
+  setup: setup.actions,
 };
 
 function onSnapshot(next: HubSnapshot): void {
   tracker.observe(next, Date.now());
   snapshot = next;
+  setup.observe(next);
   update();
 }
 

@@ -7,6 +7,7 @@ import type { Connection } from './api';
 import type { DashboardView, ServerRow } from './model';
 import type { Snippet } from './snippets';
 import type { LogsResponse } from './api.gen';
+import { editButton, firstRun, serverFormDialog, serversToolbar, type SetupActions, type SetupState } from './setup';
 
 export interface Notice {
   kind: 'ok' | 'error';
@@ -26,6 +27,8 @@ export interface PageState {
   snippets: Snippet[];
   client: Snippet['client'];
   logs: { id: string; data: LogsResponse | null; error: string | null } | null;
+  /** The import offer and the server form (setup.ts). */
+  setup: SetupState;
 }
 
 export interface Actions {
@@ -40,6 +43,7 @@ export interface Actions {
   reloadLogs(): void;
   pickClient(client: Snippet['client']): void;
   dismissNotice(): void;
+  setup: SetupActions;
 }
 
 const CONNECTION_WORDS: Record<Connection, string> = {
@@ -209,6 +213,7 @@ function serverRows(row: ServerRow, s: PageState, a: Actions): TemplateResult {
         <button type="button" class="small" aria-label=${`Show logs of ${row.id}`} data-action="logs" @click=${() => a.openLogs(row.id)}>
           Logs
         </button>
+        ${editButton(row.id, a.setup)}
       </td>
     </tr>
     ${hasDetail
@@ -234,12 +239,9 @@ function table(s: PageState, a: Actions): TemplateResult {
     return html`<p class="muted" data-testid="loading">${s.connection === 'offline' ? 'Waiting for Switchboard…' : 'Loading…'}</p>`;
   }
   if (v.servers.length === 0) {
-    return html`<p class="empty" data-testid="empty">
-      No servers configured yet. Add them under <code>mcpServers</code> in the config file; Switchboard picks up
-      changes by itself.
-    </p>`;
+    return firstRun(s.setup, a.setup);
   }
-  return html`<div class="table-wrap">
+  return html`${serversToolbar(a.setup)}<div class="table-wrap">
     <table class="servers" aria-describedby="servers-h">
       <thead>
         <tr>
@@ -352,5 +354,5 @@ export function page(s: PageState, a: Actions): TemplateResult {
       </section>
       ${s.view ? connectPanel(s, a) : nothing}
     </main>
-    ${logsDialog(s, a)}`;
+    ${logsDialog(s, a)} ${serverFormDialog(s.setup, a.setup)}`;
 }
