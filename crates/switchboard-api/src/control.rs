@@ -1,6 +1,7 @@
 //! The control API's answers (`/api/v1/...`, see `docs/status.md`). Every
-//! route is a `GET` or a bodyless `POST`, so there are no request bodies;
-//! each answer is one of the types below. A field that only one outcome
+//! route here is a `GET` or a bodyless `POST` (the routes that take a body,
+//! editing and importing servers, are in `servers.rs`); each answer is one
+//! of the types below. A field that only one outcome
 //! carries is left out of the others, exactly as the hub has always answered.
 
 use serde::{Deserialize, Serialize};

@@ -9,7 +9,8 @@
 //!   state-changing control request (`POST`/`PUT`/`DELETE`/... under
 //!   `/api/v1`) only from the hub's own origin (exact scheme, host and port).
 //! - State-changing control requests, and reads that may show a server's
-//!   output (`/api/v1/servers/<id>/logs`), need a credential: the control
+//!   output or definition (`/api/v1/servers/<id>/logs`,
+//!   `/api/v1/servers/<id>/config`, `/api/v1/import`), need a credential: the control
 //!   token as `Authorization: Bearer`, or the dashboard's session cookie
 //!   together with the hub's own `Origin`. Status reads stay open.
 //! - With `allowRemote`, the MCP endpoints need the bearer token too.
@@ -81,7 +82,8 @@ pub enum Kind {
     Mcp,
     /// `POST`/`PUT`/`DELETE`/`PATCH` under `/api/v1`.
     ControlWrite,
-    /// A read under `/api/v1` that may show server output (logs).
+    /// A read under `/api/v1` that may show server output or definitions
+    /// (logs, `servers/<id>/config`, `import`).
     ControlPrivateRead,
     /// Other reads under `/api/v1` (status, events).
     ControlRead,
@@ -95,7 +97,11 @@ impl Kind {
             if !matches!(*method, Method::GET | Method::HEAD) {
                 return Self::ControlWrite;
             }
-            if rest.starts_with("servers/") && rest.ends_with("/logs") {
+            // A server's logs, its definition as written, the clients' servers.
+            if (rest.starts_with("servers/")
+                && (rest.ends_with("/logs") || rest.ends_with("/config")))
+                || rest == "import"
+            {
                 return Self::ControlPrivateRead;
             }
             return Self::ControlRead;
@@ -685,6 +691,17 @@ mod tests {
         assert_eq!(
             Kind::of(&Method::GET, "/api/v1/servers/a/logs"),
             Kind::ControlPrivateRead
+        );
+        for private in ["/api/v1/servers/a/config", "/api/v1/import"] {
+            assert_eq!(Kind::of(&Method::GET, private), Kind::ControlPrivateRead);
+        }
+        assert_eq!(
+            Kind::of(&Method::PUT, "/api/v1/servers/a"),
+            Kind::ControlWrite
+        );
+        assert_eq!(
+            Kind::of(&Method::POST, "/api/v1/import"),
+            Kind::ControlWrite
         );
         assert_eq!(Kind::of(&Method::GET, "/"), Kind::Page);
     }

@@ -79,6 +79,11 @@ async fn servers_are_added_edited_and_removed_keeping_the_files_formatting() {
     assert_eq!(shown["id"], "beta");
     assert_eq!(shown["definition"]["env"]["BETA_API_KEY"], "***", "{shown}");
     assert!(!shown.to_string().contains("sk-test"), "{shown}");
+    // Definitions are not for any local process: they need a credential.
+    for path in ["/api/v1/servers/beta/config", "/api/v1/import"] {
+        let anonymous = reqwest::get(format!("{}{path}", hub.base)).await.unwrap();
+        assert_eq!(anonymous.status().as_u16(), 401, "{path}");
+    }
     // ...and sent back edited, the hidden value is kept.
     let mut edited = shown["definition"].clone();
     edited["args"] = json!(["--tools", "y,z"]);

@@ -5,11 +5,12 @@
 //! still holds the very text that was shown, so a form sent back unchanged
 //! never writes `***` over a token.
 //!
-//! What is secret: in `env` and `headers`, the whole value of a secret name
-//! (`API_KEY`, `Authorization`, ...) or of a value that looks like a
-//! generated credential; anywhere else (`url`, `args`, ...), what
-//! [`crate::util::redact::text`] masks (URL userinfo, secret query values,
-//! `Bearer` credentials, values the hub knows as secrets).
+//! What is hidden: every value in `env` and `headers` (the project never
+//! shows a header or env value, whatever its name), and anywhere else
+//! (`url`, `args`, ...) what [`crate::util::redact::text`] masks (URL
+//! userinfo, secret query values, `Bearer` credentials, `--token=...`,
+//! values the hub knows as secrets). A keyring reference
+//! (`{"keyring": "name"}`) names a secret without holding it and is shown.
 
 use serde_json::Value;
 
@@ -51,9 +52,8 @@ fn redact_at(value: &Value, path: &mut Vec<String>) -> Value {
 
 /// How the string at `path` (keys from the definition's top) is shown.
 fn redact_leaf(path: &[String], text: &str) -> String {
-    if let [section, name] = path
+    if let [section, _name] = path
         && matches!(section.as_str(), "env" | "headers")
-        && (redact::is_secret_header(name) || redact::looks_like_token(text))
         && !text.is_empty()
     {
         return MASK.to_string();
@@ -148,7 +148,8 @@ pub fn mask_definition_secrets(message: &str, definition: &Value) -> String {
     let mut secrets = definition_secrets(definition);
     // Longest first, so a secret containing another is masked whole.
     secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    for secret in secrets.iter().filter(|s| !s.is_empty()) {
+    // Very short values (`1`, `on`) would mask unrelated words of the message.
+    for secret in secrets.iter().filter(|s| s.chars().count() >= 4) {
         out = out.replace(secret.as_str(), MASK);
     }
     redact::text(&out)
@@ -171,7 +172,8 @@ mod tests {
         });
         let shown = redact_definition(&def);
         assert_eq!(shown["env"]["GITHUB_TOKEN"], json!("***"));
-        assert_eq!(shown["env"]["LOG_LEVEL"], json!("debug"));
+        // Every env value is hidden, whatever its name.
+        assert_eq!(shown["env"]["LOG_LEVEL"], json!("***"));
         assert_eq!(shown["command"], json!("npx"));
         let url = shown["url_like"].as_str().unwrap();
         assert!(
@@ -199,7 +201,11 @@ mod tests {
 
     #[test]
     fn a_message_quoting_a_secret_is_masked() {
-        let def = json!({"headers": {"X-Api-Key": "s3cr3t-value"}});
+        let def = json!({"headers": {"X-Api-Key": "s3cr3t-value", "X-Team": {"keyring": "team"}}});
+        assert_eq!(
+            redact_definition(&def),
+            json!({"headers": {"X-Api-Key": "***", "X-Team": {"keyring": "team"}}})
+        );
         let message = r#"invalid value "s3cr3t-value" in headers"#;
         assert_eq!(
             mask_definition_secrets(message, &def),
