@@ -117,7 +117,8 @@ async fn import_offer(State(hub): State<HubHandle>) -> Response {
 }
 
 async fn import_apply(State(hub): State<HubHandle>, body: Bytes) -> Response {
-    let (source, path) = match import_context(&hub) {
+    // The config path is checked here; the hub passes it to the source.
+    let (source, _path) = match import_context(&hub) {
         Ok(context) => context,
         Err((code, error)) => return import_error(code, error),
     };
@@ -134,10 +135,9 @@ async fn import_apply(State(hub): State<HubHandle>, body: Bytes) -> Response {
             }
         }
     };
-    let applied = tokio::task::spawn_blocking(move || source.apply(&path, &selection)).await;
-    let applied = match applied {
-        Ok(Ok(applied)) => applied,
-        Ok(Err(err)) => {
+    let applied = match hub.apply_import(source, selection).await {
+        Ok(applied) => applied,
+        Err(err) => {
             let body = api::ImportResponse {
                 ok: false,
                 added: Vec::new(),
@@ -147,7 +147,6 @@ async fn import_apply(State(hub): State<HubHandle>, body: Bytes) -> Response {
             };
             return (StatusCode::UNPROCESSABLE_ENTITY, Json(body)).into_response();
         }
-        Err(err) => return import_error(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()),
     };
     tracing::info!(added = ?applied.added, "imported from the AI clients' configs");
     let backup = applied.backup.map(|p| p.display().to_string());

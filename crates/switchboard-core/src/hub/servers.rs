@@ -1,6 +1,6 @@
 //! Adding, replacing and removing one server by editing the config file
 //! (the dashboard's server form; `PUT`/`DELETE /api/v1/servers/<id>`), and
-//! the import offer's source.
+//! the import offer's source (an import is applied under the same lock).
 //!
 //! Each edit reads the file under the reload lock, splices only the member
 //! concerned ([`crate::config::put_server`], [`crate::config::remove_server`]:
@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::HubHandle;
 use super::apply::write_atomically;
 use crate::config::{self, Config, EditError};
-use crate::import::ImportSource;
+use crate::import::{ImportApplied, ImportError, ImportSelection, ImportSource};
 use crate::reload::{ReloadError, ReloadResult};
 
 impl HubHandle {
@@ -87,6 +87,23 @@ impl HubHandle {
     /// The import offer's source, when the binary gave one.
     pub fn import_source(&self) -> Option<Arc<dyn ImportSource>> {
         self.inner.import_source.get().cloned()
+    }
+
+    /// Applies an import with `source` under the reload lock (so it never
+    /// interleaves with another edit of the file), off the async runtime.
+    /// The caller reloads afterwards.
+    pub async fn apply_import(
+        &self,
+        source: Arc<dyn ImportSource>,
+        selection: ImportSelection,
+    ) -> Result<ImportApplied, ImportError> {
+        let path = self
+            .config_path()
+            .ok_or_else(|| ImportError(ReloadError::NoConfigFile.to_string()))?;
+        let _pass = self.inner.reload_lock.lock().await;
+        tokio::task::spawn_blocking(move || source.apply(&path, &selection))
+            .await
+            .map_err(|err| ImportError(format!("the import stopped: {err}")))?
     }
 }
 
