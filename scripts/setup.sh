@@ -22,6 +22,8 @@ APT_PACKAGES+=(libwebkit2gtk-4.1-dev libjavascriptcoregtk-4.1-dev libsoup-3.0-de
 # (xdotool) and a window manager's close request (python3-xlib, tests/ui/wm_close.py).
 APT_PACKAGES+=(chromium fonts-dejavu-core xvfb xauth dbus gnome-keyring keyutils xdotool imagemagick
     python3-xlib)
+# The tray test (tests/ui/tray.test.mjs): an XEmbed tray host and OCR to find the menu's items.
+APT_PACKAGES+=(trayer tesseract-ocr tesseract-ocr-eng)
 # OAuth token store tests (tests/tests/suite/keyring.rs): a session bus, GNOME Keyring as the
 # Secret Service, libsecret's secret-tool to look at what was stored, the kernel keyring.
 APT_PACKAGES+=(dbus gnome-keyring libsecret-tools keyutils)

@@ -46,6 +46,12 @@ desktop_tests() {
         node --test tests/ui/desktop.test.mjs
 }
 
+# The tray icon in a real tray host (trayer) under Xvfb, its menu clicked with xdotool.
+tray_tests() {
+    xvfb-run -a -s '-screen 0 1280x800x24' dbus-run-session -- \
+        node --test tests/ui/tray.test.mjs
+}
+
 # The keyring tests (#[ignore]d in the plain run) against a real Secret Service: a private
 # session bus with GNOME Keyring unlocked, its keyrings in a temporary XDG_DATA_HOME, and
 # the kernel keyring in a session keyring of the test's own.
@@ -145,6 +151,8 @@ step "desktop: build the app (cargo build -p switchboard-app)"
 cargo build -p switchboard-app
 step "desktop: the app under Xvfb (tests/ui/desktop.test.mjs)"
 desktop_tests
+step "desktop: the tray menu in a tray host under Xvfb (tests/ui/tray.test.mjs)"
+tray_tests
 
 # The benchmark is not pass/fail on speed; this only checks that it still runs
 # end to end (every answer checked) with the debug builds made above.
