@@ -24,6 +24,8 @@ APT_PACKAGES+=(chromium fonts-dejavu-core xvfb xauth dbus gnome-keyring keyutils
     python3-xlib)
 # The tray test (tests/ui/tray.test.mjs): an XEmbed tray host and OCR to find the menu's items.
 APT_PACKAGES+=(trayer tesseract-ocr tesseract-ocr-eng)
+# The package test (tests/package.test.sh): the .desktop entry's validator.
+APT_PACKAGES+=(desktop-file-utils)
 # OAuth token store tests (tests/tests/suite/keyring.rs): a session bus, GNOME Keyring as the
 # Secret Service, libsecret's secret-tool to look at what was stored, the kernel keyring.
 APT_PACKAGES+=(dbus gnome-keyring libsecret-tools keyutils)

@@ -3,7 +3,7 @@
 #
 #   scripts/test.sh          install what is missing (scripts/setup.sh), then the checks
 #                            (scripts/checks.sh: UI build, icons, fmt, clippy, scripts), build,
-#                            Rust tests, browser and desktop-app tests, coverage
+#                            Rust tests, browser, desktop-app and tray tests, the .deb, coverage
 #                            (scripts/coverage.sh), Python tests, conformance
 #   scripts/test.sh --quick  skip the install step, coverage and the Python suite (for iterating)
 #
@@ -153,6 +153,8 @@ step "desktop: the app under Xvfb (tests/ui/desktop.test.mjs)"
 desktop_tests
 step "desktop: the tray menu in a tray host under Xvfb (tests/ui/tray.test.mjs)"
 tray_tests
+step "package: .deb and .rpm from the dev profile (scripts/package.sh --debug; tests/package.test.sh)"
+tests/package.test.sh
 
 # The benchmark is not pass/fail on speed; this only checks that it still runs
 # end to end (every answer checked) with the debug builds made above.

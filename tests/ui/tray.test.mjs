@@ -15,7 +15,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -214,6 +214,7 @@ describe('the tray under Xvfb, in a real tray host', () => {
         2,
       ),
     );
+    mkdirSync(join(home, '.config'), { recursive: true }); // as in any desktop session
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     // The tray host: a 32-pixel panel at the top right of the screen.
@@ -333,6 +334,22 @@ describe('the tray under Xvfb, in a real tray host', () => {
     assert.ok(texts.some((t) => /\balpha\b.*Running, 2 tools/.test(t)), JSON.stringify(texts));
     assert.ok(texts.some((t) => /\bbeta\b.*Running, 1 tool\b/.test(t)), JSON.stringify(texts));
     await closeMenu();
+  });
+
+  it('Start at login writes an autostart entry that starts the app in the tray, and removes it', async () => {
+    const dir = join(home, '.config', 'autostart');
+    const entries = () => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.desktop')) : []);
+    assert.deepEqual(entries(), [], 'no autostart entry yet');
+    await clickLine(await openMenu('tray-menu-autostart.png'), /Start at login/);
+    const [file] = await eventually('an autostart entry', () => entries().length === 1 && entries());
+    const entry = readFileSync(join(dir, file), 'utf8');
+    assert.match(entry, /^\[Desktop Entry\]$/m, entry);
+    assert.match(entry, /^Type=Application$/m, entry);
+    assert.equal(entry.match(/^Exec=(.*)$/m)?.[1], `${bin('switchboard-app')} --hidden`, entry);
+    // The same item turns it off again.
+    await clickLine(await openMenu('tray-menu-autostart-on.png'), /Start at login/);
+    await eventually('the autostart entry to go', () => entries().length === 0);
+    assert.doesNotMatch(app.log, /cannot change start at login/);
   });
 
   it('Quit stops the app and its servers', async () => {
