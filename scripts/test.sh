@@ -153,6 +153,8 @@ step "desktop: the app under Xvfb (tests/ui/desktop.test.mjs)"
 desktop_tests
 step "desktop: the tray menu in a tray host under Xvfb (tests/ui/tray.test.mjs)"
 tray_tests
+step "desktop: the README's first command (tests/app.test.sh: scripts/app.sh --check, then launched)"
+xvfb-run -a -s '-screen 0 1280x800x24' dbus-run-session -- tests/app.test.sh
 step "package: .deb and .rpm from the dev profile (scripts/package.sh --debug; tests/package.test.sh)"
 tests/package.test.sh
 
