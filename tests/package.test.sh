@@ -73,6 +73,17 @@ check "the app binary /usr/bin/switchboard-app is executable" [ -x "$BIN" ]
 check "the binary is an ELF executable" [ "$(head -c 4 "$BIN" | od -An -c | tr -d ' ')" = '177ELF' ]
 missing="$(ldd "$BIN" 2>&1 | grep 'not found' || true)"
 check "every shared library the binary needs is found here${missing:+ (missing: $missing)}" [ -z "$missing" ]
+# Every library the binary links (ELF NEEDED) comes from a package that installing the .deb's
+# Depends brings in (their dependency closure), so a machine with just those can run it.
+apt-cache depends --recurse --important "${names[@]}" 2>/dev/null | grep -v '^ ' | sed 's/:.*//' |
+    sort -u >"$SCRATCH/closure"
+while read -r lib; do
+    path="$(ldconfig -p | awk -v lib="$lib" '$1 == lib && !found { found = 1; print $NF }')"
+    owner="$(dpkg -S "$path" 2>/dev/null || dpkg -S "$(readlink -f "$path")" 2>/dev/null ||
+        dpkg -S "${path#/usr}" 2>/dev/null || true)"
+    owner="${owner%%:*}"
+    check "$lib (from ${owner:-no package}) is brought in by Depends" grep -qx -- "${owner:-none}" "$SCRATCH/closure"
+done < <(readelf -d "$BIN" | sed -n 's/.*Shared library: \[\(.*\)\]$/\1/p')
 
 DESKTOP="$R/usr/share/applications/Switchboard.desktop"
 check "the .desktop entry /usr/share/applications/Switchboard.desktop" [ -f "$DESKTOP" ]
