@@ -61,7 +61,7 @@ install_tauri_cli() {
     echo "installing @tauri-apps/cli@$TAURI_CLI_VERSION into $TAURI_CLI_PREFIX" >&2
     mkdir -p "$TAURI_CLI_PREFIX"
     npm install --prefix "$TAURI_CLI_PREFIX" --save-exact --no-audit --no-fund --no-update-notifier \
-        --loglevel=error "@tauri-apps/cli@$TAURI_CLI_VERSION"
+        --loglevel=error "@tauri-apps/cli@$TAURI_CLI_VERSION" >&2
     [[ "$("$TAURI_CLI" --version)" == "tauri-cli $TAURI_CLI_VERSION" ]] || die "the tauri-cli install failed"
 }
 
@@ -73,7 +73,8 @@ build_args=(build --bundles "$BUNDLES" --ci)
 [[ "$PROFILE" == debug ]] && build_args+=(--debug)
 # Built from src-tauri (tauri.conf.json); ui/dist is committed, so there is no frontend step.
 started="$(now_us)"
-(cd "$ROOT/src-tauri" && "$TAURI_CLI" "${build_args[@]}")
+# Its output goes to stderr: stdout is only the packages' paths (tests/package.test.sh reads them).
+(cd "$ROOT/src-tauri" && "$TAURI_CLI" "${build_args[@]}") >&2
 echo "built and bundled in $(fmt_us $(($(now_us) - started)))" >&2
 
 finish_step
