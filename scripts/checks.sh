@@ -41,11 +41,11 @@ icons_check() {
 # Every script parses, and shellcheck finds nothing.
 scripts_check() {
     local script
-    for script in "$ROOT"/scripts/*.sh "$ROOT"/bench/run.sh; do
+    for script in "$ROOT"/scripts/*.sh "$ROOT"/tests/*.sh "$ROOT"/bench/run.sh; do
         bash -n "$script"
     done
     if command -v shellcheck >/dev/null 2>&1; then
-        shellcheck -x "$ROOT"/scripts/*.sh "$ROOT"/bench/run.sh
+        shellcheck -x "$ROOT"/scripts/*.sh "$ROOT"/tests/*.sh "$ROOT"/bench/run.sh
     else
         echo "shellcheck not installed (scripts/setup.sh installs it): skipped" >&2
     fi

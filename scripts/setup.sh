@@ -14,14 +14,20 @@ set -euo pipefail
 APT_PACKAGES=(pkg-config procps)
 # Access-control tests (tests/tests/suite/access.rs): run curl as user nobody with setpriv.
 APT_PACKAGES+=(curl util-linux)
-# The desktop app (src-tauri): WebKitGTK, GTK, the tray (appindicator), xdo, D-Bus.
-APT_PACKAGES+=(libwebkit2gtk-4.1-dev libjavascriptcoregtk-4.1-dev libsoup-3.0-dev libgtk-3-dev
-    libayatana-appindicator3-dev librsvg2-dev libxdo-dev libdbus-1-dev)
+# The desktop app (src-tauri): a C toolchain for the linker, WebKitGTK, GTK, the tray
+# (appindicator), xdo, D-Bus. Also what scripts/app.sh installs to build and run the app.
+APP_APT_PACKAGES=(pkg-config build-essential libwebkit2gtk-4.1-dev libjavascriptcoregtk-4.1-dev
+    libsoup-3.0-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev libdbus-1-dev)
+APT_PACKAGES+=("${APP_APT_PACKAGES[@]}")
 # UI tests: a real browser (Debian's Chromium, driven by playwright-core), a virtual X
 # display and session bus for the desktop app, screenshots (ImageMagick), window lookup
 # (xdotool) and a window manager's close request (python3-xlib, tests/ui/wm_close.py).
 APT_PACKAGES+=(chromium fonts-dejavu-core xvfb xauth dbus gnome-keyring keyutils xdotool imagemagick
     python3-xlib)
+# The tray test (tests/ui/tray.test.mjs): an XEmbed tray host and OCR to find the menu's items.
+APT_PACKAGES+=(trayer tesseract-ocr tesseract-ocr-eng)
+# The package test (tests/package.test.sh): the .desktop entry's validator.
+APT_PACKAGES+=(desktop-file-utils)
 # OAuth token store tests (tests/tests/suite/keyring.rs): a session bus, GNOME Keyring as the
 # Secret Service, libsecret's secret-tool to look at what was stored, the kernel keyring.
 APT_PACKAGES+=(dbus gnome-keyring libsecret-tools keyutils)
@@ -45,6 +51,13 @@ install_system_packages() {
         wanted+=(nodejs npm)
     fi
 
+    apt_install_missing "${wanted[@]}"
+}
+
+# Installs the Debian packages named that are not installed yet: with apt-get as root, with sudo
+# when SWITCHBOARD_APT_SUDO=1 (scripts/app.sh), else a warning that lists them.
+apt_install_missing() {
+    local wanted=("$@")
     if ! command -v dpkg-query >/dev/null 2>&1; then
         echo "not a Debian/Ubuntu system; make sure these are installed: ${wanted[*]}" >&2
         return 0
@@ -62,6 +75,11 @@ install_system_packages() {
         echo "installing missing system packages: ${missing[*]}" >&2
         apt-get update -qq
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    elif command -v apt-get >/dev/null 2>&1 && [[ "${SWITCHBOARD_APT_SUDO:-0}" == 1 ]] &&
+        command -v sudo >/dev/null 2>&1; then
+        echo "installing missing system packages with sudo: ${missing[*]}" >&2
+        sudo apt-get update -qq
+        sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
     else
         echo "WARNING: missing system packages (not root, not installing): ${missing[*]}" >&2
     fi

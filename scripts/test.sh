@@ -3,7 +3,7 @@
 #
 #   scripts/test.sh          install what is missing (scripts/setup.sh), then the checks
 #                            (scripts/checks.sh: UI build, icons, fmt, clippy, scripts), build,
-#                            Rust tests, browser and desktop-app tests, coverage
+#                            Rust tests, browser, desktop-app and tray tests, the .deb, coverage
 #                            (scripts/coverage.sh), Python tests, conformance
 #   scripts/test.sh --quick  skip the install step, coverage and the Python suite (for iterating)
 #
@@ -44,6 +44,12 @@ ui_browser_tests() {
 desktop_tests() {
     xvfb-run -a -s '-screen 0 1280x800x24' dbus-run-session -- \
         node --test tests/ui/desktop.test.mjs
+}
+
+# The tray icon in a real tray host (trayer) under Xvfb, its menu clicked with xdotool.
+tray_tests() {
+    xvfb-run -a -s '-screen 0 1280x800x24' dbus-run-session -- \
+        node --test tests/ui/tray.test.mjs
 }
 
 # The keyring tests (#[ignore]d in the plain run) against a real Secret Service: a private
@@ -145,6 +151,12 @@ step "desktop: build the app (cargo build -p switchboard-app)"
 cargo build -p switchboard-app
 step "desktop: the app under Xvfb (tests/ui/desktop.test.mjs)"
 desktop_tests
+step "desktop: the tray menu in a tray host under Xvfb (tests/ui/tray.test.mjs)"
+tray_tests
+step "desktop: the README's first command (tests/app.test.sh: scripts/app.sh --check, then launched)"
+xvfb-run -a -s '-screen 0 1280x800x24' dbus-run-session -- tests/app.test.sh
+step "package: .deb and .rpm from the dev profile (scripts/package.sh --debug; tests/package.test.sh)"
+tests/package.test.sh
 
 # The benchmark is not pass/fail on speed; this only checks that it still runs
 # end to end (every answer checked) with the debug builds made above.

@@ -1,8 +1,9 @@
 //! What the tray shows, as plain values computed from a [`HubSnapshot`]: the
-//! menu model and the icon variant. No Tauri types here, so this is tested
-//! without a tray host (there is none under Xvfb); `tray.rs` turns the model
-//! into a real menu and rebuilds it only when the model changed, so a
-//! snapshot that changes nothing the menu shows causes no flicker.
+//! menu model and the icon variant. No Tauri types here, so this is unit-tested
+//! without a tray host (tests/ui/tray.test.mjs clicks the real menu in one);
+//! `tray.rs` turns the model into a real menu and rebuilds it only when the
+//! model changed, so a snapshot that changes nothing the menu shows causes no
+//! flicker.
 
 use switchboard_api::{Health, HubSnapshot, ServerSnapshot, ServerState};
 

@@ -6,8 +6,8 @@
 // the dashboard (a screenshot of the X root window that is not blank and has
 // the dashboard's colours), closing the window keeps the app running, a
 // second launch hands over to the first (which shows its window again),
-// SIGTERM leaves no process behind, and a busy port is explained in the window. The tray menu logic is unit-tested in Rust
-// (src-tauri/src/tray_model.rs): Xvfb has no tray host.
+// SIGTERM leaves no process behind, and a busy port is explained in the window. The tray icon
+// and its menu are tested in a real tray host by tests/ui/tray.test.mjs.
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
