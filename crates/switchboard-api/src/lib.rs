@@ -10,15 +10,17 @@
 //! the types also describe themselves to TypeScript; `ui/src/api.gen.ts` is
 //! generated from them (see `tests/typescript.rs`).
 //!
-//! This crate depends on serde only, so every layer can use it.
+//! This crate depends on serde (and serde_json for free-form tool definitions) only, so every layer can use it.
 
 mod control;
+mod pins;
 mod snapshot;
 
 pub use control::{
     AuthErrorDetail, AuthFailure, DashboardLink, ErrorResponse, LogLine, LoginResponse,
     LogoutResponse, LogsResponse, RefreshAllResponse, RefreshResult, ReloadResponse, WireDuration,
 };
+pub use pins::{ApproveRequest, ApproveResponse, HeldDefinition, HeldResponse, HeldTool};
 pub use snapshot::{
     AuthSnapshot, BreakerSnapshot, BreakerState, ConfigError, Health, HubSnapshot, KeyringKind,
     ListChange, RefreshTrigger, ReloadResult, ServerSnapshot, ServerState, SessionSnapshot, Totals,

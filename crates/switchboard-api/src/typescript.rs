@@ -43,6 +43,11 @@ pub fn render() -> String {
         decl::<AuthErrorDetail>(),
         decl::<WireDuration>(),
         decl::<DashboardLink>(),
+        decl::<HeldTool>(),
+        decl::<HeldDefinition>(),
+        decl::<HeldResponse>(),
+        decl::<ApproveRequest>(),
+        decl::<ApproveResponse>(),
     ];
     for decl in decls {
         out.push('\n');

@@ -51,5 +51,6 @@ pub use model::{
 pub use secrets::check_secret_name;
 pub use settings::{
     ENV_VARS, MAX_DURATION, SETTINGS, SettingInfo, Settings, TimeUnit, TokenStoreChoice,
+    ToolPinning,
 };
 pub use watch::ConfigWatch;

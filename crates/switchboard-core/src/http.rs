@@ -39,6 +39,7 @@ pub mod control;
 pub mod fast_path;
 pub mod listener;
 mod mcp;
+mod pins;
 pub mod session_manager;
 pub mod ui_assets;
 
