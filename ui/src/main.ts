@@ -7,7 +7,8 @@ import { api, ApiError, follow, type Connection } from './api';
 import { ChangeTracker, dashboard } from './model';
 import { page, type Actions, type Notice, type PageState } from './render';
 import { snippets } from './snippets';
-import type { HubSnapshot } from './api.gen';
+import type { HeldDefinition, HubSnapshot } from './api.gen';
+import { heldApi, pinsKey, pinsOf } from './held';
 import './style.css';
 
 const root = document.getElementById('app');
@@ -28,12 +29,18 @@ const state: PageState = {
   snippets: [],
   client: 'claudeCode',
   logs: null,
+  pins: new Map(),
 };
+/** Loaded definitions of held and changed tools, and the key they were loaded for. */
+const heldDefs = new Map<string, HeldDefinition[]>();
+const heldKeys = new Map<string, string>();
+const heldErrors = new Map<string, string>();
 
 function update(): void {
   if (!root) return;
   state.view = snapshot ? dashboard(snapshot, Date.now(), tracker) : null;
   state.snippets = snapshot ? snippets(snapshot.endpoint) : [];
+  state.pins = snapshot ? pinsOf(snapshot, heldDefs, heldErrors) : new Map();
   render(page(state, actions), root);
   document.title = snapshot ? `Switchboard · ${state.view?.totalsLabel ?? ''}` : 'Switchboard';
 }
@@ -169,6 +176,13 @@ const actions: Actions = {
   reloadLogs() {
     if (state.logs) void loadLogs(state.logs.id);
   },
+  approve(id, tools) {
+    void run(
+      `approve:${id}:${tools ? tools.join(',') : '*'}`,
+      () => heldApi.approve(id, tools),
+      `Approved ${tools ? tools.join(', ') : 'the tools'} of ${id}.`,
+    );
+  },
   dismissNotice() {
     if (noticeTimer) clearTimeout(noticeTimer);
     state.notice = null;
@@ -180,9 +194,41 @@ const actions: Actions = {
   },
 };
 
+/** Loads both definitions of each server's held or changed tools when they change. */
+function loadHeldDefinitions(next: HubSnapshot): void {
+  const pins = pinsOf(next, heldDefs);
+  for (const id of [...heldKeys.keys()]) {
+    if (!pins.has(id)) {
+      heldKeys.delete(id);
+      heldDefs.delete(id);
+      heldErrors.delete(id);
+    }
+  }
+  for (const [id, p] of pins) {
+    const key = pinsKey(p);
+    if (key === '' || heldKeys.get(id) === key) continue;
+    heldKeys.set(id, key);
+    heldErrors.delete(id);
+    heldApi.held(id).then(
+      (answer) => {
+        if (heldKeys.get(id) !== key) return;
+        heldDefs.set(id, answer.tools);
+        update();
+      },
+      (err: unknown) => {
+        // Shown in place of the diff; tried again when the held tools change.
+        if (heldKeys.get(id) !== key) return;
+        heldErrors.set(id, message(err));
+        update();
+      },
+    );
+  }
+}
+
 function onSnapshot(next: HubSnapshot): void {
   tracker.observe(next, Date.now());
   snapshot = next;
+  loadHeldDefinitions(next);
   update();
 }
 

@@ -7,6 +7,7 @@ import type { Connection } from './api';
 import type { DashboardView, ServerRow } from './model';
 import type { Snippet } from './snippets';
 import type { LogsResponse } from './api.gen';
+import { heldBlock, type ServerPins } from './held';
 
 export interface Notice {
   kind: 'ok' | 'error';
@@ -26,6 +27,8 @@ export interface PageState {
   snippets: Snippet[];
   client: Snippet['client'];
   logs: { id: string; data: LogsResponse | null; error: string | null } | null;
+  /** Held, changed and new tools by server id (see held.ts). */
+  pins: ReadonlyMap<string, ServerPins>;
 }
 
 export interface Actions {
@@ -40,6 +43,7 @@ export interface Actions {
   reloadLogs(): void;
   pickClient(client: Snippet['client']): void;
   dismissNotice(): void;
+  approve(id: string, tools: string[] | null): void;
 }
 
 const CONNECTION_WORDS: Record<Connection, string> = {
@@ -154,7 +158,8 @@ function changeLine(row: ServerRow): TemplateResult | typeof nothing {
 
 function serverRows(row: ServerRow, s: PageState, a: Actions): TemplateResult {
   const refreshing = s.busy.has(`refresh:${row.id}`);
-  const hasDetail = row.error || row.breaker || row.unverified || row.authNote;
+  const pins = s.pins.get(row.id);
+  const hasDetail = row.error || row.breaker || row.unverified || row.authNote || pins;
   return html`<tbody
     class="server health-${row.health} ${row.recentlyChanged ? 'recent' : ''} ${row.enabled ? '' : 'off'}"
     data-server=${row.id}
@@ -221,6 +226,7 @@ function serverRows(row: ServerRow, s: PageState, a: Actions): TemplateResult {
             ${row.unverified
               ? html`<div class="muted">Not verified yet: the lists shown come from an earlier run.</div>`
               : nothing}
+            ${heldBlock(row.id, pins, s.busy, a.approve)}
           </td>
         </tr>`
       : nothing}
