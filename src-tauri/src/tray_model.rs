@@ -11,6 +11,8 @@ use switchboard_api::{Health, HubSnapshot, ServerSnapshot, ServerState};
 pub const ID_ENDPOINT: &str = "endpoint";
 pub const ID_REFRESH_ALL: &str = "refresh-all";
 pub const ID_OPEN: &str = "open-dashboard";
+/// The "N tools held for approval" line; opens the dashboard too.
+pub const ID_HELD: &str = "held-tools";
 pub const ID_AUTOSTART: &str = "autostart";
 pub const ID_QUIT: &str = "quit";
 pub const SERVER_PREFIX: &str = "server:";
@@ -47,6 +49,9 @@ pub struct MenuModel {
     pub endpoint_enabled: bool,
     /// A line in words when the config file is invalid.
     pub config_problem: Option<String>,
+    /// "2 tools held for approval — open dashboard" while any tool is held
+    /// because its definition changed (see `heldTools` in the snapshot).
+    pub held_tools: Option<String>,
     pub servers: Vec<ServerItem>,
     /// "No servers configured" when `servers` is empty.
     pub empty_label: Option<String>,
@@ -94,11 +99,23 @@ pub fn menu_model(snapshot: &HubSnapshot, autostart: bool) -> MenuModel {
             .config_error
             .as_ref()
             .map(|_| "Config file has an error (see dashboard)".to_string()),
+        held_tools: held_label(snapshot),
         empty_label: servers
             .is_empty()
             .then(|| "No servers configured".to_string()),
         servers,
         autostart,
+    }
+}
+
+/// "N tools held for approval — open dashboard", counting every server's
+/// `heldTools`; `None` when no tool is held.
+fn held_label(snapshot: &HubSnapshot) -> Option<String> {
+    let held: usize = snapshot.servers.iter().map(|s| s.held_tools.len()).sum();
+    match held {
+        0 => None,
+        1 => Some("1 tool held for approval — open dashboard".to_string()),
+        n => Some(format!("{n} tools held for approval — open dashboard")),
     }
 }
 
@@ -108,6 +125,7 @@ pub fn failed_menu_model(error: &str, autostart: bool) -> MenuModel {
         endpoint_label: format!("Hub not running: {error}"),
         endpoint_enabled: false,
         config_problem: None,
+        held_tools: None,
         servers: Vec::new(),
         empty_label: None,
         autostart,
@@ -217,6 +235,7 @@ mod tests {
                 endpoint_label: "Copy http://127.0.0.1:8420/mcp".into(),
                 endpoint_enabled: true,
                 config_problem: None,
+                held_tools: None,
                 servers: vec![
                     ServerItem {
                         item_id: "server:github".into(),
@@ -331,5 +350,33 @@ mod tests {
     fn server_items_map_back_to_ids() {
         assert_eq!(server_of_item("server:git-hub_2"), Some("git-hub_2"));
         assert_eq!(server_of_item(ID_QUIT), None);
+    }
+
+    #[test]
+    fn held_tools_are_counted_over_every_server() {
+        let held = |name: &str| switchboard_api::HeldTool {
+            name: name.into(),
+            change: "description".into(),
+            since: "2026-03-01T12:00:00.000Z".into(),
+        };
+        let mut github = server("github", ServerState::Ready, Health::Healthy);
+        let mut notes = server("notes", ServerState::Ready, Health::Healthy);
+        let snap = snapshot(vec![github.clone(), notes.clone()]);
+        assert_eq!(menu_model(&snap, false).held_tools, None);
+        github.held_tools = vec![held("search")];
+        let snap = snapshot(vec![github.clone(), notes.clone()]);
+        assert_eq!(
+            menu_model(&snap, false).held_tools.as_deref(),
+            Some("1 tool held for approval — open dashboard")
+        );
+        notes.held_tools = vec![held("read"), held("write")];
+        // Changed tools of `warn` are listed, not held: not counted.
+        notes.changed_tools = vec![held("list")];
+        let snap = snapshot(vec![github, notes]);
+        assert_eq!(
+            menu_model(&snap, false).held_tools.as_deref(),
+            Some("3 tools held for approval — open dashboard")
+        );
+        assert_eq!(failed_menu_model("x", false).held_tools, None);
     }
 }

@@ -182,7 +182,21 @@ nextPollAt: string | null,
 /**
  * OAuth state of a remote server (null for stdio servers). Never a token.
  */
-auth: AuthSnapshot | null, };
+auth: AuthSnapshot | null, 
+/**
+ * Tools withheld because their definition changed since it was approved
+ * (`toolPinning: "hold"`); approve them to list them again.
+ */
+heldTools: Array<HeldTool>, 
+/**
+ * Tools listed although their definition changed since it was approved
+ * (`toolPinning: "warn"`).
+ */
+changedTools: Array<HeldTool>, 
+/**
+ * Tools first seen after the server's first listing, not yet approved.
+ */
+newTools: Array<string>, };
 
 /**
  * A server's lifecycle state as shown to people.
@@ -686,3 +700,87 @@ reload?: ReloadResult,
  * Why not, for people.
  */
 error?: string, };
+
+/**
+ * A tool whose definition differs from the one approved (pinned).
+ */
+export type HeldTool = { 
+/**
+ * The tool's name as its server lists it.
+ */
+name: string, 
+/**
+ * What changed, e.g. `description` or `description, input schema`
+ * (parts: title, description, input schema, output schema, annotations).
+ */
+change: string, 
+/**
+ * When the change was first seen (RFC 3339).
+ */
+since: string, };
+
+/**
+ * One held or changed tool with both definitions, for a diff.
+ */
+export type HeldDefinition = { 
+/**
+ * The tool's name as its server lists it.
+ */
+name: string, 
+/**
+ * What changed (as in [`HeldTool::change`]).
+ */
+change: string, 
+/**
+ * When the change was first seen (RFC 3339).
+ */
+since: string, 
+/**
+ * `true` when the tool is withheld (`toolPinning: "hold"`), `false` when
+ * it is listed with a flag (`"warn"`).
+ */
+held: boolean, 
+/**
+ * The approved definition (as the server listed it then).
+ */
+approved: unknown, 
+/**
+ * The definition the server lists now.
+ */
+current: unknown, };
+
+/**
+ * `GET /api/v1/servers/<id>/held`.
+ */
+export type HeldResponse = { 
+/**
+ * The server id.
+ */
+server: string, 
+/**
+ * Its held and changed tools, by name.
+ */
+tools: Array<HeldDefinition>, };
+
+/**
+ * The body of `POST /api/v1/servers/<id>/approve`; no body (or no `tools`)
+ * approves every held or changed tool of the server.
+ */
+export type ApproveRequest = { 
+/**
+ * Tool names as the server lists them.
+ */
+tools: Array<string> | null, };
+
+/**
+ * The answer to an approval.
+ */
+export type ApproveResponse = { 
+/**
+ * The server id.
+ */
+server: string, 
+/**
+ * The tools re-pinned to their current definitions.
+ */
+approved: Array<string>, };

@@ -8,7 +8,8 @@ import { ChangeTracker, dashboard } from './model';
 import { page, type Actions, type Notice, type PageState } from './render';
 import { snippets } from './snippets';
 import { createSetup } from './setup';
-import type { HubSnapshot } from './api.gen';
+import type { HeldDefinition, HubSnapshot } from './api.gen';
+import { heldApi, pinsKey, pinsOf } from './held';
 import './style.css';
 
 const root = document.getElementById('app');
@@ -31,12 +32,18 @@ const state: PageState = {
   client: 'claudeCode',
   logs: null,
   setup: setup.state,
+  pins: new Map(),
 };
+/** Loaded definitions of held and changed tools, and the key they were loaded for. */
+const heldDefs = new Map<string, HeldDefinition[]>();
+const heldKeys = new Map<string, string>();
+const heldErrors = new Map<string, string>();
 
 function update(): void {
   if (!root) return;
   state.view = snapshot ? dashboard(snapshot, Date.now(), tracker) : null;
   state.snippets = snapshot ? snippets(snapshot.endpoint) : [];
+  state.pins = snapshot ? pinsOf(snapshot, heldDefs, heldErrors) : new Map();
   render(page(state, actions), root);
   document.title = snapshot ? `Switchboard · ${state.view?.totalsLabel ?? ''}` : 'Switchboard';
 }
@@ -172,6 +179,13 @@ const actions: Actions = {
   reloadLogs() {
     if (state.logs) void loadLogs(state.logs.id);
   },
+  approve(id, tools) {
+    void run(
+      `approve:${id}:${tools ? tools.join(',') : '*'}`,
+      () => heldApi.approve(id, tools),
+      `Approved ${tools ? tools.join(', ') : 'the tools'} of ${id}.`,
+    );
+  },
   dismissNotice() {
     if (noticeTimer) clearTimeout(noticeTimer);
     state.notice = null;
@@ -184,10 +198,42 @@ const actions: Actions = {
   setup: setup.actions,
 };
 
+/** Loads both definitions of each server's held or changed tools when they change. */
+function loadHeldDefinitions(next: HubSnapshot): void {
+  const pins = pinsOf(next, heldDefs);
+  for (const id of [...heldKeys.keys()]) {
+    if (!pins.has(id)) {
+      heldKeys.delete(id);
+      heldDefs.delete(id);
+      heldErrors.delete(id);
+    }
+  }
+  for (const [id, p] of pins) {
+    const key = pinsKey(p);
+    if (key === '' || heldKeys.get(id) === key) continue;
+    heldKeys.set(id, key);
+    heldErrors.delete(id);
+    heldApi.held(id).then(
+      (answer) => {
+        if (heldKeys.get(id) !== key) return;
+        heldDefs.set(id, answer.tools);
+        update();
+      },
+      (err: unknown) => {
+        // Shown in place of the diff; tried again when the held tools change.
+        if (heldKeys.get(id) !== key) return;
+        heldErrors.set(id, message(err));
+        update();
+      },
+    );
+  }
+}
+
 function onSnapshot(next: HubSnapshot): void {
   tracker.observe(next, Date.now());
   snapshot = next;
   setup.observe(next);
+  loadHeldDefinitions(next);
   update();
 }
 

@@ -8,6 +8,7 @@ import type { DashboardView, ServerRow } from './model';
 import type { Snippet } from './snippets';
 import type { LogsResponse } from './api.gen';
 import { editButton, firstRun, serverFormDialog, serversToolbar, type SetupActions, type SetupState } from './setup';
+import { heldBlock, type ServerPins } from './held';
 
 export interface Notice {
   kind: 'ok' | 'error';
@@ -29,6 +30,8 @@ export interface PageState {
   logs: { id: string; data: LogsResponse | null; error: string | null } | null;
   /** The import offer and the server form (setup.ts). */
   setup: SetupState;
+  /** Held, changed and new tools by server id (see held.ts). */
+  pins: ReadonlyMap<string, ServerPins>;
 }
 
 export interface Actions {
@@ -44,6 +47,7 @@ export interface Actions {
   pickClient(client: Snippet['client']): void;
   dismissNotice(): void;
   setup: SetupActions;
+  approve(id: string, tools: string[] | null): void;
 }
 
 const CONNECTION_WORDS: Record<Connection, string> = {
@@ -158,7 +162,8 @@ function changeLine(row: ServerRow): TemplateResult | typeof nothing {
 
 function serverRows(row: ServerRow, s: PageState, a: Actions): TemplateResult {
   const refreshing = s.busy.has(`refresh:${row.id}`);
-  const hasDetail = row.error || row.breaker || row.unverified || row.authNote;
+  const pins = s.pins.get(row.id);
+  const hasDetail = row.error || row.breaker || row.unverified || row.authNote || pins;
   return html`<tbody
     class="server health-${row.health} ${row.recentlyChanged ? 'recent' : ''} ${row.enabled ? '' : 'off'}"
     data-server=${row.id}
@@ -226,6 +231,7 @@ function serverRows(row: ServerRow, s: PageState, a: Actions): TemplateResult {
             ${row.unverified
               ? html`<div class="muted">Not verified yet: the lists shown come from an earlier run.</div>`
               : nothing}
+            ${heldBlock(row.id, pins, s.busy, a.approve)}
           </td>
         </tr>`
       : nothing}

@@ -10,11 +10,11 @@
 //! the types also describe themselves to TypeScript; `ui/src/api.gen.ts` is
 //! generated from them (see `tests/typescript.rs`).
 //!
-//! This crate depends on serde (and serde_json, for server definitions that
-//! travel as they are written in the config file) only, so every layer can
-//! use it.
+//! This crate depends on serde (and serde_json, for server and tool
+//! definitions that travel as free-form JSON) only, so every layer can use it.
 
 mod control;
+mod pins;
 mod servers;
 mod snapshot;
 
@@ -22,6 +22,7 @@ pub use control::{
     AuthErrorDetail, AuthFailure, DashboardLink, ErrorResponse, LogLine, LoginResponse,
     LogoutResponse, LogsResponse, RefreshAllResponse, RefreshResult, ReloadResponse, WireDuration,
 };
+pub use pins::{ApproveRequest, ApproveResponse, HeldDefinition, HeldResponse, HeldTool};
 pub use servers::{
     ImportCandidate, ImportOffer, ImportResponse, ImportSelection, ServerDefinition,
 };

@@ -112,6 +112,17 @@ pub struct ServerSnapshot {
     pub next_poll_at: Option<String>,
     /// OAuth state of a remote server (null for stdio servers). Never a token.
     pub auth: Option<AuthSnapshot>,
+    /// Tools withheld because their definition changed since it was approved
+    /// (`toolPinning: "hold"`); approve them to list them again.
+    #[serde(default)]
+    pub held_tools: Vec<crate::HeldTool>,
+    /// Tools listed although their definition changed since it was approved
+    /// (`toolPinning: "warn"`).
+    #[serde(default)]
+    pub changed_tools: Vec<crate::HeldTool>,
+    /// Tools first seen after the server's first listing, not yet approved.
+    #[serde(default)]
+    pub new_tools: Vec<String>,
 }
 
 /// A server's lifecycle state as shown to people.

@@ -48,6 +48,11 @@ pub fn render() -> String {
         decl::<ImportCandidate>(),
         decl::<ImportSelection>(),
         decl::<ImportResponse>(),
+        decl::<HeldTool>(),
+        decl::<HeldDefinition>(),
+        decl::<HeldResponse>(),
+        decl::<ApproveRequest>(),
+        decl::<ApproveResponse>(),
     ];
     for decl in decls {
         out.push('\n');

@@ -9,8 +9,8 @@
 //!   state-changing control request (`POST`/`PUT`/`DELETE`/... under
 //!   `/api/v1`) only from the hub's own origin (exact scheme, host and port).
 //! - State-changing control requests, and reads that may show a server's
-//!   output or definition (`/api/v1/servers/<id>/logs`,
-//!   `/api/v1/servers/<id>/config`, `/api/v1/import`), need a credential: the control
+//!   output or definitions (`/api/v1/servers/<id>/logs`, `/held`,
+//!   `/config`, and `/api/v1/import`), need a credential: the control
 //!   token as `Authorization: Bearer`, or the dashboard's session cookie
 //!   together with the hub's own `Origin`. Status reads stay open.
 //! - With `allowRemote`, the MCP endpoints need the bearer token too.
@@ -83,7 +83,7 @@ pub enum Kind {
     /// `POST`/`PUT`/`DELETE`/`PATCH` under `/api/v1`.
     ControlWrite,
     /// A read under `/api/v1` that may show server output or definitions
-    /// (logs, `servers/<id>/config`, `import`).
+    /// (logs, the definitions of held tools, `servers/<id>/config`, `import`).
     ControlPrivateRead,
     /// Other reads under `/api/v1` (status, events).
     ControlRead,
@@ -97,9 +97,10 @@ impl Kind {
             if !matches!(*method, Method::GET | Method::HEAD) {
                 return Self::ControlWrite;
             }
-            // A server's logs, its definition as written, the clients' servers.
+            // A server's logs, its held tools' definitions, its definition as
+            // written, the clients' servers.
             if (rest.starts_with("servers/")
-                && (rest.ends_with("/logs") || rest.ends_with("/config")))
+                && (rest.ends_with("/logs") || rest.ends_with("/held") || rest.ends_with("/config")))
                 || rest == "import"
             {
                 return Self::ControlPrivateRead;
@@ -688,6 +689,10 @@ mod tests {
         );
         assert_eq!(Kind::of(&Method::DELETE, "/api/v1/x"), Kind::ControlWrite);
         assert_eq!(Kind::of(&Method::GET, "/api/v1/status"), Kind::ControlRead);
+        assert_eq!(
+            Kind::of(&Method::GET, "/api/v1/servers/a/held"),
+            Kind::ControlPrivateRead
+        );
         assert_eq!(
             Kind::of(&Method::GET, "/api/v1/servers/a/logs"),
             Kind::ControlPrivateRead

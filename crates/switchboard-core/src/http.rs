@@ -40,6 +40,7 @@ pub mod fast_path;
 pub mod listener;
 mod mcp;
 mod servers;
+mod pins;
 pub mod session_manager;
 pub mod ui_assets;
 

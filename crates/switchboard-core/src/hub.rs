@@ -40,6 +40,8 @@ use crate::snapshot::HubSnapshot;
 use crate::upstream::{Upstream, UpstreamError, UpstreamEvent};
 
 mod apply;
+mod approve;
+pub use approve::ApproveError;
 mod discovery;
 mod login;
 mod poll;
@@ -107,6 +109,8 @@ struct HubInner {
     poller_wake: Arc<tokio::sync::Notify>,
     /// Wakes the warm-catalog writer when the catalog changes.
     catalog_changed: Arc<tokio::sync::Notify>,
+    /// The tool pins every listing passes through (`crate::pins`).
+    pins: Arc<crate::pins::Pins>,
     /// Where the warm catalog is kept (`None` disables it).
     warm_catalog: Option<PathBuf>,
     /// The AI clients' servers for the import offer, given by the binary.
@@ -175,7 +179,8 @@ pub struct HubOptions {
     /// Watch the config file for changes (on by default in the CLI and app).
     pub watch_config: bool,
     /// Keep the last known catalog across restarts in this file
-    /// (normally [`crate::persist::state_dir`]`/catalog.json`).
+    /// (normally [`crate::persist::state_dir`]`/catalog.json`). The tool
+    /// pins are kept beside it, in `pins.json`; without it, in memory.
     pub warm_catalog: Option<PathBuf>,
     /// Keep the control token in this file (normally
     /// [`crate::persist::state_dir`]`/control-token`); `None` keeps a new
@@ -245,6 +250,14 @@ impl Hub {
             watch_config: options.watch_config,
             poller_wake: Arc::new(tokio::sync::Notify::new()),
             catalog_changed: Arc::new(tokio::sync::Notify::new()),
+            // The pins live beside the warm catalog; without one, in memory.
+            pins: Arc::new(crate::pins::Pins::open(
+                settings.tool_pinning,
+                options
+                    .warm_catalog
+                    .as_ref()
+                    .map(|path| path.with_file_name("pins.json")),
+            )),
             warm_catalog: options.warm_catalog,
             import_source: std::sync::OnceLock::new(),
             cold_deadlines: Mutex::new(std::collections::HashMap::new()),
@@ -355,6 +368,10 @@ impl Hub {
             inner.poller_wake.clone(),
             inner.cancel.child_token(),
         ));
+        inner.tasks.spawn(crate::pins::save_loop(
+            inner.pins.clone(),
+            inner.cancel.child_token(),
+        ));
         if let Some(path) = inner.warm_catalog.clone() {
             inner.tasks.spawn(warm::save_warm_catalog(
                 handle.clone(),
@@ -417,6 +434,7 @@ impl HubHandle {
             self.inner.auth.clone(),
             self.inner.events.clone(),
         )
+        .with_pins(self.inner.pins.clone())
     }
 
     pub fn settings(&self) -> &Settings {

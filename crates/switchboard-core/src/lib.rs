@@ -24,6 +24,7 @@ mod import;
 mod limiter;
 mod listing;
 mod persist;
+mod pins;
 mod registry;
 mod reload;
 mod resilience;
@@ -45,7 +46,7 @@ pub use config::{Config, ConfigError, ServerConfig, ServerId, Settings};
 pub use fingerprint::Fingerprint;
 #[doc(hidden)]
 pub use http::fast_path::fuzz_sniff;
-pub use hub::{Hub, HubError, HubHandle, HubOptions, Unrouted};
+pub use hub::{ApproveError, Hub, HubError, HubHandle, HubOptions, Unrouted};
 pub use identity::{INSTANCE_HEADER, VIA_ENV, VIA_HEADER};
 pub use import::{ImportApplied, ImportError, ImportOffer, ImportSelection, ImportSource};
 pub use listing::{Capabilities, RefreshTrigger};

@@ -123,6 +123,8 @@ pub struct Upstream {
     /// The sequence number of the listing under way, 0 when none is.
     listing_now: AtomicU64,
     generation: AtomicU64,
+    /// The hub's tool pins: every listing passes through them (see `refresh`).
+    pins: Arc<crate::pins::Pins>,
 }
 
 impl Upstream {
@@ -165,7 +167,17 @@ impl Upstream {
             list_seq: AtomicU64::new(0),
             listing_now: AtomicU64::new(0),
             generation: AtomicU64::new(0),
+            pins: Arc::new(crate::pins::Pins::open(
+                crate::config::ToolPinning::Off,
+                None,
+            )),
         }
+    }
+
+    /// Uses the hub's tool pins (an upstream made without them pins nothing).
+    pub(crate) fn with_pins(mut self, pins: Arc<crate::pins::Pins>) -> Self {
+        self.pins = pins;
+        self
     }
 
     pub fn config(&self) -> Arc<ServerConfig> {

@@ -30,6 +30,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("fingerprint", 1),
     ("resilience", 1),
     ("persist", 1),
+    ("pins", 1),
     ("access", 1),
     ("identity", 1),
     ("import", 1),

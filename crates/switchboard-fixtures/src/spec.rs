@@ -39,7 +39,9 @@ pub struct ToolSpec {
     pub name: String,
     #[serde(default)]
     pub title: Option<String>,
-    #[serde(default)]
+    /// Defaults to the `--tools` echo tools' description, so `{"name": "x"}`
+    /// lists exactly like `--tools x` (`null` for none).
+    #[serde(default = "default_description")]
     pub description: Option<String>,
     /// Advertised as given; defaults to an object with one string `text` property.
     #[serde(default = "default_input_schema")]
@@ -209,13 +211,18 @@ fn ensure_unique<'a>(what: &str, names: impl Iterator<Item = &'a str>) -> anyhow
     Ok(())
 }
 
+/// The description of a tool that does not give one.
+fn default_description() -> Option<String> {
+    Some("Echoes its text argument".to_owned())
+}
+
 impl ToolSpec {
     /// An `echo` tool with the default schema, as created by `--tools a,b,c`.
     pub fn echo(name: impl Into<String>) -> Self {
         Self {
             name: name.into(),
             title: None,
-            description: Some("Echoes its text argument".to_owned()),
+            description: default_description(),
             input_schema: default_input_schema(),
             output_schema: None,
             annotations: None,
@@ -304,10 +311,16 @@ mod tests {
         assert_eq!(
             tool,
             json!({"name": "e",
+                   "description": "Echoes its text argument",
                    "inputSchema": {"type": "object",
                                    "properties": {"text": {"type": "string"}}}})
         );
-        assert_eq!(ToolSpec::echo("e").input_schema, spec.tools[0].input_schema);
+        // Exactly what `--tools e` lists, so a control file that repeats a
+        // tool does not change its definition.
+        assert_eq!(ToolSpec::echo("e"), spec.tools[0]);
+        let bare: Spec =
+            serde_json::from_str(r#"{"tools":[{"name":"e","description":null}]}"#).unwrap();
+        assert_eq!(bare.tools[0].description, None);
     }
 
     #[test]

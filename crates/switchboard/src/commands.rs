@@ -26,6 +26,23 @@ pub async fn status(remote: &Remote, json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `approve <server> [<tool>...]`: re-pins held, changed or new tools (all of
+/// the server's when none is named) to their current definitions.
+pub async fn approve(remote: &Remote, id: &str, tools: &[String]) -> anyhow::Result<ExitCode> {
+    let request = switchboard_api::ApproveRequest {
+        tools: (!tools.is_empty()).then(|| tools.to_vec()),
+    };
+    let answer: switchboard_api::ApproveResponse = remote
+        .post_json(&format!("/servers/{id}/approve"), &request)
+        .await?;
+    if answer.approved.is_empty() {
+        print(&format!("{id}: nothing to approve"))?;
+    } else {
+        print(&format!("{id}: approved {}", answer.approved.join(", ")))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `refresh [<id>]`: re-lists one server or all; fails if any failed.
 pub async fn refresh(remote: &Remote, id: Option<&str>) -> anyhow::Result<ExitCode> {
     let results = match id {

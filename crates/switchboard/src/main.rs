@@ -52,6 +52,16 @@ enum Command {
         #[command(flatten)]
         hub: HubAddress,
     },
+    /// Approve tools held because their definition changed (all of the
+    /// server's held, changed and new tools when none is named).
+    Approve {
+        /// The server id.
+        id: String,
+        /// Tool names as the server lists them.
+        tools: Vec<String>,
+        #[command(flatten)]
+        hub: HubAddress,
+    },
     /// Enable a server (written to the config file).
     Enable {
         id: String,
@@ -307,6 +317,7 @@ async fn dispatch(command: Command) -> anyhow::Result<std::process::ExitCode> {
         }
         Command::Status { hub, json } => commands::status(&hub.remote()?, json).await,
         Command::Refresh { id, hub } => commands::refresh(&hub.remote()?, id.as_deref()).await,
+        Command::Approve { id, tools, hub } => commands::approve(&hub.remote()?, &id, &tools).await,
         Command::Enable { id, hub } => commands::toggle(&hub.remote()?, &id, true).await,
         Command::Disable { id, hub } => commands::toggle(&hub.remote()?, &id, false).await,
         Command::Logs { id, follow, hub } => commands::logs(&hub.remote()?, &id, follow).await,

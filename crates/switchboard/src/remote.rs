@@ -62,6 +62,29 @@ impl Remote {
         self.send(reqwest::Method::POST, path).await
     }
 
+    /// `POST /api/v1<path>` with a JSON body, its answer read as `T`.
+    pub async fn post_json<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &impl serde::Serialize,
+    ) -> anyhow::Result<T> {
+        let mut request = self
+            .http
+            .post(format!("{}/api/v1{path}", self.base))
+            .json(body);
+        if let Ok(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.map_err(|err| {
+            if err.is_connect() {
+                self.not_running()
+            } else {
+                err.into()
+            }
+        })?;
+        self.body(response).await
+    }
+
     async fn send<T: DeserializeOwned>(
         &self,
         method: reqwest::Method,

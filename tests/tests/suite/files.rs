@@ -66,6 +66,7 @@ async fn state_dir_and_warm_catalog_are_private() {
     assert_eq!(mode(&state), 0o700);
     assert_eq!(mode(hub.dir.path()), 0o755);
     assert_eq!(mode(&state.join("control-token")), 0o600);
+    assert_eq!(mode(&state.join("pins.json")), 0o600);
     let mut leftovers: Vec<_> = fs::read_dir(&state)
         .unwrap()
         .flatten()
@@ -74,7 +75,7 @@ async fn state_dir_and_warm_catalog_are_private() {
     leftovers.sort();
     assert_eq!(
         leftovers,
-        ["catalog.json", "control-token"],
+        ["catalog.json", "control-token", "pins.json"],
         "no temp files left"
     );
 }

@@ -18,6 +18,7 @@ mod keyring;
 mod list_changed;
 mod merge;
 mod oauth;
+mod pins;
 mod reload;
 mod routing;
 mod secrets;

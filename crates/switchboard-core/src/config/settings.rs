@@ -53,6 +53,32 @@ impl FromStr for TokenStoreChoice {
     }
 }
 
+/// What happens when a pinned tool's definition changes
+/// (`settings.toolPinning`, `SWITCHBOARD_TOOL_PINNING`; see `crate::pins`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ToolPinning {
+    /// The changed tool is withheld until someone approves it.
+    #[default]
+    Hold,
+    /// The changed tool stays listed, flagged as changed.
+    Warn,
+    /// No pins are kept or compared.
+    Off,
+}
+
+impl FromStr for ToolPinning {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "hold" => Ok(Self::Hold),
+            "warn" => Ok(Self::Warn),
+            "off" => Ok(Self::Off),
+            _ => Err("expected hold, warn or off".into()),
+        }
+    }
+}
+
 /// One row of the settings table, for code that lists the settings
 /// (documentation checks, help texts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,6 +247,10 @@ settings_table! {
     /// the control token (see `access`).
     allow_remote: bool = false;
         "allowRemote", "SWITCHBOARD_ALLOW_REMOTE", Switch { empty_is_false: true }, restart: false;
+    /// What a changed tool definition does: `hold` withholds it until
+    /// approved, `warn` lists it flagged as changed, `off` keeps no pins.
+    tool_pinning: ToolPinning = ToolPinning::Hold;
+        "toolPinning", "SWITCHBOARD_TOOL_PINNING", Named, restart: true;
 }
 
 // ---------------------------------------------------------------------------
@@ -701,6 +731,7 @@ mod tests {
             ("maxConnections", "40", "40"),
             ("headerTimeoutSecs", "4", "4"),
             ("allowRemote", "true", "yes"),
+            ("toolPinning", r#""warn""#, "warn"),
         ];
         assert_eq!(
             cases.iter().map(|c| c.0).collect::<Vec<_>>(),
@@ -854,7 +885,7 @@ mod tests {
              `cacheMaxEntries`, `pollIntervalSecs`, `startupTimeoutSecs`, `callTimeoutSecs`, \
              `coldListTimeoutMs`, `idleShutdownSecs`, `builtinTools`, `tokenStore`, \
              `maxSessions`, `sessionIdleSecs`, `maxConnections`, `headerTimeoutSecs`, \
-             `allowRemote`"
+             `allowRemote`, `toolPinning`"
         );
         let (_, _, message) =
             invalid(file_settings(r#"{"listen": null, "listen": "127.0.0.1:1"}"#).unwrap_err());

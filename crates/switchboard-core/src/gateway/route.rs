@@ -38,20 +38,27 @@ impl Gateway {
         target: Target<'_>,
     ) -> Result<(Arc<Upstream>, Option<Route>), ErrorData> {
         if let Some(upstream) = self.single()? {
-            if let Target::Tool(name) = target
-                && upstream.config().disabled_tools.contains(name)
-            {
-                return Err(unknown("tool", name));
+            if let Target::Tool(name) = target {
+                if upstream.config().disabled_tools.contains(name) {
+                    return Err(unknown("tool", name));
+                }
+                if upstream.is_held(name) {
+                    return Err(held(name, &upstream.id, name));
+                }
             }
             return Ok((upstream, None));
         }
         let (server, route) = match target {
             Target::Tool(name) => {
-                let route = self
-                    .hub
-                    .route_tool(name)
-                    .await
-                    .map_err(|why| unrouted("tool", name, why))?;
+                let route = match self.hub.route_tool(name).await {
+                    Ok(route) => route,
+                    Err(Unrouted::NotListed)
+                        if let Some((server, tool)) = self.hub.held_tool(name) =>
+                    {
+                        return Err(held(name, &server, &tool));
+                    }
+                    Err(why) => return Err(unrouted("tool", name, why)),
+                };
                 (route.server.clone(), Some(route))
             }
             Target::Prompt(name) => {
@@ -78,6 +85,19 @@ impl Gateway {
             .ok_or_else(|| removed(&server))?;
         Ok((upstream, route))
     }
+}
+
+/// The error for a tool held because its definition changed since it was
+/// approved (see `crate::pins`): says so and how to approve it.
+fn held(name: &str, server: &ServerId, tool: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!(
+            "tool '{name}' is held: its definition changed since it was approved. \
+             Review the change and approve it in the dashboard, or run \
+             `switchboard approve {server} {tool}`"
+        ),
+        Some(json!({"tool": name, "server": server.as_str(), "kind": "held"})),
+    )
 }
 
 pub(super) fn removed(id: &ServerId) -> ErrorData {

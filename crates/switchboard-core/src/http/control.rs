@@ -29,6 +29,8 @@ pub(super) fn api(hub: HubHandle) -> Router {
         .route("/servers/{id}/logs", get(server_logs))
         .route("/servers/{id}/login", post(login_server))
         .route("/servers/{id}/logout", post(logout_server))
+        .route("/servers/{id}/held", get(super::pins::held))
+        .route("/servers/{id}/approve", post(super::pins::approve))
         .route("/dashboard", post(dashboard_link))
         .merge(super::servers::routes())
         .with_state(hub)

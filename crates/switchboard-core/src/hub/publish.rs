@@ -208,6 +208,7 @@ impl HubHandle {
             .map(|u| {
                 let view = u.view();
                 let config = u.config();
+                let (held_tools, changed_tools, new_tools) = self.inner.pins.status(u.id.as_str());
                 let caps = view.capabilities.as_ref();
                 let tool_count = caps
                     .map(|c| {
@@ -265,6 +266,9 @@ impl HubHandle {
                         auth.message = auth.message.map(|m| crate::util::redact::text(&m));
                         auth
                     }),
+                    held_tools,
+                    changed_tools,
+                    new_tools,
                 }
             })
             .collect();

@@ -57,6 +57,14 @@ impl Upstream {
                 _ => break outcome,
             }
         };
+        // What may be served: the listing without the tools its pins hold.
+        let (outcome, raw) = match outcome {
+            Ok(raw) => (
+                Ok(self.pins.apply(self.id.as_str(), raw.clone(), true)),
+                Some(raw),
+            ),
+            Err(err) => (Err(err), None),
+        };
         match &outcome {
             Ok(caps) => {
                 let caps = caps.clone();
@@ -80,6 +88,7 @@ impl Upstream {
                         s.changes.push_back(change);
                     }
                     s.listing = Some(caps);
+                    s.raw_listing = raw;
                     s.stale = false;
                     s.unverified = false;
                 });
@@ -146,6 +155,7 @@ impl Upstream {
     /// so a reload does not make its tools vanish until it is listed again.
     pub(crate) fn carry_listing(&self, caps: Arc<Capabilities>) {
         self.update(|s| {
+            s.raw_listing = Some(caps.clone());
             s.listing = Some(caps);
             s.stale = true;
         });
@@ -153,10 +163,34 @@ impl Upstream {
 
     /// Marks a listing from a previous run as known but unconfirmed.
     pub(crate) fn set_warm_listing(&self, caps: Capabilities) {
+        let raw = Arc::new(caps);
+        let caps = self.pins.apply(self.id.as_str(), raw.clone(), false);
         self.update(|s| {
-            s.listing = Some(Arc::new(caps));
+            s.listing = Some(caps);
+            s.raw_listing = Some(raw);
             s.unverified = true;
         });
+    }
+
+    /// Applies the pins again to the last listing as the server sent it
+    /// (after an approval). Returns the listing now served if it changed.
+    pub(crate) fn reapply_pins(&self) -> Option<Arc<Capabilities>> {
+        let raw = self.lock_status().raw_listing.clone()?;
+        let caps = self.pins.apply(self.id.as_str(), raw, false);
+        let mut changed = false;
+        self.update(|s| {
+            changed = s.listing.as_ref().is_none_or(|l| l.hashes != caps.hashes);
+            if changed {
+                s.listing = Some(caps.clone());
+            }
+        });
+        changed.then_some(caps)
+    }
+
+    /// Whether this server's tool `name` is held for approval (cheap while
+    /// no tool is).
+    pub fn is_held(&self, name: &str) -> bool {
+        self.pins.is_held(self.id.as_str(), name)
     }
 }
 

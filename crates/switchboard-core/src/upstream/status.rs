@@ -126,6 +126,9 @@ pub(super) struct Status {
     pub(super) last_error: Option<Arc<str>>,
     pub(super) pid: Option<u32>,
     pub(super) listing: Option<Arc<Capabilities>>,
+    /// The listing as the server sent it, before held tools were left out
+    /// of `listing` (see `crate::pins`); the same `Arc` when none is held.
+    pub(super) raw_listing: Option<Arc<Capabilities>>,
     pub(super) stale: bool,
     pub(super) last_ok_at: Option<SystemTime>,
     pub(super) last_failure_at: Option<SystemTime>,
@@ -151,6 +154,7 @@ impl Status {
             last_error: None,
             pid: None,
             listing: None,
+            raw_listing: None,
             stale: false,
             last_ok_at: None,
             last_failure_at: None,

@@ -1,0 +1,54 @@
+//! The control API's tool-pinning routes (see `crate::pins`):
+//! `GET /api/v1/servers/<id>/held` (both definitions of each held or changed
+//! tool, for a diff) and `POST /api/v1/servers/<id>/approve` (body
+//! `{"tools": [...]}`, or none for every held, changed and new tool).
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use switchboard_api as api;
+
+use super::control::not_found;
+use crate::hub::{ApproveError, HubHandle};
+
+pub(super) async fn held(State(hub): State<HubHandle>, Path(id): Path<String>) -> Response {
+    match hub.held_definitions(&id) {
+        Some(tools) => Json(api::HeldResponse { server: id, tools }).into_response(),
+        None => not_found(&id),
+    }
+}
+
+pub(super) async fn approve(
+    State(hub): State<HubHandle>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Response {
+    let request = if body.iter().all(u8::is_ascii_whitespace) {
+        api::ApproveRequest::default()
+    } else {
+        match serde_json::from_slice::<api::ApproveRequest>(&body) {
+            Ok(request) => request,
+            Err(err) => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    format!("the body must be {{\"tools\": [\"<tool>\", ...]}} or empty: {err}"),
+                );
+            }
+        }
+    };
+    match hub.approve(&id, request.tools).await {
+        Ok(approved) => Json(api::ApproveResponse {
+            server: id,
+            approved,
+        })
+        .into_response(),
+        Err(ApproveError::UnknownServer(_)) => not_found(&id),
+        Err(err @ ApproveError::NotPending { .. }) => error(StatusCode::CONFLICT, err.to_string()),
+    }
+}
+
+fn error(code: StatusCode, error: String) -> Response {
+    (code, Json(api::ErrorResponse { error })).into_response()
+}

@@ -1,0 +1,92 @@
+//! Approving tools held by their pins (see `crate::pins`): re-pin, serve the
+//! server's listing again with the approved tools back, and tell every
+//! affected session (merged and pass-through) with `list_changed`; and the
+//! lookups the control API and the gateway need about held tools.
+
+use super::HubHandle;
+use crate::config::ServerId;
+use crate::pins::{HeldDefinition, PinsError};
+
+/// Why an approval was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ApproveError {
+    #[error("no server '{0}' is configured")]
+    UnknownServer(String),
+    #[error("server '{server}': {source}")]
+    NotPending { server: String, source: PinsError },
+}
+
+impl HubHandle {
+    /// Approves `tools` of server `id` (all its held, changed and new tools
+    /// when `None`). Returns the names approved.
+    pub async fn approve(
+        &self,
+        id: &str,
+        tools: Option<Vec<String>>,
+    ) -> Result<Vec<String>, ApproveError> {
+        let upstream = self
+            .upstream(id)
+            .ok_or_else(|| ApproveError::UnknownServer(id.to_string()))?;
+        let approved = self
+            .inner
+            .pins
+            .approve(id, tools.as_deref())
+            .map_err(|source| ApproveError::NotPending {
+                server: id.to_string(),
+                source,
+            })?;
+        if let Some(caps) = upstream.reapply_pins() {
+            let versions = caps.pass_through_versions(&upstream.config().disabled_tools);
+            self.inner
+                .sessions
+                .announce_server(&upstream.id, versions, &self.inner.tasks);
+            self.rebuild_catalog();
+        } else if !approved.is_empty() && upstream.is_unverified() {
+            // Only the warm catalog is known (held tools are not in it):
+            // list the server so the approved tools come back now.
+            let hub = self.clone();
+            let id = upstream.id.clone();
+            self.inner.tasks.spawn(async move {
+                if let Err(err) = hub
+                    .refresh(&id, crate::listing::RefreshTrigger::Manual)
+                    .await
+                {
+                    tracing::warn!(server = %id, error = %err, "listing after an approval failed");
+                }
+            });
+        }
+        self.publish_snapshot();
+        Ok(approved)
+    }
+
+    /// Both definitions of each held or changed tool of server `id`;
+    /// `None` for a server not configured.
+    pub fn held_definitions(&self, id: &str) -> Option<Vec<HeldDefinition>> {
+        self.upstream(id)?;
+        Some(self.inner.pins.definitions(id))
+    }
+
+    /// The server and tool a merged tool name would lead to if its tool
+    /// were not held (only asked after a name was not found).
+    pub(crate) fn held_tool(&self, exposed: &str) -> Option<(ServerId, String)> {
+        self.inner.registry.enabled().into_iter().find_map(|u| {
+            let config = u.config();
+            let prefix = config.prefix();
+            self.inner
+                .pins
+                .held_names(u.id.as_str())
+                .into_iter()
+                .find(|name| {
+                    if prefix.is_empty() {
+                        name == exposed
+                    } else {
+                        exposed
+                            .strip_prefix(prefix)
+                            .and_then(|rest| rest.strip_prefix("__"))
+                            == Some(name.as_str())
+                    }
+                })
+                .map(|name| (u.id.clone(), name))
+        })
+    }
+}

@@ -1,0 +1,660 @@
+//! Tool pinning: the first definition seen of each tool is trusted, and a
+//! later change of it is held back until someone approves it.
+//!
+//! A tool's description is an instruction to the model, so a server that
+//! changes it after it was trusted ("rug pull") can steer the agent. [`Pins`]
+//! keeps, per server id and tool name, the approved definition and a SHA-256
+//! over its canonical JSON (name, title, description, input and output
+//! schema, annotations; object keys sorted). Every listing of a server passes
+//! through [`Pins::apply`] before anything serves it (the upstream calls it
+//! where a listing lands, so the merged catalog, the pass-through lists, the
+//! fast path's prepared bytes, search and the snapshot all agree):
+//! - a tool never seen is pinned; on a server that had pins already it is
+//!   also flagged new until approved;
+//! - a tool whose hash differs from its pin is "changed": with
+//!   `toolPinning: "hold"` (the default) it is left out of the listing (held),
+//!   with `"warn"` it stays listed and is only reported; `"off"` compares and
+//!   stores nothing;
+//! - [`Pins::approve`] re-pins held or changed tools to what the server lists
+//!   now; the caller then re-applies the pins to the server's raw listing.
+//!
+//! The pins live in `pins.json` in the state directory (beside the warm
+//! catalog), `0600`, written atomically and debounced by [`save_loop`]. A
+//! missing file is a first run; an unreadable one is reported in the log and
+//! replaced by fresh pins, never a failure of the hub. Without a file (an
+//! embedded hub), pins last as long as the process.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::SystemTime;
+
+use rmcp::model::Tool;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::ToolPinning;
+use crate::listing::Capabilities;
+use crate::snapshot::timestamp;
+
+pub use switchboard_api::{HeldDefinition, HeldTool};
+
+/// The on-disk format version; a file with another version starts afresh.
+const VERSION: u32 = 1;
+
+/// Why an approval was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PinsError {
+    /// Named tools that are neither held, changed nor new.
+    #[error("nothing to approve for {}: not held, changed or new", quoted(.0))]
+    NotPending(Vec<String>),
+}
+
+fn quoted(names: &[String]) -> String {
+    let list: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+    list.join(", ")
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct File {
+    version: u32,
+    #[serde(default)]
+    servers: BTreeMap<String, ServerPins>,
+}
+
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ServerPins {
+    /// Approved definitions by tool name.
+    #[serde(default)]
+    tools: BTreeMap<String, Pin>,
+    /// Tools whose listed definition differs from their pin.
+    #[serde(default)]
+    changed: BTreeMap<String, Changed>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Pin {
+    hash: String,
+    definition: Tool,
+    pinned_at: SystemTime,
+    /// First seen after the server's first listing, not approved yet.
+    #[serde(default)]
+    new: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Changed {
+    hash: String,
+    definition: Tool,
+    change: String,
+    since: SystemTime,
+}
+
+/// The pins of every server, and what changed since.
+pub struct Pins {
+    mode: ToolPinning,
+    path: Option<PathBuf>,
+    file: Mutex<File>,
+    /// How many tools are held now: lets the per-call check skip the lock
+    /// while nothing is held.
+    held: AtomicUsize,
+    /// Wakes [`save_loop`].
+    dirty: tokio::sync::Notify,
+}
+
+impl Pins {
+    /// Pins read from `path` (`None`: in memory only), applied per `mode`.
+    pub fn open(mode: ToolPinning, path: Option<PathBuf>) -> Self {
+        let file = match (&path, mode) {
+            (Some(path), ToolPinning::Hold | ToolPinning::Warn) => load(path),
+            _ => File::default(),
+        };
+        let pins = Self {
+            mode,
+            path,
+            file: Mutex::new(file),
+            held: AtomicUsize::new(0),
+            dirty: tokio::sync::Notify::new(),
+        };
+        pins.count_held(&pins.lock());
+        pins
+    }
+
+    fn lock(&self) -> MutexGuard<'_, File> {
+        self.file.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn count_held(&self, file: &File) {
+        let held = if self.mode == ToolPinning::Hold {
+            file.servers.values().map(|s| s.changed.len()).sum()
+        } else {
+            0
+        };
+        self.held.store(held, Ordering::Relaxed);
+    }
+
+    fn changed_file(&self, file: &File) {
+        self.count_held(file);
+        self.dirty.notify_one();
+    }
+
+    /// Compares `server`'s listing with its pins (pinning tools never seen)
+    /// and returns what may be served: the same listing when nothing is held,
+    /// else a copy without the held tools. `real` is false for a listing
+    /// loaded from the warm catalog: it cannot tell that a tool is gone.
+    pub fn apply(&self, server: &str, caps: Arc<Capabilities>, real: bool) -> Arc<Capabilities> {
+        if self.mode == ToolPinning::Off {
+            return caps;
+        }
+        let mut file = self.lock();
+        let known = file
+            .servers
+            .get(server)
+            .is_some_and(|s| !s.tools.is_empty());
+        let entry = file.servers.entry(server.to_string()).or_default();
+        let mut modified = false;
+        let mut withheld = Vec::new();
+        let now = SystemTime::now();
+        for tool in &caps.tools {
+            let name = tool.name.as_ref();
+            let hash = tool_hash(tool);
+            match entry.tools.get(name) {
+                None => {
+                    if known {
+                        tracing::info!(%server, tool = %name, "new tool; pinned and flagged new");
+                    }
+                    entry.tools.insert(
+                        name.to_string(),
+                        Pin {
+                            hash,
+                            definition: tool.clone(),
+                            pinned_at: now,
+                            new: known,
+                        },
+                    );
+                    modified = true;
+                }
+                Some(pin) if pin.hash == hash => {
+                    if entry.changed.remove(name).is_some() {
+                        modified = true;
+                    }
+                }
+                Some(pin) => {
+                    let fresh = entry.changed.get(name).is_none_or(|c| c.hash != hash);
+                    if fresh {
+                        let change = describe_change(&pin.definition, tool);
+                        let since = entry.changed.get(name).map_or(now, |c| c.since);
+                        if self.mode == ToolPinning::Hold {
+                            tracing::warn!(%server, tool = %name, %change, "tool definition changed; held until approved");
+                        } else {
+                            tracing::warn!(%server, tool = %name, %change, "tool definition changed since it was approved");
+                        }
+                        entry.changed.insert(
+                            name.to_string(),
+                            Changed {
+                                hash,
+                                definition: tool.clone(),
+                                change,
+                                since,
+                            },
+                        );
+                        modified = true;
+                    }
+                    if self.mode == ToolPinning::Hold {
+                        withheld.push(name.to_string());
+                    }
+                }
+            }
+        }
+        if real {
+            let before = entry.changed.len();
+            entry
+                .changed
+                .retain(|name, _| caps.tools.iter().any(|t| t.name.as_ref() == name));
+            modified |= entry.changed.len() != before;
+        }
+        if modified {
+            self.changed_file(&file);
+        }
+        drop(file);
+        if withheld.is_empty() {
+            return caps;
+        }
+        let mut kept = (*caps).clone();
+        kept.tools
+            .retain(|t| !withheld.iter().any(|w| w == t.name.as_ref()));
+        kept.hashes = kept.compute_hashes();
+        Arc::new(kept)
+    }
+
+    /// Whether `server`'s tool `name` is held now (cheap while none is).
+    pub fn is_held(&self, server: &str, name: &str) -> bool {
+        if self.held.load(Ordering::Relaxed) == 0 {
+            return false;
+        }
+        self.lock()
+            .servers
+            .get(server)
+            .is_some_and(|s| s.changed.contains_key(name))
+    }
+
+    /// The names of `server`'s held tools (none unless the mode is `hold`).
+    pub fn held_names(&self, server: &str) -> Vec<String> {
+        if self.held.load(Ordering::Relaxed) == 0 {
+            return Vec::new();
+        }
+        self.lock()
+            .servers
+            .get(server)
+            .map(|s| s.changed.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// `server`'s held tools, changed (listed) tools and new tools, for the
+    /// snapshot.
+    pub fn status(&self, server: &str) -> (Vec<HeldTool>, Vec<HeldTool>, Vec<String>) {
+        if self.mode == ToolPinning::Off {
+            return Default::default();
+        }
+        let file = self.lock();
+        let Some(entry) = file.servers.get(server) else {
+            return Default::default();
+        };
+        let changed: Vec<HeldTool> = entry
+            .changed
+            .iter()
+            .map(|(name, c)| HeldTool {
+                name: name.clone(),
+                change: c.change.clone(),
+                since: timestamp(c.since),
+            })
+            .collect();
+        let new = entry
+            .tools
+            .iter()
+            .filter(|(_, p)| p.new)
+            .map(|(n, _)| n.clone())
+            .collect();
+        match self.mode {
+            ToolPinning::Hold => (changed, Vec::new(), new),
+            _ => (Vec::new(), changed, new),
+        }
+    }
+
+    /// Both definitions of each of `server`'s held or changed tools.
+    pub fn definitions(&self, server: &str) -> Vec<HeldDefinition> {
+        if self.mode == ToolPinning::Off {
+            return Vec::new();
+        }
+        let file = self.lock();
+        let Some(entry) = file.servers.get(server) else {
+            return Vec::new();
+        };
+        entry
+            .changed
+            .iter()
+            .map(|(name, c)| HeldDefinition {
+                name: name.clone(),
+                change: c.change.clone(),
+                since: timestamp(c.since),
+                held: self.mode == ToolPinning::Hold,
+                approved: entry
+                    .tools
+                    .get(name)
+                    .and_then(|p| serde_json::to_value(&p.definition).ok())
+                    .unwrap_or(Value::Null),
+                current: serde_json::to_value(&c.definition).unwrap_or(Value::Null),
+            })
+            .collect()
+    }
+
+    /// Approves `tools` of `server` (all of its held, changed and new tools
+    /// when `None`): re-pins them to their current definitions. Returns the
+    /// names approved; a named tool with nothing to approve refuses the
+    /// whole request.
+    pub fn approve(
+        &self,
+        server: &str,
+        tools: Option<&[String]>,
+    ) -> Result<Vec<String>, PinsError> {
+        let mut file = self.lock();
+        let Some(entry) = file.servers.get_mut(server) else {
+            return match tools {
+                Some(names) if !names.is_empty() => Err(PinsError::NotPending(names.to_vec())),
+                _ => Ok(Vec::new()),
+            };
+        };
+        let pending = |name: &str, entry: &ServerPins| {
+            entry.changed.contains_key(name) || entry.tools.get(name).is_some_and(|p| p.new)
+        };
+        let names: Vec<String> = match tools {
+            Some(names) => {
+                let missing: Vec<String> = names
+                    .iter()
+                    .filter(|n| !pending(n, entry))
+                    .cloned()
+                    .collect();
+                if !missing.is_empty() {
+                    return Err(PinsError::NotPending(missing));
+                }
+                names.to_vec()
+            }
+            None => entry
+                .tools
+                .keys()
+                .chain(entry.changed.keys())
+                .filter(|n| pending(n, entry))
+                .cloned()
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect(),
+        };
+        let now = SystemTime::now();
+        for name in &names {
+            if let Some(changed) = entry.changed.remove(name) {
+                entry.tools.insert(
+                    name.clone(),
+                    Pin {
+                        hash: changed.hash,
+                        definition: changed.definition,
+                        pinned_at: now,
+                        new: false,
+                    },
+                );
+            } else if let Some(pin) = entry.tools.get_mut(name) {
+                pin.new = false;
+            }
+        }
+        if !names.is_empty() {
+            tracing::info!(%server, tools = ?names, "tools approved");
+            self.changed_file(&file);
+        }
+        Ok(names)
+    }
+
+    /// The file's bytes now, if it is kept in a file.
+    fn encode(&self) -> Option<(PathBuf, Vec<u8>)> {
+        let path = self.path.clone()?;
+        let mut file = self.lock();
+        file.version = VERSION;
+        let bytes = serde_json::to_vec(&*file).ok()?;
+        Some((path, bytes))
+    }
+}
+
+/// Writes the pins after changes (debounced) and once more at shutdown.
+pub async fn save_loop(pins: Arc<Pins>, cancel: CancellationToken) {
+    if pins.path.is_none() || pins.mode == ToolPinning::Off {
+        return;
+    }
+    loop {
+        let stop = tokio::select! {
+            () = pins.dirty.notified() => false,
+            () = cancel.cancelled() => true,
+        };
+        if !stop {
+            tokio::select! {
+                () = tokio::time::sleep(crate::persist::SAVE_DEBOUNCE) => {}
+                () = cancel.cancelled() => {}
+            }
+        }
+        if let Some((path, bytes)) = pins.encode() {
+            let written = path
+                .parent()
+                .map_or(Ok(()), crate::util::files::own_dir)
+                .and_then(|()| {
+                    crate::util::files::write_atomic(
+                        &path,
+                        &bytes,
+                        crate::util::files::FileMode::Private,
+                    )
+                });
+            if let Err(err) = written {
+                tracing::warn!(path = %path.display(), %err, "cannot save the tool pins");
+            }
+        }
+        if stop {
+            break;
+        }
+    }
+}
+
+fn load(path: &Path) -> File {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return File::default(),
+        Err(err) => {
+            tracing::warn!(path = %path.display(), %err, "cannot read the tool pins; starting with none (every tool is trusted as first seen)");
+            return File::default();
+        }
+    };
+    match serde_json::from_slice::<File>(&bytes) {
+        Ok(file) if file.version == VERSION => file,
+        Ok(file) => {
+            tracing::warn!(path = %path.display(), version = file.version, "tool pins of another version; starting with none");
+            File::default()
+        }
+        Err(err) => {
+            tracing::warn!(path = %path.display(), %err, "tool pins file is unreadable; starting with none (every tool is trusted as first seen)");
+            File::default()
+        }
+    }
+}
+
+/// The parts of a tool that are pinned, as canonical JSON values.
+fn pinned_parts(tool: &Tool) -> [(&'static str, Value); 6] {
+    let value = |v: Option<Value>| canonical(v.unwrap_or(Value::Null));
+    [
+        ("name", Value::String(tool.name.to_string())),
+        ("title", value(tool.title.clone().map(Value::String))),
+        (
+            "description",
+            value(
+                tool.description
+                    .as_ref()
+                    .map(|d| Value::String(d.to_string())),
+            ),
+        ),
+        (
+            "input schema",
+            value(serde_json::to_value(&*tool.input_schema).ok()),
+        ),
+        (
+            "output schema",
+            value(
+                tool.output_schema
+                    .as_ref()
+                    .and_then(|s| serde_json::to_value(&**s).ok()),
+            ),
+        ),
+        (
+            "annotations",
+            value(
+                tool.annotations
+                    .as_ref()
+                    .and_then(|a| serde_json::to_value(a).ok()),
+            ),
+        ),
+    ]
+}
+
+/// SHA-256 (hex) of the pinned parts of `tool`, keys sorted.
+pub fn tool_hash(tool: &Tool) -> String {
+    let object: serde_json::Map<String, Value> = pinned_parts(tool)
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    let text = serde_json::to_string(&canonical(Value::Object(object))).unwrap_or_default();
+    let digest = Sha256::digest(text.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Which pinned parts differ between `old` and `new`, e.g. `description, input schema`.
+fn describe_change(old: &Tool, new: &Tool) -> String {
+    let parts: Vec<&str> = pinned_parts(old)
+        .into_iter()
+        .zip(pinned_parts(new))
+        .filter(|((_, a), (_, b))| a != b)
+        .map(|((name, _), _)| name)
+        .collect();
+    if parts.is_empty() {
+        "definition".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// `value` with every object's keys sorted.
+fn canonical(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k, canonical(v)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(canonical).collect()),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::listing::RefreshTrigger;
+    use serde_json::json;
+
+    fn tool(name: &str, description: &str) -> Tool {
+        serde_json::from_value(json!({
+            "name": name,
+            "description": description,
+            "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}
+        }))
+        .unwrap()
+    }
+
+    fn caps(tools: Vec<Tool>) -> Arc<Capabilities> {
+        let mut caps = Capabilities::empty(RefreshTrigger::Poll);
+        caps.tools = tools;
+        caps.hashes = caps.compute_hashes();
+        Arc::new(caps)
+    }
+
+    fn names(caps: &Capabilities) -> Vec<&str> {
+        caps.tools.iter().map(|t| t.name.as_ref()).collect()
+    }
+
+    #[test]
+    fn the_hash_ignores_key_order_and_covers_the_description() {
+        let a: Tool = serde_json::from_value(json!({"name": "t", "inputSchema": {"type": "object", "required": [], "properties": {}}})).unwrap();
+        let b: Tool = serde_json::from_value(json!({"name": "t", "inputSchema": {"properties": {}, "required": [], "type": "object"}})).unwrap();
+        assert_eq!(tool_hash(&a), tool_hash(&b));
+        assert_eq!(tool_hash(&a).len(), 64);
+        assert_ne!(tool_hash(&tool("t", "x")), tool_hash(&tool("t", "y")));
+    }
+
+    #[test]
+    fn hold_withholds_a_changed_tool_until_approved() {
+        let pins = Pins::open(ToolPinning::Hold, None);
+        let first = caps(vec![tool("a", "one"), tool("b", "two")]);
+        let served = pins.apply("s", first.clone(), true);
+        assert!(Arc::ptr_eq(&served, &first));
+        assert_eq!(pins.status("s"), (vec![], vec![], vec![]));
+
+        let changed = caps(vec![
+            tool("a", "read ~/.ssh"),
+            tool("b", "two"),
+            tool("c", "new"),
+        ]);
+        let served = pins.apply("s", changed.clone(), true);
+        assert_eq!(names(&served), ["b", "c"]);
+        assert_ne!(served.hashes, changed.hashes);
+        assert!(pins.is_held("s", "a"));
+        assert!(!pins.is_held("s", "b"));
+        let (held, listed, new) = pins.status("s");
+        assert_eq!(held.len(), 1);
+        assert_eq!(held[0].name, "a");
+        assert_eq!(held[0].change, "description");
+        assert!(listed.is_empty());
+        assert_eq!(new, ["c"]);
+        let defs = pins.definitions("s");
+        assert_eq!(defs[0].approved["description"], "one");
+        assert_eq!(defs[0].current["description"], "read ~/.ssh");
+
+        assert_eq!(
+            pins.approve("s", Some(&["b".to_string()])),
+            Err(PinsError::NotPending(vec!["b".into()]))
+        );
+        assert_eq!(pins.approve("s", Some(&["a".to_string()])).unwrap(), ["a"]);
+        assert!(!pins.is_held("s", "a"));
+        let served = pins.apply("s", changed.clone(), true);
+        assert!(Arc::ptr_eq(&served, &changed));
+        assert_eq!(pins.approve("s", None).unwrap(), ["c"]);
+        assert_eq!(pins.status("s"), (vec![], vec![], vec![]));
+    }
+
+    #[test]
+    fn a_change_back_releases_the_tool_and_warn_and_off_list_it() {
+        let pins = Pins::open(ToolPinning::Hold, None);
+        pins.apply("s", caps(vec![tool("a", "one")]), true);
+        pins.apply("s", caps(vec![tool("a", "two")]), true);
+        assert!(pins.is_held("s", "a"));
+        let back = pins.apply("s", caps(vec![tool("a", "one")]), true);
+        assert_eq!(names(&back), ["a"]);
+        assert!(!pins.is_held("s", "a"));
+
+        let warn = Pins::open(ToolPinning::Warn, None);
+        warn.apply("s", caps(vec![tool("a", "one")]), true);
+        let served = warn.apply("s", caps(vec![tool("a", "two")]), true);
+        assert_eq!(names(&served), ["a"]);
+        assert!(!warn.is_held("s", "a"));
+        let (held, listed, _) = warn.status("s");
+        assert!(held.is_empty());
+        assert_eq!(listed[0].name, "a");
+
+        let off = Pins::open(ToolPinning::Off, None);
+        off.apply("s", caps(vec![tool("a", "one")]), true);
+        let served = off.apply("s", caps(vec![tool("a", "two")]), true);
+        assert_eq!(names(&served), ["a"]);
+        assert_eq!(off.status("s"), (vec![], vec![], vec![]));
+    }
+
+    #[tokio::test]
+    async fn pins_survive_in_their_file_and_a_corrupt_file_starts_fresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state").join("pins.json");
+        let pins = Arc::new(Pins::open(ToolPinning::Hold, Some(path.clone())));
+        let cancel = CancellationToken::new();
+        let saver = tokio::spawn(save_loop(pins.clone(), cancel.clone()));
+        pins.apply("s", caps(vec![tool("a", "one")]), true);
+        pins.apply("s", caps(vec![tool("a", "two")]), true);
+        cancel.cancel();
+        saver.await.unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let again = Pins::open(ToolPinning::Hold, Some(path.clone()));
+        assert!(again.is_held("s", "a"));
+        let served = again.apply("s", caps(vec![tool("a", "two")]), true);
+        assert!(served.tools.is_empty());
+
+        std::fs::write(&path, "{ not json").unwrap();
+        let fresh = Pins::open(ToolPinning::Hold, Some(path));
+        assert!(!fresh.is_held("s", "a"));
+        let served = fresh.apply("s", caps(vec![tool("a", "two")]), true);
+        assert_eq!(names(&served), ["a"]);
+    }
+}

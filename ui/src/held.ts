@@ -1,0 +1,217 @@
+// Tool pinning in the dashboard (see docs/security.md, "Tool pinning"): per
+// server, the tools held (or, with toolPinning "warn", listed) although their
+// definition changed since it was approved, a line diff of the approved and
+// the current definition, and an Approve button; and the new tools.
+
+import { html, nothing, type TemplateResult } from 'lit-html';
+import { ApiError, describeFailure } from './api';
+import type { ApproveResponse, HeldDefinition, HeldResponse, HeldTool, HubSnapshot } from './api.gen';
+
+/** What the page knows about one server's pins. */
+export interface ServerPins {
+  held: HeldTool[];
+  changed: HeldTool[];
+  newTools: string[];
+  /** Both definitions of each held or changed tool, once loaded. */
+  defs: HeldDefinition[] | null;
+  /** Why the definitions could not be loaded. */
+  defsError: string | null;
+}
+
+export interface DiffLine {
+  kind: 'same' | 'removed' | 'added';
+  text: string;
+}
+
+/** `value` as JSON with object keys sorted and two-space indentation. */
+export function canonicalJson(value: unknown): string {
+  const sort = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sort);
+    if (v && typeof v === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(v).sort()) out[key] = sort((v as Record<string, unknown>)[key]);
+      return out;
+    }
+    return v;
+  };
+  return JSON.stringify(sort(value), null, 2) ?? 'null';
+}
+
+/** Most lines compared with a full diff; beyond it, all old lines then all new ones. */
+const MAX_CELLS = 250_000;
+
+/** A line diff (longest common subsequence) of two texts. */
+export function diffLines(before: string, after: string): DiffLine[] {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  if (a.length * b.length > MAX_CELLS) {
+    return [
+      ...a.map((text) => ({ kind: 'removed' as const, text })),
+      ...b.map((text) => ({ kind: 'added' as const, text })),
+    ];
+  }
+  // lcs[i][j]: length of the longest common subsequence of a[i..] and b[j..].
+  const lcs: number[][] = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+  for (let i = a.length - 1; i >= 0; i--) {
+    for (let j = b.length - 1; j >= 0; j--) {
+      lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+    }
+  }
+  const out: DiffLine[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      out.push({ kind: 'same', text: a[i]! });
+      i++;
+      j++;
+    } else if (lcs[i + 1]![j]! >= lcs[i]![j + 1]!) {
+      out.push({ kind: 'removed', text: a[i]! });
+      i++;
+    } else {
+      out.push({ kind: 'added', text: b[j]! });
+      j++;
+    }
+  }
+  while (i < a.length) out.push({ kind: 'removed', text: a[i++]! });
+  while (j < b.length) out.push({ kind: 'added', text: b[j++]! });
+  return out;
+}
+
+/** The diff of a held tool's approved and current definition. */
+export function definitionDiff(def: HeldDefinition): DiffLine[] {
+  return diffLines(canonicalJson(def.approved), canonicalJson(def.current));
+}
+
+/** Each server's pins from the snapshot, with the definitions loaded so far. */
+export function pinsOf(
+  snapshot: HubSnapshot,
+  defs: ReadonlyMap<string, HeldDefinition[]>,
+  errors: ReadonlyMap<string, string> = new Map(),
+): Map<string, ServerPins> {
+  const out = new Map<string, ServerPins>();
+  for (const s of snapshot.servers) {
+    const held = s.heldTools ?? [];
+    const changed = s.changedTools ?? [];
+    const newTools = s.newTools ?? [];
+    if (held.length + changed.length + newTools.length === 0) continue;
+    out.set(s.id, { held, changed, newTools, defs: defs.get(s.id) ?? null, defsError: errors.get(s.id) ?? null });
+  }
+  return out;
+}
+
+/** A key that changes whenever a server's held or changed tools do (to reload their definitions). */
+export function pinsKey(p: ServerPins): string {
+  return [...p.held, ...p.changed].map((t) => `${t.name}@${t.since}:${t.change}`).join('|');
+}
+
+async function send<T>(method: 'GET' | 'POST', path: string, action: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(`api/v1/${path}`, {
+      method,
+      headers: body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' },
+      body: body === undefined ? null : JSON.stringify(body),
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiError(describeFailure(action, null, null), null);
+  }
+  let answer: unknown = null;
+  try {
+    answer = await response.json();
+  } catch {
+    answer = null;
+  }
+  if (!response.ok) throw new ApiError(describeFailure(action, response.status, answer), response.status);
+  return answer as T;
+}
+
+const enc = encodeURIComponent;
+
+export const heldApi = {
+  held: (id: string) => send<HeldResponse>('GET', `servers/${enc(id)}/held`, `read the changed tools of ${id}`),
+  approve: (id: string, tools: string[] | null) =>
+    send<ApproveResponse>(
+      'POST',
+      `servers/${enc(id)}/approve`,
+      `approve ${tools ? tools.join(', ') : 'the tools'} of ${id}`,
+      tools ? { tools } : {},
+    ),
+};
+
+function diffView(def: HeldDefinition): TemplateResult {
+  const sign = { same: ' ', removed: '−', added: '+' } as const;
+  return html`<pre class="diff" data-testid="held-diff" aria-label=${`Approved and current definition of ${def.name}`}>${definitionDiff(def).map(
+    (line) => html`<span class="diff-${line.kind}">${sign[line.kind]} ${line.text}\n</span>`,
+  )}</pre>`;
+}
+
+function toolBlock(
+  id: string,
+  tool: HeldTool,
+  held: boolean,
+  p: ServerPins,
+  busy: ReadonlySet<string>,
+  approve: (id: string, tools: string[] | null) => void,
+): TemplateResult {
+  const def = p.defs?.find((d) => d.name === tool.name) ?? null;
+  const key = `approve:${id}:${tool.name}`;
+  return html`<details class="held-tool" data-tool=${tool.name} ?open=${held}>
+    <summary>
+      <b>${tool.name}</b>: ${tool.change} changed since it was approved
+      ${held ? html`<span class="badge held-badge">Held</span>` : html`<span class="badge">Changed</span>`}
+      <time class="muted" datetime=${tool.since}>${tool.since}</time>
+    </summary>
+    ${def
+      ? diffView(def)
+      : p.defsError
+        ? html`<p class="error-text">${p.defsError}</p>`
+        : html`<p class="muted">Loading the definitions…</p>`}
+    <button
+      type="button"
+      class="small primary"
+      data-action="approve"
+      aria-label=${`Approve ${tool.name} of ${id}`}
+      ?disabled=${busy.has(key)}
+      @click=${() => approve(id, [tool.name])}
+    >
+      ${busy.has(key) ? 'Approving…' : 'Approve'}
+    </button>
+  </details>`;
+}
+
+/** The pins part of a server's detail row; nothing when there is none. */
+export function heldBlock(
+  id: string,
+  p: ServerPins | undefined,
+  busy: ReadonlySet<string>,
+  approve: (id: string, tools: string[] | null) => void,
+): TemplateResult | typeof nothing {
+  if (!p) return nothing;
+  const count = p.held.length;
+  return html`<div class="held" data-testid="held">
+    ${count > 0
+      ? html`<div class="held-summary">
+          ${count === 1 ? '1 tool is' : `${count} tools are`} held: ${count === 1 ? 'its' : 'their'} definition changed since
+          you approved it. Clients do not see ${count === 1 ? 'it' : 'them'} until you approve.
+        </div>`
+      : nothing}
+    ${p.held.map((t) => toolBlock(id, t, true, p, busy, approve))}
+    ${p.changed.map((t) => toolBlock(id, t, false, p, busy, approve))}
+    ${p.newTools.length > 0
+      ? html`<div class="new-tools" data-testid="new-tools">
+          New tools: ${p.newTools.join(', ')}
+          <button
+            type="button"
+            class="small"
+            aria-label=${`Approve the new tools of ${id}`}
+            ?disabled=${busy.has(`approve:${id}:${p.newTools.join(',')}`)}
+            @click=${() => approve(id, p.newTools)}
+          >
+            Mark as seen
+          </button>
+        </div>`
+      : nothing}
+  </div>`;
+}
