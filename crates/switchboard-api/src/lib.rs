@@ -12,9 +12,11 @@
 //!
 //! This crate depends on serde only, so every layer can use it.
 
+mod activity;
 mod control;
 mod snapshot;
 
+pub use activity::{ActivityEntry, ActivityOutcome, ActivityResponse};
 pub use control::{
     AuthErrorDetail, AuthFailure, DashboardLink, ErrorResponse, LogLine, LoginResponse,
     LogoutResponse, LogsResponse, RefreshAllResponse, RefreshResult, ReloadResponse, WireDuration,

@@ -43,6 +43,9 @@ pub fn render() -> String {
         decl::<AuthErrorDetail>(),
         decl::<WireDuration>(),
         decl::<DashboardLink>(),
+        decl::<ActivityResponse>(),
+        decl::<ActivityEntry>(),
+        decl::<ActivityOutcome>(),
     ];
     for decl in decls {
         out.push('\n');

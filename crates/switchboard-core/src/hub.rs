@@ -108,6 +108,8 @@ struct HubInner {
     catalog_changed: Arc<tokio::sync::Notify>,
     /// Where the warm catalog is kept (`None` disables it).
     warm_catalog: Option<PathBuf>,
+    /// The activity log's recorder (see `crate::activity`).
+    activity: Arc<crate::activity::Activity>,
     /// Each server's one cold-start wait for list requests (see
     /// [`HubHandle::merged_catalog`]): the fingerprint it was set for and
     /// when it ends.
@@ -178,6 +180,10 @@ pub struct HubOptions {
     /// [`crate::persist::state_dir`]`/control-token`); `None` keeps a new
     /// one in memory only (then only in-process callers have it).
     pub control_token: Option<PathBuf>,
+    /// Keep the activity log in this file (normally
+    /// [`crate::persist::state_dir`]`/activity.jsonl`); `None` keeps the
+    /// newest calls in memory only.
+    pub activity_log: Option<PathBuf>,
 }
 
 /// A hub whose listener is open but which is not serving yet.
@@ -243,6 +249,10 @@ impl Hub {
             poller_wake: Arc::new(tokio::sync::Notify::new()),
             catalog_changed: Arc::new(tokio::sync::Notify::new()),
             warm_catalog: options.warm_catalog,
+            activity: Arc::new(crate::activity::Activity::new(
+                options.activity_log,
+                &settings,
+            )),
             cold_deadlines: Mutex::new(std::collections::HashMap::new()),
             registry: Registry::default(),
             catalog: RwLock::new(Arc::new(Catalog::default())),
@@ -351,6 +361,9 @@ impl Hub {
             inner.poller_wake.clone(),
             inner.cancel.child_token(),
         ));
+        inner
+            .tasks
+            .spawn(inner.activity.clone().run(inner.cancel.child_token()));
         if let Some(path) = inner.warm_catalog.clone() {
             inner.tasks.spawn(warm::save_warm_catalog(
                 handle.clone(),
@@ -469,6 +482,11 @@ impl HubHandle {
     }
 
     /// The downstream MCP sessions.
+    /// The activity log's recorder.
+    pub(crate) fn activity(&self) -> &Arc<crate::activity::Activity> {
+        &self.inner.activity
+    }
+
     pub(crate) fn sessions(&self) -> &Sessions {
         &self.inner.sessions
     }

@@ -221,6 +221,14 @@ settings_table! {
     /// the control token (see `access`).
     allow_remote: bool = false;
         "allowRemote", "SWITCHBOARD_ALLOW_REMOTE", Switch { empty_is_false: true }, restart: false;
+    /// Record the arguments of each call in the activity log (secrets
+    /// redacted); off records only their size.
+    activity_arguments: bool = false;
+        "activityArguments", "SWITCHBOARD_ACTIVITY_ARGUMENTS", Switch { empty_is_false: true }, restart: true;
+    /// Size at which `activity.jsonl` is rotated to `activity.1.jsonl` (the
+    /// one older file kept), in bytes.
+    activity_max_bytes: u64 = 5 * 1024 * 1024;
+        "activityMaxBytes", "SWITCHBOARD_ACTIVITY_MAX_BYTES", Count { min: 1024 }, restart: true;
 }
 
 // ---------------------------------------------------------------------------
@@ -701,6 +709,8 @@ mod tests {
             ("maxConnections", "40", "40"),
             ("headerTimeoutSecs", "4", "4"),
             ("allowRemote", "true", "yes"),
+            ("activityArguments", "true", "on"),
+            ("activityMaxBytes", "4096", "4096"),
         ];
         assert_eq!(
             cases.iter().map(|c| c.0).collect::<Vec<_>>(),
@@ -854,7 +864,7 @@ mod tests {
              `cacheMaxEntries`, `pollIntervalSecs`, `startupTimeoutSecs`, `callTimeoutSecs`, \
              `coldListTimeoutMs`, `idleShutdownSecs`, `builtinTools`, `tokenStore`, \
              `maxSessions`, `sessionIdleSecs`, `maxConnections`, `headerTimeoutSecs`, \
-             `allowRemote`"
+             `allowRemote`, `activityArguments`, `activityMaxBytes`"
         );
         let (_, _, message) =
             invalid(file_settings(r#"{"listen": null, "listen": "127.0.0.1:1"}"#).unwrap_err());
