@@ -598,7 +598,7 @@ calls: Array<ActivityEntry>,
  * Calls not recorded since the hub started, because the recorder was
  * behind (its queue was full); calls never wait for the log.
  */
-dropped: bigint, };
+dropped: number, };
 
 /**
  * One recorded call.
@@ -607,7 +607,7 @@ export type ActivityEntry = {
 /**
  * Its number, counting from 1 since the hub started; `after=<seq>` asks for newer ones.
  */
-seq: bigint, 
+seq: number, 
 /**
  * When the call arrived (RFC 3339).
  */
@@ -656,11 +656,11 @@ error: string | null,
 /**
  * The size of the arguments as JSON, in bytes.
  */
-argumentBytes: bigint, 
+argumentBytes: number, 
 /**
  * The size of the result as JSON, in bytes (0 when there is none).
  */
-resultBytes: bigint, 
+resultBytes: number, 
 /**
  * The arguments as JSON text with secrets redacted; only with
  * `settings.activityArguments`.

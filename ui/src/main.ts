@@ -7,6 +7,7 @@ import { api, ApiError, follow, type Connection } from './api';
 import { ChangeTracker, dashboard } from './model';
 import { page, type Actions, type Notice, type PageState } from './render';
 import { snippets } from './snippets';
+import { emptyActivity, followActivity } from './activity';
 import type { HubSnapshot } from './api.gen';
 import './style.css';
 
@@ -28,6 +29,7 @@ const state: PageState = {
   snippets: [],
   client: 'claudeCode',
   logs: null,
+  activity: emptyActivity(),
 };
 
 function update(): void {
@@ -200,6 +202,13 @@ if (state.startupError) {
   state.connection = 'offline';
 } else {
   follow(onSnapshot, onConnection);
+  followActivity(
+    () => state.activity,
+    (next) => {
+      state.activity = next;
+      update();
+    },
+  );
 }
 
 // Relative times ("2 min ago") move on by themselves.

@@ -7,6 +7,7 @@ import type { Connection } from './api';
 import type { DashboardView, ServerRow } from './model';
 import type { Snippet } from './snippets';
 import type { LogsResponse } from './api.gen';
+import { activitySection, type ActivityState } from './activity';
 
 export interface Notice {
   kind: 'ok' | 'error';
@@ -26,6 +27,7 @@ export interface PageState {
   snippets: Snippet[];
   client: Snippet['client'];
   logs: { id: string; data: LogsResponse | null; error: string | null } | null;
+  activity: ActivityState;
 }
 
 export interface Actions {
@@ -350,6 +352,7 @@ export function page(s: PageState, a: Actions): TemplateResult {
         <h2 id="servers-h" class="sr-only">Servers</h2>
         ${table(s, a)}
       </section>
+      ${s.view ? activitySection(s.activity, Date.now()) : nothing}
       ${s.view ? connectPanel(s, a) : nothing}
     </main>
     ${logsDialog(s, a)}`;

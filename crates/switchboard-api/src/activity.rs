@@ -21,6 +21,7 @@ pub struct ActivityResponse {
     pub calls: Vec<ActivityEntry>,
     /// Calls not recorded since the hub started, because the recorder was
     /// behind (its queue was full); calls never wait for the log.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub dropped: u64,
 }
 
@@ -30,6 +31,7 @@ pub struct ActivityResponse {
 #[serde(rename_all = "camelCase")]
 pub struct ActivityEntry {
     /// Its number, counting from 1 since the hub started; `after=<seq>` asks for newer ones.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub seq: u64,
     /// When the call arrived (RFC 3339).
     pub time: String,
@@ -55,8 +57,10 @@ pub struct ActivityEntry {
     /// Why it failed (redacted), for people; null when it did not.
     pub error: Option<String>,
     /// The size of the arguments as JSON, in bytes.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub argument_bytes: u64,
     /// The size of the result as JSON, in bytes (0 when there is none).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub result_bytes: u64,
     /// The arguments as JSON text with secrets redacted; only with
     /// `settings.activityArguments`.

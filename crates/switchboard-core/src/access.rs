@@ -9,7 +9,7 @@
 //!   state-changing control request (`POST`/`PUT`/`DELETE`/... under
 //!   `/api/v1`) only from the hub's own origin (exact scheme, host and port).
 //! - State-changing control requests, and reads that may show a server's
-//!   output (`/api/v1/servers/<id>/logs`), need a credential: the control
+//!   output (`/api/v1/servers/<id>/logs`, `/api/v1/activity`), need a credential: the control
 //!   token as `Authorization: Bearer`, or the dashboard's session cookie
 //!   together with the hub's own `Origin`. Status reads stay open.
 //! - With `allowRemote`, the MCP endpoints need the bearer token too.
@@ -81,7 +81,7 @@ pub enum Kind {
     Mcp,
     /// `POST`/`PUT`/`DELETE`/`PATCH` under `/api/v1`.
     ControlWrite,
-    /// A read under `/api/v1` that may show server output (logs).
+    /// A read under `/api/v1` that may show server output (logs, activity).
     ControlPrivateRead,
     /// Other reads under `/api/v1` (status, events).
     ControlRead,
@@ -95,7 +95,8 @@ impl Kind {
             if !matches!(*method, Method::GET | Method::HEAD) {
                 return Self::ControlWrite;
             }
-            if rest.starts_with("servers/") && rest.ends_with("/logs") {
+            // The activity log shows what clients called and the errors they got.
+            if (rest.starts_with("servers/") && rest.ends_with("/logs")) || rest == "activity" {
                 return Self::ControlPrivateRead;
             }
             return Self::ControlRead;
@@ -682,6 +683,10 @@ mod tests {
         );
         assert_eq!(Kind::of(&Method::DELETE, "/api/v1/x"), Kind::ControlWrite);
         assert_eq!(Kind::of(&Method::GET, "/api/v1/status"), Kind::ControlRead);
+        assert_eq!(
+            Kind::of(&Method::GET, "/api/v1/activity"),
+            Kind::ControlPrivateRead
+        );
         assert_eq!(
             Kind::of(&Method::GET, "/api/v1/servers/a/logs"),
             Kind::ControlPrivateRead

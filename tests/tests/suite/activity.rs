@@ -249,6 +249,14 @@ async fn calls_on_every_path_are_recorded_without_their_values() {
         .await
         .calls;
     assert_eq!(after, calls[..1].to_vec());
+    let anonymous = reqwest::get(format!("{}/api/v1/activity", hub.base))
+        .await
+        .unwrap();
+    assert_eq!(
+        anonymous.status(),
+        401,
+        "the activity log needs a credential"
+    );
     let bad = hub.get("/api/v1/activity?limit=many").await;
     assert!(bad["error"].as_str().unwrap().contains("`limit`"), "{bad}");
 
