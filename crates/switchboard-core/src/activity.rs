@@ -10,7 +10,9 @@
 //! `settings.activityArguments`, argument values redacted), keeps the newest
 //! [`RING`] in memory for `GET /api/v1/activity`, and appends them to
 //! `activity.jsonl` (`0600`, in the state directory), rotated at
-//! `settings.activityMaxBytes` to `activity.1.jsonl` (see `activity/file.rs`).
+//! `settings.activityMaxBytes` to `activity.1.jsonl` (see `activity/file.rs`);
+//! with `settings.otlpEndpoint` it also exports each call as an
+//! OpenTelemetry span and counts it in the hub's metrics (`activity/otlp.rs`).
 //!
 //! Invariant: no argument or result value reaches an entry unless the
 //! setting is on, and then only after [`redact_value`].
@@ -32,8 +34,10 @@ use crate::config::{ServerId, Settings};
 use crate::util::redact;
 
 mod file;
+mod otlp;
 
 use file::LogFile;
+use otlp::Otlp;
 
 /// Records waiting for the writer at most; more are dropped and counted.
 pub(crate) const QUEUE: usize = 4096;
@@ -118,6 +122,8 @@ pub(crate) struct Activity {
     arguments: bool,
     /// `activity.jsonl` and its rotation size; `None` keeps memory only.
     file: Option<(PathBuf, u64)>,
+    /// `settings.otlpEndpoint`.
+    otlp_endpoint: Option<String>,
 }
 
 impl Activity {
@@ -135,6 +141,7 @@ impl Activity {
             }),
             arguments: settings.activity_arguments,
             file: path.map(|p| (p, settings.activity_max_bytes)),
+            otlp_endpoint: settings.otlp_endpoint.clone(),
         }
     }
 
@@ -177,6 +184,19 @@ impl Activity {
             .file
             .as_ref()
             .map(|(path, max)| LogFile::new(path.clone(), *max));
+        let otlp = self
+            .otlp_endpoint
+            .as_deref()
+            .and_then(|endpoint| match Otlp::start(endpoint) {
+                Ok(otlp) => {
+                    tracing::info!(endpoint, "exporting calls and metrics over OTLP/HTTP");
+                    Some(otlp)
+                }
+                Err(err) => {
+                    tracing::warn!(endpoint, error = %err, "OTLP export is off");
+                    None
+                }
+            });
         let mut reported_drops = 0;
         loop {
             let first = tokio::select! {
@@ -184,10 +204,10 @@ impl Activity {
                 () = cancel.cancelled() => None,
             };
             let Some(first) = first else { break };
-            self.write(first, file.as_mut());
+            self.write(first, file.as_mut(), otlp.as_ref());
             // Whatever else is queued goes out in the same write.
             while let Ok(record) = rx.try_recv() {
-                self.write(record, file.as_mut());
+                self.write(record, file.as_mut(), otlp.as_ref());
             }
             if let Some(file) = file.as_mut() {
                 file.flush();
@@ -202,15 +222,22 @@ impl Activity {
             }
         }
         while let Ok(record) = rx.try_recv() {
-            self.write(record, file.as_mut());
+            self.write(record, file.as_mut(), otlp.as_ref());
         }
         if let Some(file) = file.as_mut() {
             file.flush();
         }
+        if let Some(otlp) = otlp {
+            // Shutting down waits for the exporters' last requests, which run
+            // on this runtime: not on one of its threads.
+            let _ = tokio::task::spawn_blocking(move || otlp.shutdown()).await;
+        }
     }
 
-    /// Turns a record into an entry, keeps it in the ring and appends it.
-    fn write(&self, record: CallRecord, file: Option<&mut LogFile>) {
+    /// Turns a record into an entry, keeps it in the ring, appends it and
+    /// exports it.
+    fn write(&self, record: CallRecord, file: Option<&mut LogFile>, otlp: Option<&Otlp>) {
+        let at = record.at;
         let entry = {
             let mut ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
             let entry = entry(record, ring.next_seq);
@@ -226,6 +253,9 @@ impl Activity {
         {
             line.push(b'\n');
             file.append(&line);
+        }
+        if let Some(otlp) = otlp {
+            otlp.export(&entry, at);
         }
     }
 }

@@ -5,7 +5,8 @@
 //! `switchboard activity` show; that argument values, secrets above all,
 //! stay out of the API and of every file in the state directory unless
 //! `activityArguments` is on (and then secrets are redacted); the file's
-//! mode; and its rotation.
+//! mode; its rotation; and the OpenTelemetry export to a receiver the test
+//! runs.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -429,5 +430,130 @@ async fn the_log_file_rotates_at_its_limit_keeping_one_older_file() {
     let last = std::fs::read_to_string(&current).unwrap();
     let last: ActivityEntry = serde_json::from_str(last.lines().last().unwrap()).unwrap();
     assert_eq!(last.seq, CALLS as u64);
+    assert_eq!(hub.terminate().await, Some(0));
+}
+
+/// What an OTLP/HTTP receiver on 127.0.0.1 got: (path, JSON body) per request.
+type Received = std::sync::Arc<std::sync::Mutex<Vec<(String, Value)>>>;
+
+/// Starts an OTLP/HTTP (JSON) receiver; returns its base URL.
+async fn otlp_receiver(received: Received) -> String {
+    use axum::routing::post;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let keep = |path: &'static str, received: Received| {
+        post(move |body: axum::body::Bytes| async move {
+            let json: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            received.lock().unwrap().push((path.to_string(), json));
+            ([("content-type", "application/json")], "{}")
+        })
+    };
+    let app = axum::Router::new()
+        .route("/v1/traces", keep("/v1/traces", received.clone()))
+        .route("/v1/metrics", keep("/v1/metrics", received));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    base
+}
+
+/// The spans in OTLP JSON bodies, as (name, attributes as a JSON object).
+fn spans(bodies: &[(String, Value)]) -> Vec<(String, serde_json::Map<String, Value>)> {
+    let mut out = Vec::new();
+    for (path, body) in bodies {
+        if path != "/v1/traces" {
+            continue;
+        }
+        for rs in body["resourceSpans"].as_array().into_iter().flatten() {
+            for ss in rs["scopeSpans"].as_array().into_iter().flatten() {
+                for span in ss["spans"].as_array().into_iter().flatten() {
+                    let mut attributes = serde_json::Map::new();
+                    for kv in span["attributes"].as_array().into_iter().flatten() {
+                        let value = kv["value"]
+                            .as_object()
+                            .and_then(|v| v.values().next().cloned())
+                            .unwrap_or(Value::Null);
+                        attributes.insert(kv["key"].as_str().unwrap_or("").to_string(), value);
+                    }
+                    out.push((span["name"].as_str().unwrap_or("").to_string(), attributes));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn calls_are_exported_as_spans_and_metrics_over_otlp() {
+    let received: Received = Default::default();
+    let endpoint = otlp_receiver(received.clone()).await;
+    let scratch = tempfile::tempdir().unwrap();
+    let spec = spec(scratch.path());
+    let mut hub = Hub::start_with_env(
+        json!({
+            "mcpServers": {"a": stdio_fixture(&["--spec", &spec])},
+            "settings": {"otlpEndpoint": endpoint},
+        }),
+        // Export quickly instead of every 5 s (spans) and 60 s (metrics).
+        &[
+            ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+            ("OTEL_METRIC_EXPORT_INTERVAL", "200"),
+        ],
+    )
+    .await
+    .unwrap();
+    let secret = unique("sk-live");
+    let mut merged = Raw::new(&hub.url);
+    merged.initialize().await;
+    merged
+        .request(
+            "tools/call",
+            json!({"name": "a__echo", "arguments": {"text": secret}}),
+        )
+        .await;
+    merged
+        .request("tools/call", json!({"name": "a__fail", "arguments": {}}))
+        .await;
+
+    let found = eventually("both spans at the receiver", || async {
+        let bodies = received.lock().unwrap().clone();
+        let spans = spans(&bodies);
+        let echo = spans
+            .iter()
+            .find(|s| s.0 == "tools/call a__echo")?
+            .1
+            .clone();
+        let fail = spans
+            .iter()
+            .find(|s| s.0 == "tools/call a__fail")?
+            .1
+            .clone();
+        Some((echo, fail))
+    })
+    .await;
+    let (echo, fail) = found;
+    assert_eq!(echo["switchboard.server"], json!("a"));
+    assert_eq!(echo["switchboard.outcome"], json!("ok"));
+    assert_eq!(echo["switchboard.client"], json!("raw-http"));
+    assert_eq!(echo["gen_ai.tool.name"], json!("a__echo"));
+    assert_eq!(echo["mcp.method.name"], json!("tools/call"));
+    assert_eq!(fail["switchboard.outcome"], json!("error"));
+    eventually("the call metrics at the receiver", || async {
+        let bodies = received.lock().unwrap().clone();
+        let text = bodies
+            .iter()
+            .filter(|(path, _)| path == "/v1/metrics")
+            .map(|(_, body)| body.to_string())
+            .collect::<String>();
+        (text.contains("switchboard.calls")
+            && text.contains("switchboard.call.errors")
+            && text.contains("switchboard.call.duration"))
+        .then_some(())
+    })
+    .await;
+    // No argument value leaves the hub.
+    let everything = format!("{:?}", received.lock().unwrap());
+    assert!(
+        !everything.contains(&secret),
+        "an argument value was exported"
+    );
     assert_eq!(hub.terminate().await, Some(0));
 }
