@@ -316,6 +316,38 @@ async fn calls_on_every_path_are_recorded_without_their_values() {
     let json: ActivityResponse = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json.calls, calls[..3].to_vec());
 
+    // `--follow --json`: the recent calls, then each new one as a line.
+    let mut follow = hub
+        .cli()
+        .args([
+            "activity", "--follow", "--json", "--limit", "1", "--url", &hub.base,
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines =
+        tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(follow.stdout.take().unwrap()));
+    let first: ActivityEntry =
+        serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(first.seq, calls[0].seq);
+    merged
+        .request(
+            "tools/call",
+            json!({"name": "a__echo", "arguments": {"text": "later"}}),
+        )
+        .await;
+    let next = tokio::time::timeout(switchboard_e2e::DEADLINE, lines.next_line())
+        .await
+        .expect("the new call followed")
+        .unwrap()
+        .unwrap();
+    let next: ActivityEntry = serde_json::from_str(&next).unwrap();
+    assert_eq!(
+        (next.seq, next.name.as_str()),
+        (calls[0].seq + 1, "a__echo")
+    );
+    follow.kill().await.unwrap();
+
     assert_eq!(hub.terminate().await, Some(0));
 }
 
