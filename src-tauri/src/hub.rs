@@ -67,6 +67,8 @@ pub async fn start() -> anyhow::Result<RunningHub> {
             watch_config: true,
             // The same warm catalog as `switchboard serve`: lists are known before servers start.
             warm_catalog: Some(switchboard_core::state_dir().join("catalog.json")),
+            // The same activity log as `switchboard serve`.
+            activity_log: Some(switchboard_core::state_dir().join("activity.jsonl")),
             // The same token file as `switchboard serve`: the CLI reads it to talk to this hub.
             control_token: Some(switchboard_core::token_path(&switchboard_core::state_dir())),
         },

@@ -784,3 +784,89 @@ server: string,
  * The tools re-pinned to their current definitions.
  */
 approved: Array<string>, };
+
+/**
+ * `GET /api/v1/activity?limit=N&after=SEQ`: recorded calls, newest first.
+ */
+export type ActivityResponse = { 
+/**
+ * The newest calls (at most `limit`; only those after `after` when given), newest first.
+ */
+calls: Array<ActivityEntry>, 
+/**
+ * Calls not recorded since the hub started, because the recorder was
+ * behind (its queue was full); calls never wait for the log.
+ */
+dropped: number, };
+
+/**
+ * One recorded call.
+ */
+export type ActivityEntry = { 
+/**
+ * Its number, counting from 1 since the hub started; `after=<seq>` asks for newer ones.
+ */
+seq: number, 
+/**
+ * When the call arrived (RFC 3339).
+ */
+time: string, 
+/**
+ * `tools/call`, `prompts/get` or `resources/read`.
+ */
+method: string, 
+/**
+ * The tool or prompt name, or the resource URI, as the client sent it.
+ */
+name: string, 
+/**
+ * The client's name from its `initialize` (`clientInfo.name`), if it gave one.
+ */
+client: string | null, 
+/**
+ * The MCP session id (`Mcp-Session-Id`), if the session has one.
+ */
+session: string | null, 
+/**
+ * The route the call came in on: `/mcp` or `/servers/<id>/mcp`.
+ */
+endpoint: string, 
+/**
+ * The profile the call came through; null until profiles exist.
+ */
+profile: string | null, 
+/**
+ * The server that served it (`switchboard` for a built-in tool); null
+ * when the name led to no server.
+ */
+server: string | null, 
+/**
+ * How long it took, in milliseconds.
+ */
+durationMs: number, 
+/**
+ * How it ended.
+ */
+outcome: ActivityOutcome, 
+/**
+ * Why it failed (redacted), for people; null when it did not.
+ */
+error: string | null, 
+/**
+ * The size of the arguments as JSON, in bytes.
+ */
+argumentBytes: number, 
+/**
+ * The size of the result as JSON, in bytes (0 when there is none).
+ */
+resultBytes: number, 
+/**
+ * The arguments as JSON text with secrets redacted; only with
+ * `settings.activityArguments`.
+ */
+arguments?: string, };
+
+/**
+ * How a recorded call ended.
+ */
+export type ActivityOutcome = "ok" | "error" | "cancelled" | "timeout";

@@ -10,6 +10,7 @@ import { snippets } from './snippets';
 import { createSetup } from './setup';
 import type { HeldDefinition, HubSnapshot } from './api.gen';
 import { heldApi, pinsKey, pinsOf } from './held';
+import { emptyActivity, followActivity } from './activity';
 import './style.css';
 
 const root = document.getElementById('app');
@@ -33,6 +34,7 @@ const state: PageState = {
   logs: null,
   setup: setup.state,
   pins: new Map(),
+  activity: emptyActivity(),
 };
 /** Loaded definitions of held and changed tools, and the key they were loaded for. */
 const heldDefs = new Map<string, HeldDefinition[]>();
@@ -251,6 +253,13 @@ if (state.startupError) {
   state.connection = 'offline';
 } else {
   follow(onSnapshot, onConnection);
+  followActivity(
+    () => state.activity,
+    (next) => {
+      state.activity = next;
+      update();
+    },
+  );
 }
 
 // Relative times ("2 min ago") move on by themselves.

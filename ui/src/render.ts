@@ -9,6 +9,7 @@ import type { Snippet } from './snippets';
 import type { LogsResponse } from './api.gen';
 import { editButton, firstRun, serverFormDialog, serversToolbar, type SetupActions, type SetupState } from './setup';
 import { heldBlock, type ServerPins } from './held';
+import { activitySection, type ActivityState } from './activity';
 
 export interface Notice {
   kind: 'ok' | 'error';
@@ -32,6 +33,7 @@ export interface PageState {
   setup: SetupState;
   /** Held, changed and new tools by server id (see held.ts). */
   pins: ReadonlyMap<string, ServerPins>;
+  activity: ActivityState;
 }
 
 export interface Actions {
@@ -358,6 +360,7 @@ export function page(s: PageState, a: Actions): TemplateResult {
         <h2 id="servers-h" class="sr-only">Servers</h2>
         ${table(s, a)}
       </section>
+      ${s.view ? activitySection(s.activity, Date.now()) : nothing}
       ${s.view ? connectPanel(s, a) : nothing}
     </main>
     ${logsDialog(s, a)} ${serverFormDialog(s.setup, a.setup)}`;

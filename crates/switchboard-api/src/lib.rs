@@ -13,11 +13,13 @@
 //! This crate depends on serde (and serde_json, for server and tool
 //! definitions that travel as free-form JSON) only, so every layer can use it.
 
+mod activity;
 mod control;
 mod pins;
 mod servers;
 mod snapshot;
 
+pub use activity::{ActivityEntry, ActivityOutcome, ActivityResponse};
 pub use control::{
     AuthErrorDetail, AuthFailure, DashboardLink, ErrorResponse, LogLine, LoginResponse,
     LogoutResponse, LogsResponse, RefreshAllResponse, RefreshResult, ReloadResponse, WireDuration,

@@ -53,6 +53,9 @@ pub fn render() -> String {
         decl::<HeldResponse>(),
         decl::<ApproveRequest>(),
         decl::<ApproveResponse>(),
+        decl::<ActivityResponse>(),
+        decl::<ActivityEntry>(),
+        decl::<ActivityOutcome>(),
     ];
     for decl in decls {
         out.push('\n');

@@ -10,7 +10,7 @@
 //!   `/api/v1`) only from the hub's own origin (exact scheme, host and port).
 //! - State-changing control requests, and reads that may show a server's
 //!   output or definitions (`/api/v1/servers/<id>/logs`, `/held`,
-//!   `/config`, and `/api/v1/import`), need a credential: the control
+//!   `/config`, `/api/v1/import`, `/api/v1/activity`), need a credential: the control
 //!   token as `Authorization: Bearer`, or the dashboard's session cookie
 //!   together with the hub's own `Origin`. Status reads stay open.
 //! - With `allowRemote`, the MCP endpoints need the bearer token too.
@@ -83,7 +83,8 @@ pub enum Kind {
     /// `POST`/`PUT`/`DELETE`/`PATCH` under `/api/v1`.
     ControlWrite,
     /// A read under `/api/v1` that may show server output or definitions
-    /// (logs, the definitions of held tools, `servers/<id>/config`, `import`).
+    /// (logs, the definitions of held tools, `servers/<id>/config`, `import`,
+    /// the activity log).
     ControlPrivateRead,
     /// Other reads under `/api/v1` (status, events).
     ControlRead,
@@ -98,10 +99,12 @@ impl Kind {
                 return Self::ControlWrite;
             }
             // A server's logs, its held tools' definitions, its definition as
-            // written, the clients' servers.
+            // written, the clients' servers, and the activity log (what clients
+            // called and the errors they got).
             if (rest.starts_with("servers/")
                 && (rest.ends_with("/logs") || rest.ends_with("/held") || rest.ends_with("/config")))
                 || rest == "import"
+                || rest == "activity"
             {
                 return Self::ControlPrivateRead;
             }
@@ -691,6 +694,10 @@ mod tests {
         assert_eq!(Kind::of(&Method::GET, "/api/v1/status"), Kind::ControlRead);
         assert_eq!(
             Kind::of(&Method::GET, "/api/v1/servers/a/held"),
+            Kind::ControlPrivateRead
+        );
+        assert_eq!(
+            Kind::of(&Method::GET, "/api/v1/activity"),
             Kind::ControlPrivateRead
         );
         assert_eq!(

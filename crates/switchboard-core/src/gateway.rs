@@ -34,12 +34,14 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use serde_json::json;
 
+use crate::activity::{Method, Served};
 use crate::hub::HubHandle;
 
 use crate::sessions::{ListKind, Scope, Session};
 use crate::upstream::{Downstream, Upstream};
 
 mod lists;
+mod record;
 mod route;
 
 pub(crate) use route::Target;
@@ -80,22 +82,41 @@ impl Gateway {
 
     /// Routes a `tools/call` to its server (or a built-in tool) and forwards
     /// it; `downstream` receives progress and server→client requests, `cancel`
-    /// cancels it upstream. Shared by rmcp's path and the HTTP fast path.
+    /// cancels it upstream. Shared by rmcp's path and the HTTP fast path, and
+    /// recorded in the activity log here, once for both.
     pub(crate) async fn forward_call(
+        &self,
+        request: CallToolRequestParams,
+        downstream: Option<Downstream>,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let started = self.begin_call(Method::Tool, &request.name, request.arguments.as_ref());
+        let mut served = Served::Nobody;
+        let result = self
+            .route_call(request, downstream, cancel, &mut served)
+            .await;
+        self.end_call(started, served, &result, cancel);
+        result
+    }
+
+    async fn route_call(
         &self,
         mut request: CallToolRequestParams,
         downstream: Option<Downstream>,
         cancel: &tokio_util::sync::CancellationToken,
+        served: &mut Served,
     ) -> Result<CallToolResponse, ErrorData> {
         if *self.scope() == Scope::Merged
             && self.hub.settings().builtin_tools
             && crate::builtin::is_builtin(&request.name)
         {
+            *served = Served::Builtin;
             return crate::builtin::call(&self.hub, &request)
                 .await
                 .map(CallToolResponse::Complete);
         }
         let (upstream, route) = self.route(Target::Tool(&request.name)).await?;
+        *served = Served::Server(upstream.id.clone());
         if let Some(route) = route {
             request.name = Cow::Owned(route.name.to_string());
         }
@@ -166,6 +187,7 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
+        self.session.set_client_name(&request.client_info.name);
         let client = format!(
             "{} {}",
             request.client_info.name, request.client_info.version
@@ -247,14 +269,22 @@ impl ServerHandler for Gateway {
         mut request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let (upstream, route) = self.route(Target::Prompt(&request.name)).await?;
-        if let Some(route) = route {
-            request.name = route.name.to_string();
+        let started = self.begin_call(Method::Prompt, &request.name, request.arguments.as_ref());
+        let mut served = Served::Nobody;
+        let result = async {
+            let (upstream, route) = self.route(Target::Prompt(&request.name)).await?;
+            served = Served::Server(upstream.id.clone());
+            if let Some(route) = route {
+                request.name = route.name.to_string();
+            }
+            upstream
+                .get_prompt(request, downstream(&context), &context.ct)
+                .await
+                .map_err(upstream_error)
         }
-        upstream
-            .get_prompt(request, downstream(&context), &context.ct)
-            .await
-            .map_err(upstream_error)
+        .await;
+        self.end_call(started, served, &result, &context.ct);
+        result
     }
 
     async fn list_resources(
@@ -284,11 +314,19 @@ impl ServerHandler for Gateway {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let (upstream, _) = self.route(Target::Resource(&request.uri)).await?;
-        upstream
-            .read_resource(request, downstream(&context), &context.ct)
-            .await
-            .map_err(upstream_error)
+        let started = self.begin_call(Method::Resource, &request.uri, None);
+        let mut served = Served::Nobody;
+        let result = async {
+            let (upstream, _) = self.route(Target::Resource(&request.uri)).await?;
+            served = Served::Server(upstream.id.clone());
+            upstream
+                .read_resource(request, downstream(&context), &context.ct)
+                .await
+                .map_err(upstream_error)
+        }
+        .await;
+        self.end_call(started, served, &result, &context.ct);
+        result
     }
 
     async fn subscribe(

@@ -115,6 +115,8 @@ struct HubInner {
     warm_catalog: Option<PathBuf>,
     /// The AI clients' servers for the import offer, given by the binary.
     import_source: std::sync::OnceLock<Arc<dyn crate::import::ImportSource>>,
+    /// The activity log's recorder (see `crate::activity`).
+    activity: Arc<crate::activity::Activity>,
     /// Each server's one cold-start wait for list requests (see
     /// [`HubHandle::merged_catalog`]): the fingerprint it was set for and
     /// when it ends.
@@ -186,6 +188,10 @@ pub struct HubOptions {
     /// [`crate::persist::state_dir`]`/control-token`); `None` keeps a new
     /// one in memory only (then only in-process callers have it).
     pub control_token: Option<PathBuf>,
+    /// Keep the activity log in this file (normally
+    /// [`crate::persist::state_dir`]`/activity.jsonl`); `None` keeps the
+    /// newest calls in memory only.
+    pub activity_log: Option<PathBuf>,
 }
 
 /// A hub whose listener is open but which is not serving yet.
@@ -260,6 +266,10 @@ impl Hub {
             )),
             warm_catalog: options.warm_catalog,
             import_source: std::sync::OnceLock::new(),
+            activity: Arc::new(crate::activity::Activity::new(
+                options.activity_log,
+                &settings,
+            )),
             cold_deadlines: Mutex::new(std::collections::HashMap::new()),
             registry: Registry::default(),
             catalog: RwLock::new(Arc::new(Catalog::default())),
@@ -372,6 +382,9 @@ impl Hub {
             inner.pins.clone(),
             inner.cancel.child_token(),
         ));
+        inner
+            .tasks
+            .spawn(inner.activity.clone().run(inner.cancel.child_token()));
         if let Some(path) = inner.warm_catalog.clone() {
             inner.tasks.spawn(warm::save_warm_catalog(
                 handle.clone(),
@@ -491,6 +504,11 @@ impl HubHandle {
     }
 
     /// The downstream MCP sessions.
+    /// The activity log's recorder.
+    pub(crate) fn activity(&self) -> &Arc<crate::activity::Activity> {
+        &self.inner.activity
+    }
+
     pub(crate) fn sessions(&self) -> &Sessions {
         &self.inner.sessions
     }

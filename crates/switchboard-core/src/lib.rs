@@ -10,6 +10,7 @@
 // targets use is public: two modules whose surface they use widely, and the
 // list below.
 mod access;
+mod activity;
 pub mod auth;
 mod builtin;
 mod catalog;

@@ -62,6 +62,8 @@ pub struct Session {
     peer: OnceLock<Peer<RoleServer>>,
     /// The `Mcp-Session-Id` the HTTP transport gave this session.
     http_id: OnceLock<Arc<str>>,
+    /// The client's `clientInfo.name`, for the activity log.
+    client_name: OnceLock<Arc<str>>,
     /// `tools/call` requests the HTTP fast path is running for this session,
     /// by the JSON text of their id, so `notifications/cancelled` reaches them.
     fast_calls: Mutex<HashMap<String, tokio_util::sync::CancellationToken>>,
@@ -115,6 +117,7 @@ impl Session {
             scope,
             peer: OnceLock::new(),
             http_id: OnceLock::new(),
+            client_name: OnceLock::new(),
             fast_calls: Mutex::new(HashMap::new()),
             state: Mutex::new(SessionState::default()),
             usage: OnceLock::new(),
@@ -163,6 +166,21 @@ impl Session {
         state.seen[index(kind)] = Some(version);
         state.behind[index(kind)] = false;
         state.last_listed_at = Some(SystemTime::now());
+    }
+
+    /// The `Mcp-Session-Id` of the session, once known.
+    pub(crate) fn http_id(&self) -> Option<&Arc<str>> {
+        self.http_id.get()
+    }
+
+    /// Remembers the client's name (its first `initialize` wins).
+    pub(crate) fn set_client_name(&self, name: &str) {
+        let _ = self.client_name.set(Arc::from(name));
+    }
+
+    /// The client's `clientInfo.name`, once it has initialized.
+    pub(crate) fn client_name(&self) -> Option<&Arc<str>> {
+        self.client_name.get()
     }
 
     /// The client's side of the session, once it has initialized.

@@ -36,6 +36,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("import", 1),
     ("auth", 1),
     ("snapshot", 1),
+    ("activity", 1),
     // 2: one upstream server.
     ("upstream", 2),
     // 3: the set of servers and sessions, and the hub that owns them.

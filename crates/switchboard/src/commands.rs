@@ -1,6 +1,6 @@
 //! The commands that talk to a running hub's control API: `status`,
-//! `refresh`, `enable`/`disable`, `reload`, `logs`, `dashboard`, `login`,
-//! `logout`. Each reads the hub's answer as its `switchboard_api` type and
+//! `refresh`, `enable`/`disable`, `reload`, `logs`, `activity`, `dashboard`,
+//! `login`, `logout`. Each reads the hub's answer as its `switchboard_api` type and
 //! prints it for people; failures come back as errors from [`Remote`].
 
 use std::io::Write;
@@ -9,8 +9,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use switchboard::remote::{self, Remote};
 use switchboard_api::{
-    DashboardLink, HubSnapshot, LoginResponse, LogoutResponse, LogsResponse, RefreshAllResponse,
-    RefreshResult, ReloadResponse, ReloadResult,
+    ActivityResponse, DashboardLink, HubSnapshot, LoginResponse, LogoutResponse, LogsResponse,
+    RefreshAllResponse, RefreshResult, ReloadResponse, ReloadResult,
 };
 
 use crate::print;
@@ -241,5 +241,51 @@ pub async fn logs(remote: &Remote, id: &str, follow: bool) -> anyhow::Result<Exi
             print(line)?;
         }
         seen = next;
+    }
+}
+
+/// `activity`: the newest `limit` calls as a table (or JSON); with `follow`,
+/// then every new call as it is recorded (polling `?after=<seq>` each second).
+pub async fn activity(
+    remote: &Remote,
+    json: bool,
+    follow: bool,
+    limit: usize,
+) -> anyhow::Result<ExitCode> {
+    let answer: ActivityResponse = remote.get(&format!("/activity?limit={limit}")).await?;
+    let mut last = answer.calls.first().map_or(0, |c| c.seq);
+    if json && !follow {
+        print(&serde_json::to_string_pretty(&answer)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if json {
+        for call in answer.calls.iter().rev() {
+            print(&serde_json::to_string(call)?)?;
+        }
+    } else {
+        for line in switchboard::activity::render(&answer.calls, true) {
+            print(&line)?;
+        }
+    }
+    if !follow {
+        return Ok(ExitCode::SUCCESS);
+    }
+    loop {
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        let next: ActivityResponse = remote
+            .get(&format!("/activity?limit=1000&after={last}"))
+            .await?;
+        if let Some(newest) = next.calls.first() {
+            last = newest.seq;
+        }
+        if json {
+            for call in next.calls.iter().rev() {
+                print(&serde_json::to_string(call)?)?;
+            }
+        } else {
+            for line in switchboard::activity::render(&next.calls, false) {
+                print(&line)?;
+            }
+        }
     }
 }

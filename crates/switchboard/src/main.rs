@@ -83,6 +83,21 @@ enum Command {
         #[command(flatten)]
         hub: HubAddress,
     },
+    /// Show the calls clients made through the hub (tools, prompts, resources).
+    Activity {
+        /// Print the API's answer (`{"calls": [...]}`, newest first) as JSON;
+        /// with --follow, one JSON entry a line.
+        #[arg(long)]
+        json: bool,
+        /// Keep printing new calls.
+        #[arg(long, short)]
+        follow: bool,
+        /// How many recent calls to show (at most 1000).
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+        #[command(flatten)]
+        hub: HubAddress,
+    },
     /// Re-read the config file now.
     Reload(HubAddress),
     /// Open the dashboard in the browser, signed in (so its page may change
@@ -321,6 +336,12 @@ async fn dispatch(command: Command) -> anyhow::Result<std::process::ExitCode> {
         Command::Enable { id, hub } => commands::toggle(&hub.remote()?, &id, true).await,
         Command::Disable { id, hub } => commands::toggle(&hub.remote()?, &id, false).await,
         Command::Logs { id, follow, hub } => commands::logs(&hub.remote()?, &id, follow).await,
+        Command::Activity {
+            json,
+            follow,
+            limit,
+            hub,
+        } => commands::activity(&hub.remote()?, json, follow, limit).await,
         Command::Reload(hub) => commands::reload(&hub.remote()?).await,
         Command::Dashboard { no_browser, hub } => {
             commands::dashboard(&hub.remote()?, no_browser).await
@@ -515,6 +536,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         listen: args.listen,
         watch_config: true,
         warm_catalog: Some(switchboard_core::state_dir().join("catalog.json")),
+        activity_log: Some(switchboard_core::state_dir().join("activity.jsonl")),
         control_token: Some(switchboard_core::token_path(&switchboard_core::state_dir())),
     };
     let hub = Hub::bind(config, options).await?;

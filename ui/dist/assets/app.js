@@ -129,7 +129,37 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
             Mark as seen
           </button>
         </div>`:v}
-  </div>`}var Ot={live:`Live`,polling:`Updating every few seconds`,offline:`Not connected`};function kt(e,t){let n=e.view,r=Ot[e.connection];return g`<header class="top">
+  </div>`}function Ot(){return{calls:[],dropped:0,error:null,loaded:!1}}function kt(e){return e<10?`${e.toFixed(1)} ms`:e<1e3?`${Math.round(e)} ms`:`${(e/1e3).toFixed(1)} s`}function At(e,t){return e.map(e=>{let n=j(e.time);return{seq:e.seq,when:n===null?e.time:N(n,t),at:e.time,client:e.client??`—`,server:e.server??`—`,name:e.name,duration:kt(e.durationMs),outcome:e.outcome,error:e.error}})}function jt(e,t){let n=new Set(e.calls.map(e=>e.seq));return{calls:[...t.calls.filter(e=>!n.has(e.seq)),...e.calls].slice(0,100),dropped:t.dropped,error:null,loaded:!0}}function Mt(e,t){let n=At(e.calls,t);return g`<section class="activity" aria-labelledby="activity-h" data-testid="activity">
+    <h2 id="activity-h">Activity</h2>
+    ${e.error?g`<p class="muted" data-testid="activity-error">${e.error}</p>`:e.loaded?n.length===0?g`<p class="muted" data-testid="activity-empty">No calls yet. Tool calls, prompts and resource reads through Switchboard show up here.</p>`:g`<div class="table-wrap">
+              <table class="servers activity-table">
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Client</th>
+                    <th scope="col">Server</th>
+                    <th scope="col">Tool</th>
+                    <th scope="col">Duration</th>
+                    <th scope="col">Outcome</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${n.map(e=>g`<tr data-seq=${e.seq} class=${`outcome-${e.outcome}`}>
+                      <td><time datetime=${e.at} title=${e.at}>${e.when}</time></td>
+                      <td>${e.client}</td>
+                      <td>${e.server}</td>
+                      <td><code>${e.name}</code></td>
+                      <td>${e.duration}</td>
+                      <td data-testid="outcome">
+                        <span class=${`pill outcome-${e.outcome}`}>${e.outcome}</span>
+                        ${e.error?g`<div class="error-text">${e.error}</div>`:v}
+                      </td>
+                    </tr>`)}
+                </tbody>
+              </table>
+            </div>`:g`<p class="muted">Loading…</p>`}
+    ${e.dropped>0?g`<p class="muted">${e.dropped} calls were not recorded because the recorder was behind.</p>`:v}
+  </section>`}function Nt(e,t){if(e===401||e===403)return"Sign in to see what clients called: open the dashboard with `switchboard dashboard` (or from the Switchboard app).";if(e===null)return`Switchboard is not answering.`;let n=t&&typeof t==`object`&&`error`in t?String(t.error):null;return n?`Could not read the activity: ${n}`:`Could not read the activity (HTTP ${e}).`}function Pt(e,t,n=3e3){let r=null,i=!1,a=async()=>{r=null;let o=e().calls[0]?.seq,s=o===void 0?`limit=100`:`limit=100&after=${o}`,c=null,l=null;try{let n=await fetch(`api/v1/activity?${s}`,{headers:{Accept:`application/json`},cache:`no-store`});c=n.status,l=await n.json().catch(()=>null),n.ok&&l&&typeof l==`object`&&Array.isArray(l.calls)?t(jt(e(),l)):t({...e(),error:Nt(c,l),loaded:!0})}catch{t({...e(),error:Nt(null,null),loaded:!0})}i||(r=setTimeout(()=>void a(),n))};return a(),()=>{i=!0,r&&clearTimeout(r)}}var Ft={live:`Live`,polling:`Updating every few seconds`,offline:`Not connected`};function It(e,t){let n=e.view,r=Ft[e.connection];return g`<header class="top">
     <div class="brand">
       <span class="dot health-${n?.overall??`unknown`}" aria-hidden="true"></span>
       <h1>Switchboard</h1>
@@ -152,7 +182,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
         ${e.busy.has(`refreshAll`)?`Refreshing…`:`Refresh all`}
       </button>
     </div>
-  </header>`}function At(e,t){let n=e.view;return g`
+  </header>`}function Lt(e,t){let n=e.view;return g`
     ${e.startupError?g`<div class="banner error" role="alert" data-testid="startup-error">
           <strong>Switchboard could not start its hub.</strong> ${e.startupError}
         </div>`:v}
@@ -172,7 +202,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
             <button type="button" class="small" aria-label="Dismiss this message" @click=${t.dismissNotice}>×</button>
           </div>`:v}
     </div>
-  `}function jt(e,t,n){let r=t.busy.has(`toggle:${e.id}`);return g`<button
+  `}function Rt(e,t,n){let r=t.busy.has(`toggle:${e.id}`);return g`<button
     type="button"
     class="switch"
     role="switch"
@@ -184,16 +214,16 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
     @click=${()=>n.toggle(e.id,!e.enabled)}
   >
     <span class="knob" aria-hidden="true"></span>
-  </button>`}function Mt(e){let t=e.lastChange;if(!t)return v;let n=t.summary?g`${t.summary}`:g`${t.added.map(e=>g`<span class="added">+${e}</span> `)}${t.removed.map(e=>g`<span class="removed">−${e}</span> `)}${t.modified.map(e=>g`<span class="modified">~${e}</span> `)}${t.added.length+t.removed.length+t.modified.length===0?`lists changed`:v}`;return g`<div class="change" data-testid="last-change" title=${e.lastChangeLabel??``}>
+  </button>`}function zt(e){let t=e.lastChange;if(!t)return v;let n=t.summary?g`${t.summary}`:g`${t.added.map(e=>g`<span class="added">+${e}</span> `)}${t.removed.map(e=>g`<span class="removed">−${e}</span> `)}${t.modified.map(e=>g`<span class="modified">~${e}</span> `)}${t.added.length+t.removed.length+t.modified.length===0?`lists changed`:v}`;return g`<div class="change" data-testid="last-change" title=${e.lastChangeLabel??``}>
     ${e.recentlyChanged?g`<span class="badge recent-badge">Changed</span>`:v}
     Last change ${t.when}${t.how?` (found ${t.how})`:``}: ${n}
-  </div>`}function Nt(e,t,n){let r=t.busy.has(`refresh:${e.id}`),i=t.pins.get(e.id),a=e.error||e.breaker||e.unverified||e.authNote||i;return g`<tbody
+  </div>`}function Bt(e,t,n){let r=t.busy.has(`refresh:${e.id}`),i=t.pins.get(e.id),a=e.error||e.breaker||e.unverified||e.authNote||i;return g`<tbody
     class="server health-${e.health} ${e.recentlyChanged?`recent`:``} ${e.enabled?``:`off`}"
     data-server=${e.id}
     data-state=${e.state}
   >
     <tr>
-      <td class="c-toggle">${jt(e,t,n)}</td>
+      <td class="c-toggle">${Rt(e,t,n)}</td>
       <th scope="row" class="c-name">
         <span class="name">${e.id}</span>
         ${e.serverInfo?g`<span class="muted info">${e.serverInfo}</span>`:v}
@@ -209,7 +239,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
       </td>
       <td class="c-fresh">
         <div data-testid="staleness" class=${e.stale?`stale`:``} title=${e.stalenessDetail}>${e.staleness}</div>
-        ${Mt(e)}
+        ${zt(e)}
       </td>
       <td class="c-actions">
         <button
@@ -250,7 +280,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
             ${Dt(e.id,i,t.busy,n.approve)}
           </td>
         </tr>`:v}
-  </tbody>`}function Pt(e,t){let n=e.view;return n?n.servers.length===0?ft(e.setup,t.setup):g`${pt(t.setup)}<div class="table-wrap">
+  </tbody>`}function Vt(e,t){let n=e.view;return n?n.servers.length===0?ft(e.setup,t.setup):g`${pt(t.setup)}<div class="table-wrap">
     <table class="servers" aria-describedby="servers-h">
       <thead>
         <tr>
@@ -264,9 +294,9 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
           <th scope="col"><span class="sr-only">Actions</span></th>
         </tr>
       </thead>
-      ${tt(n.servers,e=>e.id,n=>Nt(n,e,t))}
+      ${tt(n.servers,e=>e.id,n=>Bt(n,e,t))}
     </table>
-  </div>`:e.startupError?g``:g`<p class="muted" data-testid="loading">${e.connection===`offline`?`Waiting for Switchboard…`:`Loading…`}</p>`}function Ft(e,t){let n=e.snippets.find(t=>t.client===e.client)??e.snippets[0];return n?g`<section class="connect" aria-labelledby="connect-h">
+  </div>`:e.startupError?g``:g`<p class="muted" data-testid="loading">${e.connection===`offline`?`Waiting for Switchboard…`:`Loading…`}</p>`}function Ht(e,t){let n=e.snippets.find(t=>t.client===e.client)??e.snippets[0];return n?g`<section class="connect" aria-labelledby="connect-h">
     <h2 id="connect-h">Connect a client</h2>
     <div class="tabs" role="tablist" aria-label="Client">
       ${e.snippets.map(r=>g`<button
@@ -277,7 +307,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
           aria-controls="snippet-panel"
           tabindex=${r.client===n.client?`0`:`-1`}
           @click=${()=>t.pickClient(r.client)}
-          @keydown=${n=>It(n,e,t)}
+          @keydown=${n=>Ut(n,e,t)}
         >
           ${r.label}
         </button>`)}
@@ -293,7 +323,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
         <button type="button" class="small" aria-label=${`Copy the ${n.label} config`} @click=${()=>t.copy(n.text,`${n.label} config`)}>Copy</button>
       </div>
     </div>
-  </section>`:g``}function It(e,t,n){let r=t.snippets.map(e=>e.client),i=r.indexOf(t.client),a=i;if(e.key===`ArrowRight`)a=(i+1)%r.length;else if(e.key===`ArrowLeft`)a=(i-1+r.length)%r.length;else if(e.key===`Home`)a=0;else if(e.key===`End`)a=r.length-1;else return;e.preventDefault();let o=r[a];o&&(n.pickClient(o),queueMicrotask(()=>document.getElementById(`tab-${o}`)?.focus()))}function Lt(e,t){let n=e.logs;return g`<dialog id="logs" aria-labelledby="logs-h" @close=${t.closeLogs}>
+  </section>`:g``}function Ut(e,t,n){let r=t.snippets.map(e=>e.client),i=r.indexOf(t.client),a=i;if(e.key===`ArrowRight`)a=(i+1)%r.length;else if(e.key===`ArrowLeft`)a=(i-1+r.length)%r.length;else if(e.key===`Home`)a=0;else if(e.key===`End`)a=r.length-1;else return;e.preventDefault();let o=r[a];o&&(n.pickClient(o),queueMicrotask(()=>document.getElementById(`tab-${o}`)?.focus()))}function Wt(e,t){let n=e.logs;return g`<dialog id="logs" aria-labelledby="logs-h" @close=${t.closeLogs}>
     ${n?g`<div class="dialog-head">
             <h2 id="logs-h">Logs: ${n.id}</h2>
             <button type="button" class="small" @click=${t.reloadLogs}>Reload</button>
@@ -307,13 +337,14 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
                 <h3>Standard error</h3>
                 ${n.data.stderr.length===0?g`<p class="muted">Nothing on stderr.</p>`:g`<pre class="stderr" data-testid="log-stderr">${n.data.stderr.join(`
 `)}</pre>`}`:n.error?v:g`<p class="muted">Loading…</p>`}`:v}
-  </dialog>`}function Rt(e,t){return g`${kt(e,t)}
+  </dialog>`}function Gt(e,t){return g`${It(e,t)}
     <main>
-      ${At(e,t)}
+      ${Lt(e,t)}
       <section aria-labelledby="servers-h">
         <h2 id="servers-h" class="sr-only">Servers</h2>
-        ${Pt(e,t)}
+        ${Vt(e,t)}
       </section>
-      ${e.view?Ft(e,t):v}
+      ${e.view?Mt(e.activity,Date.now()):v}
+      ${e.view?Ht(e,t):v}
     </main>
-    ${Lt(e,t)} ${ht(e.setup,t.setup)}`}function V(e){return`${JSON.stringify(e,null,2)}\n`}function zt(e){return JSON.stringify(e)}function Bt(e){return[{client:`claudeCode`,label:`Claude Code`,where:`Run the command, or add this to .mcp.json in your project (or ~/.claude.json)`,language:`json`,text:V({mcpServers:{switchboard:{type:`http`,url:e}}}),command:`claude mcp add --transport http --scope user switchboard ${e}`},{client:`cursor`,label:`Cursor`,where:`Add this to ~/.cursor/mcp.json`,language:`json`,text:V({mcpServers:{switchboard:{url:e}}}),command:null},{client:`vscode`,label:`VS Code`,where:`Add this to .vscode/mcp.json in your workspace (or your user mcp.json)`,language:`json`,text:V({servers:{switchboard:{type:`http`,url:e}}}),command:null},{client:`codex`,label:`Codex`,where:`Add this to ~/.codex/config.toml`,language:`toml`,text:`[mcp_servers.switchboard]\nurl = ${zt(e)}\n`,command:null},{client:`claudeDesktop`,label:`Claude Desktop`,where:`Add this to claude_desktop_config.json (Settings → Developer → Edit Config). Claude Desktop speaks stdio, so it runs the switchboard bridge, which forwards to this hub`,language:`json`,text:V({mcpServers:{switchboard:{command:`switchboard`,args:[`stdio`]}}}),command:null}]}var H=document.getElementById(`app`);H&&(H.textContent=``);var Vt=new Be,U=null,W=null,G=new Set,Ht=dt({update:()=>X(),notify:(e,t)=>Z(e,t)}),K={view:null,connection:`polling`,connectionDetail:null,startupError:new URLSearchParams(location.search).get(`hubError`),notice:null,busy:G,snippets:[],client:`claudeCode`,logs:null,setup:Ht.state,pins:new Map},q=new Map,J=new Map,Y=new Map;function X(){H&&(K.view=U?Ue(U,Date.now(),Vt):null,K.snippets=U?Bt(U.endpoint):[],K.pins=U?bt(U,q,Y):new Map,ge(Rt(K,Gt),H),document.title=U?`Switchboard · ${K.view?.totalsLabel??``}`:`Switchboard`)}function Z(e,t,n){K.notice=n?{kind:e,text:t,link:n}:{kind:e,text:t},W&&clearTimeout(W),W=setTimeout(()=>{K.notice=null,X()},e===`error`?15e3:5e3),X()}function Q(e){return e instanceof C||e instanceof Error?e.message:String(e)}async function $(e,t,n){if(!G.has(e)){G.add(e),X();try{await t(),n&&Z(`ok`,n)}catch(e){Z(`error`,Q(e))}finally{G.delete(e),X()}}}async function Ut(e){if(navigator.clipboard&&window.isSecureContext)try{await navigator.clipboard.writeText(e);return}catch{}let t=document.createElement(`textarea`);t.value=e,t.setAttribute(`readonly`,``),t.style.position=`fixed`,t.style.opacity=`0`,document.body.appendChild(t),t.select();let n=document.execCommand(`copy`);if(t.remove(),!n)throw Error(`the browser did not allow copying; select the text and copy it by hand`)}async function Wt(e){try{let t=await D.logs(e);K.logs?.id===e&&(K.logs={id:e,data:t,error:null})}catch(t){K.logs?.id===e&&(K.logs={id:e,data:null,error:Q(t)})}X()}var Gt={copy(e,t){Ut(e).then(()=>Z(`ok`,`${t} copied.`),e=>Z(`error`,`Could not copy: ${Q(e)}`))},refreshAll(){$(`refreshAll`,async()=>{let e=await D.refreshAll(),t=e.servers.filter(e=>!e.ok);if(t.length>0)throw Error(`Refreshed ${e.servers.length-t.length} of ${e.servers.length} servers; `+t.map(e=>`${e.id}: ${e.error??`failed`}`).join(`; `))},`All servers refreshed.`)},toggle(e,t){$(`toggle:${e}`,()=>D.setEnabled(e,t),`${e} ${t?`enabled`:`disabled`}.`)},refresh(e){$(`refresh:${e}`,()=>D.refresh(e),`${e} refreshed.`)},login(e){$(`login:${e}`,async()=>{let t=await D.login(e);window.open(t.authorizationUrl,`_blank`,`noopener,noreferrer`),Z(`ok`,`Log-in to ${e} started: finish it in your browser.`,{href:t.authorizationUrl,label:`Open the login page again`})},null)},logout(e){$(`logout:${e}`,()=>D.logout(e),`Logged out of ${e}.`)},openLogs(e){K.logs={id:e,data:null,error:null},X();let t=document.getElementById(`logs`);t instanceof HTMLDialogElement&&!t.open&&t.showModal(),Wt(e)},closeLogs(){let e=document.getElementById(`logs`);if(e instanceof HTMLDialogElement&&e.open&&e.close(),K.logs){let e=K.logs.id;K.logs=null,X(),document.querySelector(`[data-server="${CSS.escape(e)}"] [data-action="logs"]`)?.focus()}},reloadLogs(){K.logs&&Wt(K.logs.id)},approve(e,t){$(`approve:${e}:${t?t.join(`,`):`*`}`,()=>wt.approve(e,t),`Approved ${t?t.join(`, `):`the tools`} of ${e}.`)},dismissNotice(){W&&clearTimeout(W),K.notice=null,X()},pickClient(e){K.client=e,X()},setup:Ht.actions};function Kt(e){let t=bt(e,q);for(let e of[...J.keys()])t.has(e)||(J.delete(e),q.delete(e),Y.delete(e));for(let[e,n]of t){let t=xt(n);t!==``&&J.get(e)!==t&&(J.set(e,t),Y.delete(e),wt.held(e).then(n=>{J.get(e)===t&&(q.set(e,n.tools),X())},n=>{J.get(e)===t&&(Y.set(e,Q(n)),X())}))}}function qt(e){Vt.observe(e,Date.now()),U=e,Ht.observe(e),Kt(e),X()}function Jt(e,t){(K.connection!==e||K.connectionDetail!==(t??null))&&(K.connection=e,K.connectionDetail=t??null,X())}K.startupError?K.connection=`offline`:be(qt,Jt),setInterval(X,5e3),X();
+    ${Wt(e,t)} ${ht(e.setup,t.setup)}`}function V(e){return`${JSON.stringify(e,null,2)}\n`}function Kt(e){return JSON.stringify(e)}function qt(e){return[{client:`claudeCode`,label:`Claude Code`,where:`Run the command, or add this to .mcp.json in your project (or ~/.claude.json)`,language:`json`,text:V({mcpServers:{switchboard:{type:`http`,url:e}}}),command:`claude mcp add --transport http --scope user switchboard ${e}`},{client:`cursor`,label:`Cursor`,where:`Add this to ~/.cursor/mcp.json`,language:`json`,text:V({mcpServers:{switchboard:{url:e}}}),command:null},{client:`vscode`,label:`VS Code`,where:`Add this to .vscode/mcp.json in your workspace (or your user mcp.json)`,language:`json`,text:V({servers:{switchboard:{type:`http`,url:e}}}),command:null},{client:`codex`,label:`Codex`,where:`Add this to ~/.codex/config.toml`,language:`toml`,text:`[mcp_servers.switchboard]\nurl = ${Kt(e)}\n`,command:null},{client:`claudeDesktop`,label:`Claude Desktop`,where:`Add this to claude_desktop_config.json (Settings → Developer → Edit Config). Claude Desktop speaks stdio, so it runs the switchboard bridge, which forwards to this hub`,language:`json`,text:V({mcpServers:{switchboard:{command:`switchboard`,args:[`stdio`]}}}),command:null}]}var H=document.getElementById(`app`);H&&(H.textContent=``);var Jt=new Be,U=null,W=null,G=new Set,Yt=dt({update:()=>X(),notify:(e,t)=>Z(e,t)}),K={view:null,connection:`polling`,connectionDetail:null,startupError:new URLSearchParams(location.search).get(`hubError`),notice:null,busy:G,snippets:[],client:`claudeCode`,logs:null,setup:Yt.state,pins:new Map,activity:Ot()},q=new Map,J=new Map,Y=new Map;function X(){H&&(K.view=U?Ue(U,Date.now(),Jt):null,K.snippets=U?qt(U.endpoint):[],K.pins=U?bt(U,q,Y):new Map,ge(Gt(K,Qt),H),document.title=U?`Switchboard · ${K.view?.totalsLabel??``}`:`Switchboard`)}function Z(e,t,n){K.notice=n?{kind:e,text:t,link:n}:{kind:e,text:t},W&&clearTimeout(W),W=setTimeout(()=>{K.notice=null,X()},e===`error`?15e3:5e3),X()}function Q(e){return e instanceof C||e instanceof Error?e.message:String(e)}async function $(e,t,n){if(!G.has(e)){G.add(e),X();try{await t(),n&&Z(`ok`,n)}catch(e){Z(`error`,Q(e))}finally{G.delete(e),X()}}}async function Xt(e){if(navigator.clipboard&&window.isSecureContext)try{await navigator.clipboard.writeText(e);return}catch{}let t=document.createElement(`textarea`);t.value=e,t.setAttribute(`readonly`,``),t.style.position=`fixed`,t.style.opacity=`0`,document.body.appendChild(t),t.select();let n=document.execCommand(`copy`);if(t.remove(),!n)throw Error(`the browser did not allow copying; select the text and copy it by hand`)}async function Zt(e){try{let t=await D.logs(e);K.logs?.id===e&&(K.logs={id:e,data:t,error:null})}catch(t){K.logs?.id===e&&(K.logs={id:e,data:null,error:Q(t)})}X()}var Qt={copy(e,t){Xt(e).then(()=>Z(`ok`,`${t} copied.`),e=>Z(`error`,`Could not copy: ${Q(e)}`))},refreshAll(){$(`refreshAll`,async()=>{let e=await D.refreshAll(),t=e.servers.filter(e=>!e.ok);if(t.length>0)throw Error(`Refreshed ${e.servers.length-t.length} of ${e.servers.length} servers; `+t.map(e=>`${e.id}: ${e.error??`failed`}`).join(`; `))},`All servers refreshed.`)},toggle(e,t){$(`toggle:${e}`,()=>D.setEnabled(e,t),`${e} ${t?`enabled`:`disabled`}.`)},refresh(e){$(`refresh:${e}`,()=>D.refresh(e),`${e} refreshed.`)},login(e){$(`login:${e}`,async()=>{let t=await D.login(e);window.open(t.authorizationUrl,`_blank`,`noopener,noreferrer`),Z(`ok`,`Log-in to ${e} started: finish it in your browser.`,{href:t.authorizationUrl,label:`Open the login page again`})},null)},logout(e){$(`logout:${e}`,()=>D.logout(e),`Logged out of ${e}.`)},openLogs(e){K.logs={id:e,data:null,error:null},X();let t=document.getElementById(`logs`);t instanceof HTMLDialogElement&&!t.open&&t.showModal(),Zt(e)},closeLogs(){let e=document.getElementById(`logs`);if(e instanceof HTMLDialogElement&&e.open&&e.close(),K.logs){let e=K.logs.id;K.logs=null,X(),document.querySelector(`[data-server="${CSS.escape(e)}"] [data-action="logs"]`)?.focus()}},reloadLogs(){K.logs&&Zt(K.logs.id)},approve(e,t){$(`approve:${e}:${t?t.join(`,`):`*`}`,()=>wt.approve(e,t),`Approved ${t?t.join(`, `):`the tools`} of ${e}.`)},dismissNotice(){W&&clearTimeout(W),K.notice=null,X()},pickClient(e){K.client=e,X()},setup:Yt.actions};function $t(e){let t=bt(e,q);for(let e of[...J.keys()])t.has(e)||(J.delete(e),q.delete(e),Y.delete(e));for(let[e,n]of t){let t=xt(n);t!==``&&J.get(e)!==t&&(J.set(e,t),Y.delete(e),wt.held(e).then(n=>{J.get(e)===t&&(q.set(e,n.tools),X())},n=>{J.get(e)===t&&(Y.set(e,Q(n)),X())}))}}function en(e){Jt.observe(e,Date.now()),U=e,Yt.observe(e),$t(e),X()}function tn(e,t){(K.connection!==e||K.connectionDetail!==(t??null))&&(K.connection=e,K.connectionDetail=t??null,X())}K.startupError?K.connection=`offline`:(be(en,tn),Pt(()=>K.activity,e=>{K.activity=e,X()})),setInterval(X,5e3),X();

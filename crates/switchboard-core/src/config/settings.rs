@@ -251,6 +251,18 @@ settings_table! {
     /// approved, `warn` lists it flagged as changed, `off` keeps no pins.
     tool_pinning: ToolPinning = ToolPinning::Hold;
         "toolPinning", "SWITCHBOARD_TOOL_PINNING", Named, restart: true;
+    /// Record the arguments of each call in the activity log (secrets
+    /// redacted); off records only their size.
+    activity_arguments: bool = false;
+        "activityArguments", "SWITCHBOARD_ACTIVITY_ARGUMENTS", Switch { empty_is_false: true }, restart: true;
+    /// Size at which `activity.jsonl` is rotated to `activity.1.jsonl` (the
+    /// one older file kept), in bytes.
+    activity_max_bytes: u64 = 5 * 1024 * 1024;
+        "activityMaxBytes", "SWITCHBOARD_ACTIVITY_MAX_BYTES", Count { min: 1024 }, restart: true;
+    /// Export each call as an OpenTelemetry span, and hub metrics, over
+    /// OTLP/HTTP to this base URL (`/v1/traces`, `/v1/metrics` are added).
+    otlp_endpoint: Option<String> = None;
+        "otlpEndpoint", "SWITCHBOARD_OTLP_ENDPOINT", HttpUrl, restart: true;
 }
 
 // ---------------------------------------------------------------------------
@@ -479,6 +491,47 @@ impl<T: DeserializeOwned + FromStr<Err = String>> Kind<T> for Named {
 
     fn read_env(&self, text: &str) -> Result<T, String> {
         text.trim().parse()
+    }
+}
+
+/// An optional `http://` or `https://` URL (`otlpEndpoint`): a string or
+/// `null` in the file; in a variable, empty means none.
+struct HttpUrl;
+
+impl HttpUrl {
+    fn check(text: &str) -> Result<String, String> {
+        let text = text.trim();
+        let rest = text
+            .strip_prefix("http://")
+            .or_else(|| text.strip_prefix("https://"));
+        match rest {
+            Some(rest) if !rest.is_empty() => Ok(text.trim_end_matches('/').to_string()),
+            _ => Err(format!(
+                "expected a URL starting with http:// or https:// (like http://127.0.0.1:4318), not {text:?}"
+            )),
+        }
+    }
+}
+
+impl Kind<Option<String>> for HttpUrl {
+    fn read_file<'de, A: MapAccess<'de>>(
+        &self,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<Option<Option<String>>, A::Error> {
+        match map.next_value::<Option<String>>()? {
+            None => Ok(None),
+            Some(text) => Self::check(&text)
+                .map(|url| Some(Some(url)))
+                .map_err(|why| de::Error::custom(format!("`{name}`: {why}"))),
+        }
+    }
+
+    fn read_env(&self, text: &str) -> Result<Option<String>, String> {
+        if text.trim().is_empty() {
+            return Ok(None);
+        }
+        Self::check(text).map(Some)
     }
 }
 
@@ -732,6 +785,13 @@ mod tests {
             ("headerTimeoutSecs", "4", "4"),
             ("allowRemote", "true", "yes"),
             ("toolPinning", r#""warn""#, "warn"),
+            ("activityArguments", "true", "on"),
+            ("activityMaxBytes", "4096", "4096"),
+            (
+                "otlpEndpoint",
+                r#""http://127.0.0.1:4318""#,
+                "http://127.0.0.1:4318",
+            ),
         ];
         assert_eq!(
             cases.iter().map(|c| c.0).collect::<Vec<_>>(),
@@ -885,7 +945,7 @@ mod tests {
              `cacheMaxEntries`, `pollIntervalSecs`, `startupTimeoutSecs`, `callTimeoutSecs`, \
              `coldListTimeoutMs`, `idleShutdownSecs`, `builtinTools`, `tokenStore`, \
              `maxSessions`, `sessionIdleSecs`, `maxConnections`, `headerTimeoutSecs`, \
-             `allowRemote`, `toolPinning`"
+             `allowRemote`, `toolPinning`, `activityArguments`, `activityMaxBytes`, `otlpEndpoint`"
         );
         let (_, _, message) =
             invalid(file_settings(r#"{"listen": null, "listen": "127.0.0.1:1"}"#).unwrap_err());

@@ -1,5 +1,6 @@
 //! The local control API under `/api/v1` (JSON): status, events, refresh,
-//! reload, enabling and disabling servers, their logs, logins, and the
+//! reload, enabling and disabling servers, their logs, logins, the activity
+//! log (`control/activity.rs`), and the
 //! dashboard's sign-in links; and `/login`, which turns a one-time sign-in
 //! link into the dashboard's session cookie. Requests reach these handlers
 //! only past the router's access checks (see [`super`]).
@@ -15,6 +16,8 @@ use crate::config::ServerId;
 use crate::hub::HubHandle;
 use crate::listing::RefreshTrigger;
 use crate::reload::{ReloadError, ReloadResult};
+
+mod activity;
 
 /// The control API, nested under `/api/v1` by [`super::router`].
 pub(super) fn api(hub: HubHandle) -> Router {
@@ -33,6 +36,7 @@ pub(super) fn api(hub: HubHandle) -> Router {
         .route("/servers/{id}/approve", post(super::pins::approve))
         .route("/dashboard", post(dashboard_link))
         .merge(super::servers::routes())
+        .route("/activity", get(activity::activity))
         .with_state(hub)
 }
 

@@ -1,0 +1,158 @@
+//! Recording calls in the activity log (`crate::activity`): the gateway
+//! notes when a `tools/call`, `prompts/get` or `resources/read` starts
+//! ([`Gateway::begin_call`]) and hands a small record to the recorder when it
+//! ends ([`Gateway::end_call`]). Both rmcp's path and the HTTP fast path go
+//! through [`Gateway::forward_call`], so every call is recorded once.
+//!
+//! Cost on the call path: two clocks, the name copied, the arguments' and
+//! the result's JSON length counted (serialized into a counter, nothing
+//! allocated), and a `try_send`; argument values are copied only with
+//! `settings.activityArguments`. Formatting, redaction and the file write
+//! happen in the recorder's task.
+
+use std::time::{Instant, SystemTime};
+
+use rmcp::model::{
+    CallToolResponse, ErrorData, GetPromptResponse, JsonObject, ReadResourceResponse,
+};
+use switchboard_api::ActivityOutcome;
+use tokio_util::sync::CancellationToken;
+
+use super::Gateway;
+use crate::activity::{CallRecord, Method, Served, json_size};
+use crate::sessions::Scope;
+
+/// A call in progress.
+pub(super) struct Started {
+    at: SystemTime,
+    clock: Instant,
+    method: Method,
+    name: String,
+    argument_bytes: u64,
+    arguments: Option<serde_json::Value>,
+}
+
+/// An answer whose size (and tool-level failure) the log records.
+pub(super) trait Answer {
+    /// Its size as JSON, in bytes.
+    fn size(&self) -> u64;
+    /// Whether it reports a failure although it is a result (`isError`).
+    fn is_error(&self) -> bool {
+        false
+    }
+}
+
+impl Answer for CallToolResponse {
+    fn size(&self) -> u64 {
+        match self {
+            Self::Complete(result) => json_size(result),
+            Self::InputRequired(result) => json_size(result),
+            Self::Task(result) => json_size(result),
+            _ => 0,
+        }
+    }
+
+    fn is_error(&self) -> bool {
+        matches!(self, Self::Complete(result) if result.is_error == Some(true))
+    }
+}
+
+impl Answer for GetPromptResponse {
+    fn size(&self) -> u64 {
+        match self {
+            Self::Complete(result) => json_size(result),
+            Self::InputRequired(result) => json_size(result),
+            _ => 0,
+        }
+    }
+}
+
+impl Answer for ReadResourceResponse {
+    fn size(&self) -> u64 {
+        match self {
+            Self::Complete(result) => json_size(result),
+            Self::InputRequired(result) => json_size(result),
+            _ => 0,
+        }
+    }
+}
+
+impl Gateway {
+    /// Notes the start of a call of `name` with `arguments`.
+    pub(super) fn begin_call(
+        &self,
+        method: Method,
+        name: &str,
+        arguments: Option<&JsonObject>,
+    ) -> Started {
+        let keep = self.hub.activity().keeps_arguments();
+        Started {
+            at: SystemTime::now(),
+            clock: Instant::now(),
+            method,
+            name: name.to_string(),
+            argument_bytes: arguments.map_or(0, json_size),
+            arguments: arguments
+                .filter(|_| keep)
+                .map(|a| serde_json::Value::Object(a.clone())),
+        }
+    }
+
+    /// Records how the call ended: `cancel` tells a client's cancellation
+    /// apart from other failures.
+    pub(super) fn end_call<T: Answer>(
+        &self,
+        started: Started,
+        served: Served,
+        result: &Result<T, ErrorData>,
+        cancel: &CancellationToken,
+    ) {
+        let (outcome, error, result_bytes) = match result {
+            Ok(answer) if answer.is_error() => (
+                ActivityOutcome::Error,
+                Some("the tool reported an error (isError)".to_string()),
+                answer.size(),
+            ),
+            Ok(answer) => (ActivityOutcome::Ok, None, answer.size()),
+            Err(err) => (outcome_of(err, cancel), Some(err.message.to_string()), 0),
+        };
+        let route = match self.scope() {
+            Scope::Merged => None,
+            Scope::Server(id) => Some(id.clone()),
+        };
+        self.hub.activity().record(CallRecord {
+            at: started.at,
+            duration: started.clock.elapsed(),
+            method: started.method,
+            name: started.name,
+            route,
+            served,
+            client: self.session.client_name().cloned(),
+            session: self.session.http_id().cloned(),
+            outcome,
+            error,
+            argument_bytes: started.argument_bytes,
+            result_bytes,
+            arguments: started.arguments,
+        });
+    }
+}
+
+/// How a failed call ended: cancelled by the client, timed out, or an error.
+/// The kind is the one the gateway put in the error's `data` (see
+/// [`super::upstream_error`]), never read from the message.
+fn outcome_of(err: &ErrorData, cancel: &CancellationToken) -> ActivityOutcome {
+    if cancel.is_cancelled() {
+        return ActivityOutcome::Cancelled;
+    }
+    match err
+        .data
+        .as_ref()
+        .and_then(|d| d.get("kind"))
+        .and_then(|k| k.as_str())
+    {
+        Some("timeout") => ActivityOutcome::Timeout,
+        Some("cancelled") => ActivityOutcome::Cancelled,
+        _ => ActivityOutcome::Error,
+    }
+}
