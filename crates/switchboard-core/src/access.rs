@@ -102,7 +102,9 @@ impl Kind {
             // written, the clients' servers, and the activity log (what clients
             // called and the errors they got).
             if (rest.starts_with("servers/")
-                && (rest.ends_with("/logs") || rest.ends_with("/held") || rest.ends_with("/config")))
+                && (rest.ends_with("/logs")
+                    || rest.ends_with("/held")
+                    || rest.ends_with("/config")))
                 || rest == "import"
                 || rest == "activity"
             {

@@ -39,8 +39,8 @@ pub mod control;
 pub mod fast_path;
 pub mod listener;
 mod mcp;
-mod servers;
 mod pins;
+mod servers;
 pub mod session_manager;
 pub mod ui_assets;
 
