@@ -41,6 +41,9 @@ use otlp::Otlp;
 
 /// Records waiting for the writer at most; more are dropped and counted.
 pub(crate) const QUEUE: usize = 4096;
+/// How long the writer waits after a batch before taking the next one (at
+/// most this late in the API and the file; [`QUEUE`] records per pause).
+const BATCH_PAUSE: Duration = Duration::from_millis(100);
 /// Entries kept in memory for the API.
 pub(crate) const RING: usize = 1000;
 /// `GET /api/v1/activity` without `limit`.
@@ -219,6 +222,12 @@ impl Activity {
                     "activity log: calls not recorded, the recorder was behind"
                 );
                 reported_drops = dropped;
+            }
+            // Under load, records are taken in batches: one wake-up and one
+            // write per pause rather than per call.
+            tokio::select! {
+                () = tokio::time::sleep(BATCH_PAUSE) => {}
+                () = cancel.cancelled() => break,
             }
         }
         while let Ok(record) = rx.try_recv() {
