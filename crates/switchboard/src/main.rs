@@ -342,7 +342,7 @@ async fn secret(action: SecretAction) -> anyhow::Result<std::process::ExitCode> 
     let opened = store::open_async(settings.token_store).await;
     if !opened.kind().persists() {
         anyhow::bail!(
-            "{}; secrets need an OS keyring (Secret Service or keyutils)",
+            "{}; secrets need an OS keyring (the Secret Service or keyutils on Linux, the Keychain on macOS, the Credential Manager on Windows)",
             opened
                 .note
                 .as_deref()
