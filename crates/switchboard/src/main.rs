@@ -222,7 +222,10 @@ struct ConnectArgs {
 }
 
 // A forwarded call is mostly small, short-lived allocations (JSON, frames,
-// futures); mimalloc serves them faster than glibc's malloc.
+// futures); mimalloc serves them faster than glibc's malloc. Linux only: the
+// reason is glibc, and on macOS its C build needs the SDK's CommonCrypto
+// headers, which the cross-target check (docs/platforms.md) does not have.
+#[cfg(target_os = "linux")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -26,6 +26,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::OnceLock;
+#[cfg(unix)]
 use std::time::Duration;
 
 /// The hidden first argument that runs the binary as a guard.
