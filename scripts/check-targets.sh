@@ -72,7 +72,7 @@ missing_for() {
 }
 
 # The words given, joined by SEP.
-join() {
+join_by() {
     local sep="$1" out="$2" word
     shift 2
     for word in "$@"; do out+="$sep$word"; done
@@ -108,11 +108,11 @@ for target in "${targets[@]}"; do
         bad+=("app: cargo clippy -p switchboard-app failed, see above")
     fi
     if [[ ${#bad[@]} -eq 0 ]]; then
-        SUMMARY_LINES+=("check-targets: $target: ok ($(join ', ' "${pieces[@]}"); clippy ok)")
+        SUMMARY_LINES+=("check-targets: $target: ok ($(join_by ', ' "${pieces[@]}"); clippy ok)")
     else
         ok_list="nothing"
-        [[ ${#pieces[@]} -eq 0 ]] || ok_list="$(join ', ' "${pieces[@]}")"
-        SUMMARY_LINES+=("check-targets: $target: FAILED (ok: $ok_list; $(join '; ' "${bad[@]}"))")
+        [[ ${#pieces[@]} -eq 0 ]] || ok_list="$(join_by ', ' "${pieces[@]}")"
+        SUMMARY_LINES+=("check-targets: $target: FAILED (ok: $ok_list; $(join_by '; ' "${bad[@]}"))")
         failed=1
     fi
 done
