@@ -886,7 +886,7 @@ mod tests {
             ),
             (
                 r#"{"tokenStore": "file"}"#,
-                "unknown variant `file`, expected one of `auto`, `secret-service`, `keyutils`, `memory`",
+                "unknown variant `file`, expected one of `auto`, `secret-service`, `keyutils`, `keychain`, `credential-manager`, `memory`",
             ),
         ] {
             let (_, _, message) = invalid(file_settings(settings).unwrap_err());
