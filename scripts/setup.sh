@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need, on a fresh machine or a used one: Debian packages (as root), the
 # Python venv (.tools/venv), the reference MCP server (.tools/node), ui/node_modules, and the
-# cargo tools (cargo-fuzz and nightly, cargo-llvm-cov). Idempotent: a second run installs nothing.
+# cargo tools (cargo-fuzz and nightly, cargo-llvm-cov), the cross-target tools (rust targets,
+# MinGW, zig and cargo-zigbuild). Idempotent: a second run installs nothing.
 #
 #   scripts/setup.sh    run every install step (scripts/test.sh runs them itself)
 #
@@ -33,14 +34,20 @@ APT_PACKAGES+=(desktop-file-utils)
 APT_PACKAGES+=(dbus gnome-keyring libsecret-tools keyutils)
 # Shell script checks (scripts/checks.sh).
 APT_PACKAGES+=(shellcheck)
+# Cross-target checks (scripts/check-targets.sh): the MinGW C compiler and windres for the
+# Windows build scripts (aws-lc-sys, mimalloc, the app's resources).
+CROSS_APT_PACKAGES=(gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64)
+APT_PACKAGES+=("${CROSS_APT_PACKAGES[@]}")
 # ----------------------------------------------------------------------------------------------
 
 # shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # --- Install steps ----------------------------------------------------------------------------
+# Installs the missing ones of APT_PACKAGES, or of the packages given.
 install_system_packages() {
     local wanted=("${APT_PACKAGES[@]}")
+    [[ $# -gt 0 ]] && wanted=("$@")
     # The pyenv CPython on our machines ships venv+ensurepip; Debian's python3 needs python3-venv.
     if ! command -v python3 >/dev/null 2>&1; then
         wanted+=(python3 python3-venv)
@@ -213,6 +220,46 @@ install_cargo_llvm_cov() {
     cargo llvm-cov --version >&2
 }
 
+# What scripts/check-targets.sh needs: the Rust standard library of each cross target, and zig
+# (PyPI's ziglang) with cargo-zigbuild (PyPI's prebuilt wheel of the crates.io tool: no
+# 5-minute compile on CI) in a venv of their own, as the C compiler for the Apple target.
+CROSS_TARGETS=(x86_64-pc-windows-gnu aarch64-apple-darwin)
+CROSS_TOOLS="${SWITCHBOARD_CROSS_TOOLS:-$TOOLS/cross}"
+ZIGLANG_VERSION="0.15.2"
+CARGO_ZIGBUILD_VERSION="0.24.1"
+
+install_cross_tools() {
+    local installed target missing=()
+    installed="$(rustup target list --installed)"
+    for target in "${CROSS_TARGETS[@]}"; do
+        grep -qx "$target" <<<"$installed" || missing+=("$target")
+    done
+    if [[ ${#missing[@]} -gt 0 ]]; then
+        rustup target add "${missing[@]}"
+    else
+        echo "rust targets present: ${CROSS_TARGETS[*]}" >&2
+    fi
+    install_system_packages "${CROSS_APT_PACKAGES[@]}"
+    local want="ziglang==$ZIGLANG_VERSION cargo-zigbuild==$CARGO_ZIGBUILD_VERSION"
+    if [[ -x "$CROSS_TOOLS/bin/zig" && -x "$CROSS_TOOLS/bin/cargo-zigbuild" &&
+        "$(cat "$CROSS_TOOLS/.versions" 2>/dev/null)" == "$want" ]]; then
+        echo "zig and cargo-zigbuild present: $CROSS_TOOLS ($want)" >&2
+        return 0
+    fi
+    command -v python3 >/dev/null 2>&1 || die "python3 not found"
+    echo "installing $want into $CROSS_TOOLS" >&2
+    rm -rf "$CROSS_TOOLS"
+    mkdir -p "$(dirname "$CROSS_TOOLS")"
+    python3 -m venv "$CROSS_TOOLS"
+    # shellcheck disable=SC2086 # two requirement words
+    "$CROSS_TOOLS/bin/python" -m pip install --disable-pip-version-check --no-input -q $want
+    local zig_dir
+    zig_dir="$("$CROSS_TOOLS/bin/python" -c 'import os, ziglang; print(os.path.dirname(ziglang.__file__))')"
+    ln -sf "$zig_dir/zig" "$CROSS_TOOLS/bin/zig"
+    "$CROSS_TOOLS/bin/zig" version >/dev/null
+    echo "$want" >"$CROSS_TOOLS/.versions"
+}
+
 # Venv, the reference server and its smoke check: network and disk, little CPU (scripts/test.sh
 # runs this beside the first cargo build).
 install_test_tools() {
@@ -232,6 +279,8 @@ if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
     install_cargo_fuzz
     step "install: llvm-tools-preview and cargo-llvm-cov"
     install_cargo_llvm_cov
+    step "install: cross targets, zig and cargo-zigbuild (scripts/check-targets.sh)"
+    install_cross_tools
     finish_step
     print_summary
 fi

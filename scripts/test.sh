@@ -4,17 +4,19 @@
 #   scripts/test.sh          install what is missing (scripts/setup.sh), then the checks
 #                            (scripts/checks.sh: UI build, icons, fmt, clippy, scripts), build,
 #                            Rust tests, browser, desktop-app and tray tests, the .deb, coverage
-#                            (scripts/coverage.sh), Python tests, conformance
-#   scripts/test.sh --quick  skip the install step, coverage and the Python suite (for iterating)
+#                            (scripts/coverage.sh), Python tests, conformance, the macOS and
+#                            Windows type-checks (scripts/check-targets.sh)
+#   scripts/test.sh --quick  skip the install step, coverage, the Python suite and the cross-target
+#                            checks (for iterating)
 #
 # Idempotent: a second run installs nothing. Everything it installs for the project lives in
 # .tools/ (gitignored) except Debian packages, which it installs with apt-get when run as root.
 # Steps that mostly wait run beside others: the venv and npm installs beside fmt, clippy and
-# the build; the Python suite beside the conformance runs.
+# the build; the Python suite and the cross-target checks beside the conformance runs.
 set -euo pipefail
 
 usage() {
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 QUICK=0
@@ -186,6 +188,10 @@ if [[ $QUICK -eq 0 ]]; then
     # by the script; each run fails unless every scenario passes).
     finish_step
     start_job "pytest tests/python" pytest_suite
+    # macOS and Windows type-checks (docs/platforms.md), CPU-bound in a target dir of its own,
+    # beside the conformance runs that mostly wait on their servers.
+    # Niced, so the servers the conformance runs start get the CPU first.
+    start_job "check-targets: Windows and macOS (scripts/check-targets.sh)" nice -n 19 scripts/check-targets.sh
     step "conformance: the fixture server directly (32 scenarios)"
     scripts/conformance.sh --direct
     step "conformance: through Switchboard, /servers/conf/mcp and merged /mcp"
@@ -193,6 +199,7 @@ if [[ $QUICK -eq 0 ]]; then
     step "conformance: Switchboard's upstream client (client scenarios)"
     scripts/conformance.sh --client
     wait_job "pytest tests/python"
+    wait_job "check-targets: Windows and macOS (scripts/check-targets.sh)"
 fi
 
 finish_step

@@ -307,7 +307,7 @@ message: string | null, };
 /**
  * Which store holds OAuth tokens and secrets.
  */
-export type KeyringKind = "secret-service" | "keyutils" | "memory" | "unavailable";
+export type KeyringKind = "secret-service" | "keyutils" | "keychain" | "credential-manager" | "memory" | "unavailable";
 
 /**
  * Why the config file (or a `SWITCHBOARD_*` variable) was refused, as the

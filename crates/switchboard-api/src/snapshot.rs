@@ -329,6 +329,10 @@ pub enum KeyringKind {
     SecretService,
     /// The Linux kernel key retention service (lost at reboot).
     Keyutils,
+    /// The macOS login keychain.
+    Keychain,
+    /// The Windows Credential Manager.
+    CredentialManager,
     /// Memory only, because the person chose it (`tokenStore: memory`).
     Memory,
     /// Memory only, because no keyring could be reached.
@@ -341,6 +345,8 @@ impl KeyringKind {
         match self {
             Self::SecretService => "secret-service",
             Self::Keyutils => "keyutils",
+            Self::Keychain => "keychain",
+            Self::CredentialManager => "credential-manager",
             Self::Memory => "memory",
             Self::Unavailable => "unavailable",
         }
@@ -348,7 +354,10 @@ impl KeyringKind {
 
     /// Whether entries outlive the process.
     pub fn persists(self) -> bool {
-        matches!(self, Self::SecretService | Self::Keyutils)
+        matches!(
+            self,
+            Self::SecretService | Self::Keyutils | Self::Keychain | Self::CredentialManager
+        )
     }
 }
 

@@ -22,6 +22,7 @@
 //! `Debug` redacts them); no log line, snapshot field, API answer or error
 //! message here contains one.
 
+pub mod chunked;
 pub mod login;
 pub mod store;
 pub(crate) mod tokens;

@@ -247,7 +247,10 @@ struct ConnectArgs {
 }
 
 // A forwarded call is mostly small, short-lived allocations (JSON, frames,
-// futures); mimalloc serves them faster than glibc's malloc.
+// futures); mimalloc serves them faster than glibc's malloc. Linux only: the
+// reason is glibc, and on macOS its C build needs the SDK's CommonCrypto
+// headers, which the cross-target check (docs/platforms.md) does not have.
+#[cfg(target_os = "linux")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -374,7 +377,7 @@ async fn secret(action: SecretAction) -> anyhow::Result<std::process::ExitCode> 
     let opened = store::open_async(settings.token_store).await;
     if !opened.kind().persists() {
         anyhow::bail!(
-            "{}; secrets need an OS keyring (Secret Service or keyutils)",
+            "{}; secrets need an OS keyring (the Secret Service or keyutils on Linux, the Keychain on macOS, the Credential Manager on Windows)",
             opened
                 .note
                 .as_deref()

@@ -6,13 +6,16 @@
 //! `StoredCredentials` as JSON) or `secret:<name>` (a value for a config
 //! field written as `{"keyring": "<name>"}`).
 //!
-//! Which store is used is decided once per process by [`open`]:
-//! `tokenStore: auto` (the default) takes the Secret Service (D-Bus, e.g.
-//! GNOME Keyring or KWallet), else the kernel keyring (keyutils: survives hub
-//! restarts but not a reboot), else keeps tokens in memory and says so
-//! ([`KeyringKind::Unavailable`]). Nothing is ever written to a plain file.
+//! Which store is used is decided once per process by [`open`], following
+//! [`plan`]: `tokenStore: auto` (the default) takes, on Linux, the Secret
+//! Service (D-Bus, e.g. GNOME Keyring or KWallet), else the kernel keyring
+//! (keyutils: survives hub restarts but not a reboot); on macOS the login
+//! Keychain; on Windows the Credential Manager (values split over several
+//! credentials when longer than one holds, see [`super::chunked`]). When none
+//! answers it keeps tokens in memory and says so ([`KeyringKind::Unavailable`]).
+//! Nothing is ever written to a plain file.
 //!
-//! Keyring calls block (D-Bus round trips, possibly an unlock prompt): the
+//! Keyring calls block (D-Bus round trips, Keychain or unlock prompts): the
 //! trait is synchronous on purpose, and async code goes through [`call`],
 //! which runs it on tokio's blocking pool with a deadline.
 
@@ -123,8 +126,15 @@ pub struct KeyringTokenStore {
 
 impl KeyringTokenStore {
     fn entry(&self, account: &str) -> Result<keyring_core::Entry, StoreError> {
-        keyring_core::Entry::new_in_store(&self.store, SERVICE, account)
-            .map_err(|e| self.error(account, e))
+        let entry = if self.kind == KeyringKind::CredentialManager {
+            // Kept on this computer: the default (enterprise) persistence would
+            // copy tokens to every machine a domain account logs on to.
+            let local = HashMap::from([("persistence", "Local")]);
+            keyring_core::Entry::new_in_store_with_modifiers(&self.store, SERVICE, account, &local)
+        } else {
+            keyring_core::Entry::new_in_store(&self.store, SERVICE, account)
+        };
+        entry.map_err(|e| self.error(account, e))
     }
 
     fn error(&self, account: &str, err: keyring_core::Error) -> StoreError {
@@ -248,33 +258,104 @@ impl fmt::Debug for OpenedStore {
     }
 }
 
-/// Opens the store for `choice`. Blocks (D-Bus): call it off the async runtime
-/// ([`open_async`]).
+/// The keyrings `choice` tries on `os`, in order. An explicit choice of a
+/// keyring another OS has is tried all the same (and fails with "not supported
+/// on this platform", which the note shows).
+pub fn plan(choice: TokenStoreChoice, os: Os) -> &'static [KeyringKind] {
+    use KeyringKind as K;
+    match choice {
+        TokenStoreChoice::Memory => &[],
+        TokenStoreChoice::SecretService => &[K::SecretService],
+        TokenStoreChoice::Keyutils => &[K::Keyutils],
+        TokenStoreChoice::Keychain => &[K::Keychain],
+        TokenStoreChoice::CredentialManager => &[K::CredentialManager],
+        TokenStoreChoice::Auto => match os {
+            Os::Linux => &[K::SecretService, K::Keyutils],
+            Os::OtherUnix => &[K::SecretService],
+            Os::MacOs => &[K::Keychain],
+            Os::Windows => &[K::CredentialManager],
+            Os::Other => &[],
+        },
+    }
+}
+
+/// The operating system families [`plan`] knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Os {
+    Linux,
+    /// The BSDs and other Unix systems with a D-Bus session.
+    OtherUnix,
+    MacOs,
+    Windows,
+    Other,
+}
+
+impl Os {
+    /// The system this binary was built for.
+    pub const fn current() -> Self {
+        if cfg!(target_os = "linux") {
+            Self::Linux
+        } else if cfg!(target_os = "macos") {
+            Self::MacOs
+        } else if cfg!(windows) {
+            Self::Windows
+        } else if cfg!(all(
+            unix,
+            not(any(target_os = "ios", target_os = "android"))
+        )) {
+            Self::OtherUnix
+        } else {
+            Self::Other
+        }
+    }
+}
+
+/// Opens the store for `choice`. Blocks (D-Bus, Keychain): call it off the
+/// async runtime ([`open_async`]).
 pub fn open(choice: TokenStoreChoice) -> OpenedStore {
-    let tried = match choice {
-        TokenStoreChoice::Memory => {
-            return OpenedStore::memory(
-                KeyringKind::Memory,
-                Some("tokens are kept in memory only (tokenStore: memory)".into()),
-            );
+    open_with(choice, Os::current(), open_keyring)
+}
+
+/// [`open`] with the keyrings `opener` gives: the first of [`plan`] that
+/// opens, else memory with a note naming every failure.
+pub fn open_with(
+    choice: TokenStoreChoice,
+    os: Os,
+    opener: impl Fn(KeyringKind) -> Result<Arc<dyn TokenStore>, String>,
+) -> OpenedStore {
+    if choice == TokenStoreChoice::Memory {
+        return OpenedStore::memory(
+            KeyringKind::Memory,
+            Some("tokens are kept in memory only (tokenStore: memory)".into()),
+        );
+    }
+    let mut reasons = Vec::new();
+    for &kind in plan(choice, os) {
+        match opener(kind) {
+            Ok(store) => return OpenedStore { store, note: None },
+            Err(reason) => reasons.push(reason),
         }
-        TokenStoreChoice::SecretService => secret_service().map_err(|e| vec![e]),
-        TokenStoreChoice::Keyutils => keyutils().map_err(|e| vec![e]),
-        TokenStoreChoice::Auto => {
-            secret_service().or_else(|first| keyutils().map_err(|second| vec![first, second]))
-        }
-    };
-    match tried {
-        Ok(store) => OpenedStore { store, note: None },
-        Err(reasons) => {
-            let note = format!(
-                "no OS keyring is available ({}); OAuth tokens are kept in memory only and \
-                 are lost when Switchboard stops",
-                reasons.join("; ")
-            );
-            tracing::warn!("{note}");
-            OpenedStore::memory(KeyringKind::Unavailable, Some(note))
-        }
+    }
+    if reasons.is_empty() {
+        reasons.push("this system has no keyring Switchboard supports".into());
+    }
+    let note = format!(
+        "no OS keyring is available ({}); OAuth tokens are kept in memory only and \
+         are lost when Switchboard stops",
+        reasons.join("; ")
+    );
+    tracing::warn!("{note}");
+    OpenedStore::memory(KeyringKind::Unavailable, Some(note))
+}
+
+/// Opens and probes one OS keyring.
+fn open_keyring(kind: KeyringKind) -> Result<Arc<dyn TokenStore>, String> {
+    match kind {
+        KeyringKind::SecretService => secret_service(),
+        KeyringKind::Keyutils => keyutils(),
+        KeyringKind::Keychain => keychain(),
+        KeyringKind::CredentialManager => credential_manager(),
+        KeyringKind::Memory | KeyringKind::Unavailable => Err(format!("{kind}: not a keyring")),
     }
 }
 
@@ -318,14 +399,20 @@ where
 }
 
 /// A keyring store that answered a read (a missing probe entry is fine).
+/// Every Unix keyring opens this way; Windows wraps its store first.
+#[cfg(unix)]
 fn probed(
     kind: KeyringKind,
     store: Arc<keyring_core::CredentialStore>,
 ) -> Result<Arc<dyn TokenStore>, String> {
-    let store = KeyringTokenStore { kind, store };
+    answering(KeyringTokenStore { kind, store })
+}
+
+/// `store`, if it answers a read.
+fn answering(store: impl TokenStore) -> Result<Arc<dyn TokenStore>, String> {
     match store.get("probe") {
         Ok(_) => Ok(Arc::new(store)),
-        Err(err) => Err(format!("{kind}: {err}")),
+        Err(err) => Err(format!("{}: {err}", store.kind())),
     }
 }
 
@@ -361,6 +448,39 @@ fn keyutils() -> Result<Arc<dyn TokenStore>, String> {
     Err("keyutils: not supported on this platform".into())
 }
 
+#[cfg(target_os = "macos")]
+fn keychain() -> Result<Arc<dyn TokenStore>, String> {
+    match apple_native_keyring_store::keychain::Store::new() {
+        Ok(store) => probed(KeyringKind::Keychain, store),
+        Err(err) => Err(format!("keychain: {err}")),
+    }
+}
+
+#[cfg(not(target_os = "macos"))]
+fn keychain() -> Result<Arc<dyn TokenStore>, String> {
+    Err("keychain: not supported on this platform".into())
+}
+
+#[cfg(windows)]
+fn credential_manager() -> Result<Arc<dyn TokenStore>, String> {
+    use super::chunked::{CREDENTIAL_MANAGER_UNITS, Chunked};
+    match windows_native_keyring_store::Store::new() {
+        Ok(store) => answering(Chunked::new(
+            KeyringTokenStore {
+                kind: KeyringKind::CredentialManager,
+                store,
+            },
+            CREDENTIAL_MANAGER_UNITS,
+        )),
+        Err(err) => Err(format!("credential-manager: {err}")),
+    }
+}
+
+#[cfg(not(windows))]
+fn credential_manager() -> Result<Arc<dyn TokenStore>, String> {
+    Err("credential-manager: not supported on this platform".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,6 +512,129 @@ mod tests {
         assert!(check_secret_name("GITHUB_TOKEN.v2").is_ok());
         assert!(check_secret_name("").is_err());
         assert!(check_secret_name("a b").is_err());
+    }
+
+    #[test]
+    fn auto_takes_each_systems_keyring() {
+        use KeyringKind as K;
+        let auto = TokenStoreChoice::Auto;
+        assert_eq!(plan(auto, Os::Linux), [K::SecretService, K::Keyutils]);
+        assert_eq!(plan(auto, Os::OtherUnix), [K::SecretService]);
+        assert_eq!(plan(auto, Os::MacOs), [K::Keychain]);
+        assert_eq!(plan(auto, Os::Windows), [K::CredentialManager]);
+        assert!(plan(auto, Os::Other).is_empty());
+        assert!(plan(TokenStoreChoice::Memory, Os::Windows).is_empty());
+        // An explicit choice is tried on every system (and fails where it has no keyring).
+        assert_eq!(plan(TokenStoreChoice::Keychain, Os::Linux), [K::Keychain]);
+        assert_eq!(
+            plan(TokenStoreChoice::CredentialManager, Os::MacOs),
+            [K::CredentialManager]
+        );
+        if cfg!(target_os = "linux") {
+            assert_eq!(Os::current(), Os::Linux);
+        }
+        for (name, choice) in [
+            ("keychain", TokenStoreChoice::Keychain),
+            ("credential-manager", TokenStoreChoice::CredentialManager),
+        ] {
+            assert_eq!(name.parse(), Ok(choice));
+            assert_eq!(serde_json::to_value(choice).unwrap(), name);
+        }
+        assert!(K::Keychain.persists() && K::CredentialManager.persists());
+        assert_eq!(K::CredentialManager.as_str(), "credential-manager");
+    }
+
+    /// An opener whose keyrings are memory stores, failing for the kinds in `broken`.
+    fn opener<'a>(
+        broken: &'static [KeyringKind],
+        tried: &'a Mutex<Vec<KeyringKind>>,
+    ) -> impl Fn(KeyringKind) -> Result<Arc<dyn TokenStore>, String> + 'a {
+        move |kind| {
+            tried.lock().unwrap().push(kind);
+            if broken.contains(&kind) {
+                Err(format!("{kind}: refused"))
+            } else {
+                Ok(Arc::new(MemoryTokenStore::with_kind(kind)))
+            }
+        }
+    }
+
+    #[test]
+    fn open_takes_the_first_keyring_that_answers() {
+        use KeyringKind as K;
+        let tried = Mutex::new(Vec::new());
+        let opened = open_with(TokenStoreChoice::Auto, Os::Windows, opener(&[], &tried));
+        assert_eq!(opened.kind(), K::CredentialManager);
+        assert_eq!(opened.note, None);
+
+        let tried = Mutex::new(Vec::new());
+        let opened = open_with(
+            TokenStoreChoice::Auto,
+            Os::Linux,
+            opener(&[K::SecretService], &tried),
+        );
+        assert_eq!(opened.kind(), K::Keyutils);
+        assert_eq!(*tried.lock().unwrap(), [K::SecretService, K::Keyutils]);
+
+        let tried = Mutex::new(Vec::new());
+        let opened = open_with(TokenStoreChoice::Auto, Os::MacOs, opener(&[], &tried));
+        assert_eq!(opened.kind(), K::Keychain);
+        assert_eq!(*tried.lock().unwrap(), [K::Keychain]);
+    }
+
+    #[test]
+    fn open_falls_back_to_memory_and_says_why() {
+        use KeyringKind as K;
+        let tried = Mutex::new(Vec::new());
+        let opened = open_with(
+            TokenStoreChoice::Auto,
+            Os::Linux,
+            opener(&[K::SecretService, K::Keyutils], &tried),
+        );
+        assert_eq!(opened.kind(), K::Unavailable);
+        let note = opened.note.unwrap();
+        assert!(
+            note.contains("secret-service: refused; keyutils: refused"),
+            "{note}"
+        );
+        assert!(note.contains("kept in memory only"), "{note}");
+
+        let tried = Mutex::new(Vec::new());
+        let opened = open_with(TokenStoreChoice::Auto, Os::Other, opener(&[], &tried));
+        assert_eq!(opened.kind(), K::Unavailable);
+        assert!(
+            opened
+                .note
+                .unwrap()
+                .contains("no keyring Switchboard supports")
+        );
+        assert!(tried.lock().unwrap().is_empty());
+
+        let tried = Mutex::new(Vec::new());
+        let opened = open_with(TokenStoreChoice::Memory, Os::MacOs, opener(&[], &tried));
+        assert_eq!(opened.kind(), K::Memory);
+        assert!(tried.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn other_systems_keyrings_say_they_are_not_supported_here() {
+        if cfg!(target_os = "linux") {
+            let keychain = open(TokenStoreChoice::Keychain);
+            assert_eq!(keychain.kind(), KeyringKind::Unavailable);
+            assert!(
+                keychain
+                    .note
+                    .unwrap()
+                    .contains("keychain: not supported on this platform")
+            );
+            let windows = open(TokenStoreChoice::CredentialManager);
+            assert!(
+                windows
+                    .note
+                    .unwrap()
+                    .contains("credential-manager: not supported on this platform")
+            );
+        }
     }
 
     #[tokio::test]

@@ -31,11 +31,14 @@ pub const MAX_DURATION: Duration = Duration::from_secs(30 * 24 * 60 * 60);
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TokenStoreChoice {
-    /// The Secret Service, else keyutils, else memory (and say so).
+    /// The OS keyring, else memory (and say so): on Linux the Secret Service,
+    /// else keyutils; the Keychain on macOS; the Credential Manager on Windows.
     #[default]
     Auto,
     SecretService,
     Keyutils,
+    Keychain,
+    CredentialManager,
     /// Never touch the OS keyring; tokens last as long as the process.
     Memory,
 }
@@ -47,8 +50,13 @@ impl FromStr for TokenStoreChoice {
             "auto" => Ok(Self::Auto),
             "secret-service" => Ok(Self::SecretService),
             "keyutils" => Ok(Self::Keyutils),
+            "keychain" => Ok(Self::Keychain),
+            "credential-manager" => Ok(Self::CredentialManager),
             "memory" => Ok(Self::Memory),
-            _ => Err("expected auto, secret-service, keyutils or memory".into()),
+            _ => Err(
+                "expected auto, secret-service, keyutils, keychain, credential-manager or memory"
+                    .into(),
+            ),
         }
     }
 }
@@ -906,7 +914,7 @@ mod tests {
             (
                 "SWITCHBOARD_TOKEN_STORE",
                 "file",
-                "expected auto, secret-service, keyutils or memory",
+                "expected auto, secret-service, keyutils, keychain, credential-manager or memory",
             ),
         ] {
             let err = env_settings(name, value).unwrap_err();
@@ -969,7 +977,7 @@ mod tests {
             ),
             (
                 r#"{"tokenStore": "file"}"#,
-                "unknown variant `file`, expected one of `auto`, `secret-service`, `keyutils`, `memory`",
+                "unknown variant `file`, expected one of `auto`, `secret-service`, `keyutils`, `keychain`, `credential-manager`, `memory`",
             ),
         ] {
             let (_, _, message) = invalid(file_settings(settings).unwrap_err());

@@ -26,13 +26,16 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::OnceLock;
+#[cfg(unix)]
 use std::time::Duration;
 
 /// The hidden first argument that runs the binary as a guard.
 pub(crate) const GUARD_ARG: &str = "__guard";
 /// How long a server group gets between SIGTERM and SIGKILL once the hub is gone.
+#[cfg(unix)]
 pub(crate) const TERM_GRACE: Duration = Duration::from_secs(2);
 /// How often a guard checks that its group still exists.
+#[cfg(unix)]
 const CHECK_EVERY: Duration = Duration::from_millis(250);
 
 static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
