@@ -86,6 +86,12 @@ async fn status_refresh_toggle_logs_and_reload() {
     let out = hub_cli(&hub, &["logs", "alpha", "--url", &url]).await;
     assert_eq!(out.code, 0);
     assert!(out.stdout.contains("info] started (pid "), "{}", out.stdout);
+    // A server that has not run since it was switched back on has no lines yet.
+    let out = hub_cli(&hub, &["logs", "beta", "--url", &url]).await;
+    assert_eq!(
+        (out.code, out.stdout.as_str(), out.stderr.as_str()),
+        (0, "", "switchboard: no log lines yet for server 'beta'\n")
+    );
 
     let out = hub_cli(&hub, &["reload", "--url", &url]).await;
     assert_eq!((out.code, out.stdout.as_str()), (0, "nothing changed\n"));

@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// How long the login shell may take to print its PATH.
+#[cfg_attr(not(unix), allow(dead_code))] // only Unix has a login shell to ask
 pub(super) const LOGIN_SHELL_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What to start for a server's `command`.
@@ -293,7 +294,9 @@ async fn login_shell_path() -> &'static Result<String, String> {
 /// Markers around the PATH in the shell's output (startup files may print
 /// other things). Each is printed in two pieces, so that a shell echoing its
 /// command line cannot produce it.
+#[cfg_attr(not(unix), allow(dead_code))] // only Unix has a login shell to ask
 const BEGIN: (&str, &str) = ("__SWITCHBOARD_PATH", "_BEGIN__");
+#[cfg_attr(not(unix), allow(dead_code))] // only Unix has a login shell to ask
 const END: (&str, &str) = ("__SWITCHBOARD_PATH", "_END__");
 
 #[cfg(unix)]
@@ -334,6 +337,7 @@ async fn ask_login_shell() -> Result<String, String> {
 }
 
 /// The non-empty text between the markers in `output`.
+#[cfg_attr(not(unix), allow(dead_code))] // only Unix has a login shell to ask
 pub(super) fn parse_marked(output: &str) -> Option<String> {
     let begin = format!("{}{}", BEGIN.0, BEGIN.1);
     let end = format!("{}{}", END.0, END.1);
