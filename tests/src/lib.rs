@@ -164,6 +164,21 @@ impl Hub {
         env: &[(&str, &str)],
         args: &[&str],
     ) -> Result<Self> {
+        Self::start_inner(config, env, args, false).await
+    }
+
+    /// Starts the hub with only `env` (and the hub's own test settings) in its
+    /// environment, as `env -i` would: the minimal start of a desktop app.
+    pub async fn start_with_only_env(config: Value, env: &[(&str, &str)]) -> Result<Self> {
+        Self::start_inner(config, env, &[], true).await
+    }
+
+    async fn start_inner(
+        config: Value,
+        env: &[(&str, &str)],
+        args: &[&str],
+        clear_env: bool,
+    ) -> Result<Self> {
         let dir = tempfile::tempdir()?;
         let config_path = dir.path().join("config.json");
         std::fs::write(&config_path, serde_json::to_vec_pretty(&config)?)?;
@@ -174,6 +189,9 @@ impl Hub {
             .find(|(k, _)| *k == "SWITCHBOARD_CACHE_DIR")
             .map_or_else(|| dir.path().join("cache"), |(_, v)| PathBuf::from(v));
         let mut cmd = Command::new(bin("switchboard"));
+        if clear_env {
+            cmd.env_clear();
+        }
         cmd.args(["serve", "--listen", "127.0.0.1:0", "--config"])
             .arg(&config_path)
             .args(args)

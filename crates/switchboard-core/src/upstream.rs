@@ -33,6 +33,8 @@
 //! surface; the rest is split by job:
 //! - `connect`: starting a stdio or HTTP connection, the monitor task that
 //!   watches it, closing it and the idle sleep;
+//! - `launch`: finding the program a stdio `command` names (the login
+//!   shell's PATH, Windows `.cmd`/`.ps1` shims);
 //! - `login`: what a missing or lost OAuth authorization does to the server;
 //! - `process`: the stdio server's process group (signals) and its death
 //!   guard (`process/guard.rs`);
@@ -61,6 +63,7 @@ mod client;
 mod connect;
 mod describe;
 mod error;
+mod launch;
 mod login;
 mod process;
 mod refresh;

@@ -50,6 +50,23 @@ pub async fn run(url: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A warning when nothing answers at the hub's `/mcp` URL `url` (used by
+/// `connect`, which writes the entry anyway); `None` when something does.
+pub async fn no_hub_warning(url: &str) -> Option<String> {
+    let base = url.strip_suffix("/mcp").unwrap_or(url);
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(2))
+        .build()
+        .ok()?;
+    match client.get(format!("{base}/api/v1/status")).send().await {
+        Ok(_) => None,
+        Err(_) => Some(format!(
+            "no Switchboard is running at {base} yet; the client will reach it once \
+             `switchboard serve` (or the Switchboard app) runs there"
+        )),
+    }
+}
+
 /// Fails with a clear message when nothing answers at the hub's address.
 async fn check_hub(url: &str, token: Option<&str>) -> anyhow::Result<()> {
     let base = url.strip_suffix("/mcp").unwrap_or(url);

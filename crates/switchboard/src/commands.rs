@@ -231,6 +231,10 @@ pub async fn logs(remote: &Remote, id: &str, follow: bool) -> anyhow::Result<Exi
     for line in &seen {
         print(line)?;
     }
+    if seen.is_empty() {
+        // On stderr, so that output piped elsewhere stays the log lines alone.
+        eprintln!("switchboard: no log lines yet for server '{id}'");
+    }
     if !follow {
         return Ok(ExitCode::SUCCESS);
     }

@@ -350,7 +350,7 @@ async fn dispatch(command: Command) -> anyhow::Result<std::process::ExitCode> {
             commands::dashboard(&hub.remote()?, no_browser).await
         }
         Command::Import(args) => import(args),
-        Command::Connect(args) => connect(args),
+        Command::Connect(args) => connect(args).await,
         Command::Login {
             id,
             no_browser,
@@ -490,13 +490,14 @@ fn import(args: ImportArgs) -> anyhow::Result<std::process::ExitCode> {
     })
 }
 
-fn connect(args: ConnectArgs) -> anyhow::Result<std::process::ExitCode> {
+async fn connect(args: ConnectArgs) -> anyhow::Result<std::process::ExitCode> {
     let endpoint = format!("{}/mcp", args.hub.base_url()?);
     let exe = std::env::current_exe().context("locating the switchboard binary")?;
     if args.print {
         print(clients::snippet(args.client, &endpoint, &exe).trim_end())?;
         return Ok(std::process::ExitCode::SUCCESS);
     }
+    let endpoint_for_warning = endpoint.clone();
     let report = clients::connect(&ConnectRequest {
         client: args.client,
         bases: Bases::from_env()?,
@@ -507,6 +508,11 @@ fn connect(args: ConnectArgs) -> anyhow::Result<std::process::ExitCode> {
         config_path: switchboard_config(args.hub.config),
     })?;
     print(report.to_string().trim_end())?;
+    // The entry is written either way (the hub may be started later), but
+    // the client will not reach anything until a hub runs there.
+    if let Some(warning) = switchboard::bridge::no_hub_warning(&endpoint_for_warning).await {
+        eprintln!("switchboard: warning: {warning}");
+    }
     Ok(std::process::ExitCode::SUCCESS)
 }
 

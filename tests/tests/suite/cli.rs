@@ -86,6 +86,12 @@ async fn status_refresh_toggle_logs_and_reload() {
     let out = hub_cli(&hub, &["logs", "alpha", "--url", &url]).await;
     assert_eq!(out.code, 0);
     assert!(out.stdout.contains("info] started (pid "), "{}", out.stdout);
+    // A server that has not run since it was switched back on has no lines yet.
+    let out = hub_cli(&hub, &["logs", "beta", "--url", &url]).await;
+    assert_eq!(
+        (out.code, out.stdout.as_str(), out.stderr.as_str()),
+        (0, "", "switchboard: no log lines yet for server 'beta'\n")
+    );
 
     let out = hub_cli(&hub, &["reload", "--url", &url]).await;
     assert_eq!((out.code, out.stdout.as_str()), (0, "nothing changed\n"));
@@ -172,4 +178,37 @@ async fn builtin_tools_show_servers_and_refresh_them() {
     .unwrap();
     assert_eq!(status["health"], "healthy");
     assert_eq!(hub.terminate().await, Some(0));
+}
+
+/// `connect` in a temp HOME against `url`.
+async fn connect_cursor(home: &std::path::Path, url: &str) -> Output {
+    let mut command = tokio::process::Command::new(bin("switchboard"));
+    command
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env_remove("SWITCHBOARD_CONFIG");
+    run(command, &["connect", "cursor", "--url", url]).await
+}
+
+#[tokio::test]
+async fn connect_warns_when_no_hub_runs_at_the_url_and_writes_anyway() {
+    let home = tempfile::tempdir().unwrap();
+    let free = format!("http://127.0.0.1:{}", switchboard_e2e::free_port());
+    let out = connect_cursor(home.path(), &free).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "switchboard: warning: no Switchboard is running at {free} yet"
+        )),
+        "{}",
+        out.stderr
+    );
+    let written = std::fs::read_to_string(home.path().join(".cursor/mcp.json")).unwrap();
+    assert!(written.contains(&format!("{free}/mcp")), "{written}");
+
+    // With a hub there: no warning.
+    let hub = Hub::start(json!({"mcpServers": {}})).await.unwrap();
+    let out = connect_cursor(home.path(), &hub.base).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stderr.contains("warning"), "{}", out.stderr);
 }

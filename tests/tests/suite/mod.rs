@@ -16,6 +16,7 @@ mod files;
 mod forwarding;
 mod freshness;
 mod keyring;
+mod launch;
 mod list_changed;
 mod merge;
 mod oauth;

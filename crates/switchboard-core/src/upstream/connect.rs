@@ -18,6 +18,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use tokio_util::sync::CancellationToken;
 
 use super::client::UpstreamClient;
+use super::launch;
 use super::process::guard::Guard;
 use super::process::{Signal, kill_process_group, signal_process_group};
 use super::status::STDERR_TAIL_IN_ERRORS;
@@ -172,8 +173,24 @@ impl Upstream {
             resolved.insert(name.clone(), value);
         }
         let env = &resolved;
+        let server_path = env
+            .iter()
+            .find(|(name, _)| launch::is_path_variable(name))
+            .map(|(_, value)| value.as_str());
+        let launch =
+            launch::resolve(command, server_path)
+                .await
+                .map_err(|err| UpstreamError::Spawn {
+                    server: self.id.clone(),
+                    command: command.to_string(),
+                    message: err.to_string(),
+                })?;
         let instance = self.identity.instance.clone();
-        let mut wrapped = process_wrap::tokio::CommandWrap::with_new(command, |cmd| {
+        let mut wrapped = process_wrap::tokio::CommandWrap::with_new(&launch.program, |cmd| {
+            cmd.args(&launch.prefix);
+            if let Some(path) = &launch.path {
+                cmd.env("PATH", path);
+            }
             // A `switchboard stdio` bridge started by this hub sends it back
             // (see `identity`), so a bridge to this very hub is refused.
             cmd.args(args)

@@ -102,11 +102,27 @@ pub struct ConnectReport {
     pub notes: Vec<String>,
 }
 
+/// The hub's `/mcp` URL with the default `settings.listen`.
+const DEFAULT_ENDPOINT: &str = "http://127.0.0.1:8420/mcp";
+
+/// Gemini CLI's own Streamable HTTP form, `{"url": <endpoint>, "type": "http"}`,
+/// pointing at `endpoint`: kept as it is rather than rewritten to `httpUrl`.
+fn is_gemini_http_entry(entry: &Map<String, Value>, endpoint: &str) -> bool {
+    entry.get("url").and_then(Value::as_str) == Some(endpoint)
+        && entry.get("type").and_then(Value::as_str) == Some("http")
+        && !entry.contains_key("httpUrl")
+}
+
 /// The `switchboard` entry in `client`'s dialect (JSON clients only; Codex's
 /// is the TOML table in [`snippet`]).
 fn json_entry(client: Client, endpoint: &str, exe: &Path) -> Value {
     match client {
-        // The bridge is told the endpoint, so it reaches a hub on any port.
+        // The bridge finds a hub at the default address by itself (as
+        // docs/cli.md shows); any other endpoint is passed with `--url`.
+        Client::ClaudeDesktop if endpoint == DEFAULT_ENDPOINT => json!({
+            "command": exe.to_string_lossy(),
+            "args": ["stdio"],
+        }),
         Client::ClaudeDesktop => json!({
             "command": exe.to_string_lossy(),
             "args": ["stdio", "--url", endpoint],
@@ -175,6 +191,7 @@ pub fn connect(req: &ConnectRequest) -> Result<ConnectReport, ClientError> {
             &text,
             json_entry(client, &req.endpoint, &req.exe),
             req.disable_imported.then_some(&known[..]),
+            req.dry_run,
         )?
     };
     let changed = original.as_deref() != Some(edit.text.as_str());
@@ -243,6 +260,7 @@ fn edit_json(
     text: &str,
     desired: Value,
     known: Option<&[(TransportKey, String)]>,
+    dry_run: bool,
 ) -> Result<Edited, ClientError> {
     let format = client.format();
     let syntax = |err: super::jsonc::SyntaxError| ClientError::Syntax {
@@ -265,6 +283,13 @@ fn edit_json(
     let (entry, value) = match current {
         None => (EntryChange::Added, Some(desired)),
         Some(Value::Object(existing)) => {
+            let mut desired = desired;
+            if client == Client::Gemini
+                && let Some(endpoint) = desired.get("httpUrl").and_then(Value::as_str)
+                && is_gemini_http_entry(&existing, endpoint)
+            {
+                desired = json!({"url": endpoint, "type": "http"});
+            }
             let mut merged = existing.clone();
             let stale: &[&str] = if client.speaks_http() {
                 &STDIO_KEYS
@@ -367,9 +392,10 @@ fn edit_json(
             doc = Doc::parse(next).map_err(syntax)?;
         }
         if !disabled.is_empty() && client != Client::Gemini {
+            let were = if dry_run { "would be" } else { "were" };
             notes.push(format!(
-                "{client}'s config has no off switch for a server, so these were removed from \
-                 it and saved beside it to paste back if needed"
+                "{client}'s config has no off switch for a server, so these {were} removed \
+                 from it and saved beside it to paste back if needed"
             ));
             moved_out = Some(moved);
         }

@@ -7,10 +7,7 @@ use pretty_assertions::assert_eq;
 /// The `switchboard` entry each JSON client gets, and where.
 fn expected_entry(client: Client) -> (&'static str, Value) {
     match client {
-        Client::ClaudeDesktop => (
-            "mcpServers",
-            json!({"command": EXE, "args": ["stdio", "--url", ENDPOINT]}),
-        ),
+        Client::ClaudeDesktop => ("mcpServers", json!({"command": EXE, "args": ["stdio"]})),
         Client::ClaudeCode => ("mcpServers", json!({"type": "http", "url": ENDPOINT})),
         Client::Cursor => ("mcpServers", json!({"url": ENDPOINT})),
         Client::VsCode => ("servers", json!({"type": "http", "url": ENDPOINT})),
@@ -191,7 +188,77 @@ fn connect_fixes_a_stale_entry_and_keeps_its_other_keys() {
     );
     assert_eq!(
         read_json(&path),
-        json!({"mcpServers": {"switchboard": {"command": EXE, "args": ["stdio", "--url", ENDPOINT], "env": {"RUST_LOG": "debug"}}}})
+        json!({"mcpServers": {"switchboard": {"command": EXE, "args": ["stdio"], "env": {"RUST_LOG": "debug"}}}})
+    );
+}
+
+#[test]
+fn gemini_keeps_its_own_url_and_type_http_entry() {
+    let m = Machine::new();
+    let path = Client::Gemini.config_path(&m.bases);
+    let own = format!(
+        "{{\"mcpServers\": {{\"switchboard\": {{\"url\": \"{ENDPOINT}\", \"type\": \"http\"}}}}}}\n"
+    );
+    write(&path, &own);
+    let report = m.connect(Client::Gemini, false, false);
+    assert_eq!(
+        (report.entry, report.changed),
+        (EntryChange::Unchanged, false)
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), own);
+    // The same form pointing elsewhere is corrected to the hub.
+    write(
+        &path,
+        "{\"mcpServers\": {\"switchboard\": {\"url\": \"http://127.0.0.1:9/mcp\", \"type\": \"http\"}}}\n",
+    );
+    assert_eq!(
+        m.connect(Client::Gemini, false, false).entry,
+        EntryChange::Updated
+    );
+    assert_eq!(
+        read_json(&path),
+        json!({"mcpServers": {"switchboard": {"httpUrl": ENDPOINT}}})
+    );
+}
+
+#[test]
+fn claude_desktop_gets_url_only_for_a_hub_off_the_default_address() {
+    let m = Machine::new();
+    let path = Client::ClaudeDesktop.config_path(&m.bases);
+    let other = "http://127.0.0.1:9999/mcp";
+    connect(&ConnectRequest {
+        client: Client::ClaudeDesktop,
+        bases: m.bases.clone(),
+        endpoint: other.into(),
+        exe: EXE.into(),
+        dry_run: false,
+        disable_imported: false,
+        config_path: m.config.clone(),
+    })
+    .unwrap();
+    assert_eq!(
+        read_json(&path),
+        json!({"mcpServers": {"switchboard": {"command": EXE, "args": ["stdio", "--url", other]}}})
+    );
+}
+
+#[test]
+fn a_dry_run_note_speaks_of_what_would_happen() {
+    let m = imported_machine();
+    let dry = m.connect(Client::Cursor, true, true);
+    assert!(
+        dry.notes
+            .iter()
+            .any(|n| n.contains("so these would be removed from it and saved beside it")),
+        "{:?}",
+        dry.notes
+    );
+    assert!(!dry.notes.iter().any(|n| n.contains("were removed")));
+    let real = m.connect(Client::Cursor, false, true);
+    assert!(
+        real.notes
+            .iter()
+            .any(|n| n.contains("so these were removed"))
     );
 }
 
@@ -404,7 +471,7 @@ fn snippets_for_every_client() {
                 json_snippet(
                     "mcpServers",
                     &format!(
-                        "      \"command\": \"{EXE}\",\n      \"args\": [\n        \"stdio\",\n        \"--url\",\n        \"{ENDPOINT}\"\n      ]"
+                        "      \"command\": \"{EXE}\",\n      \"args\": [\n        \"stdio\"\n      ]"
                     )
                 )
             ),
