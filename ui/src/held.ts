@@ -4,7 +4,7 @@
 // the current definition, and an Approve button; and the new tools.
 
 import { html, nothing, type TemplateResult } from 'lit-html';
-import { ApiError, describeFailure } from './api';
+import { call } from './api';
 import type { ApproveResponse, HeldDefinition, HeldResponse, HeldTool, HubSnapshot } from './api.gen';
 
 /** What the page knows about one server's pins. */
@@ -105,34 +105,12 @@ export function pinsKey(p: ServerPins): string {
   return [...p.held, ...p.changed].map((t) => `${t.name}@${t.since}:${t.change}`).join('|');
 }
 
-async function send<T>(method: 'GET' | 'POST', path: string, action: string, body?: unknown): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(`api/v1/${path}`, {
-      method,
-      headers: body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' },
-      body: body === undefined ? null : JSON.stringify(body),
-      cache: 'no-store',
-    });
-  } catch {
-    throw new ApiError(describeFailure(action, null, null), null);
-  }
-  let answer: unknown = null;
-  try {
-    answer = await response.json();
-  } catch {
-    answer = null;
-  }
-  if (!response.ok) throw new ApiError(describeFailure(action, response.status, answer), response.status);
-  return answer as T;
-}
-
 const enc = encodeURIComponent;
 
 export const heldApi = {
-  held: (id: string) => send<HeldResponse>('GET', `servers/${enc(id)}/held`, `read the changed tools of ${id}`),
+  held: (id: string) => call<HeldResponse>('GET', `servers/${enc(id)}/held`, `read the changed tools of ${id}`),
   approve: (id: string, tools: string[] | null) =>
-    send<ApproveResponse>(
+    call<ApproveResponse>(
       'POST',
       `servers/${enc(id)}/approve`,
       `approve ${tools ? tools.join(', ') : 'the tools'} of ${id}`,

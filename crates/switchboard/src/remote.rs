@@ -68,21 +68,11 @@ impl Remote {
         path: &str,
         body: &impl serde::Serialize,
     ) -> anyhow::Result<T> {
-        let mut request = self
+        let request = self
             .http
             .post(format!("{}/api/v1{path}", self.base))
             .json(body);
-        if let Ok(token) = &self.token {
-            request = request.bearer_auth(token);
-        }
-        let response = request.send().await.map_err(|err| {
-            if err.is_connect() {
-                self.not_running()
-            } else {
-                err.into()
-            }
-        })?;
-        self.body(response).await
+        self.dispatch(request).await
     }
 
     async fn send<T: DeserializeOwned>(
@@ -90,9 +80,18 @@ impl Remote {
         method: reqwest::Method,
         path: &str,
     ) -> anyhow::Result<T> {
-        let mut request = self
+        let request = self
             .http
             .request(method, format!("{}/api/v1{path}", self.base));
+        self.dispatch(request).await
+    }
+
+    /// Sends `request` with the control token (when there is one) and reads
+    /// the answer as `T`; a refused connection says no hub is running.
+    async fn dispatch<T: DeserializeOwned>(
+        &self,
+        mut request: reqwest::RequestBuilder,
+    ) -> anyhow::Result<T> {
         if let Ok(token) = &self.token {
             request = request.bearer_auth(token);
         }
