@@ -17,7 +17,7 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { alive, artifactPath, bin, eventually, stdioFixture, tempDir } from './harness.mjs';
+import { alive, appEnv, artifactPath, bin, eventually, stdioFixture, tempDir } from './harness.mjs';
 
 /** The dashboard's accent colour (#1f5fd6, the "Refresh all" button) and the healthy green (#1a7f37). */
 const ACCENT = [0x1f, 0x5f, 0xd6];
@@ -103,19 +103,7 @@ describe('desktop app under Xvfb', () => {
     );
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    env = {
-      ...process.env,
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, '.config'),
-      XDG_DATA_HOME: join(home, '.local', 'share'),
-      XDG_CACHE_HOME: join(home, '.cache'),
-      SWITCHBOARD_CONFIG: configPath,
-      SWITCHBOARD_LISTEN: `127.0.0.1:${port}`,
-      RUST_LOG: 'info',
-      // Software rendering: Xvfb has no GPU.
-      WEBKIT_DISABLE_DMABUF_RENDERER: '1',
-      LIBGL_ALWAYS_SOFTWARE: '1',
-    };
+    env = appEnv(home, configPath, port);
     const blank = colourStats(screenshot('desktop-before.png').rgb);
     assert.ok(blank.distinct <= 2, `the screen is blank before the app starts (${blank.distinct} colours)`);
     app = spawn(bin('switchboard-app'), [], { env, stdio: ['ignore', 'pipe', 'pipe'] });

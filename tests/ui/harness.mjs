@@ -214,6 +214,25 @@ export async function launchChromium() {
   return { context, close };
 }
 
+/**
+ * The environment of the desktop app under test: `home` as its HOME and XDG dirs,
+ * its config file and listen port, and software rendering (Xvfb has no GPU).
+ */
+export function appEnv(home, configPath, port) {
+  return {
+    ...process.env,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    SWITCHBOARD_CONFIG: configPath,
+    SWITCHBOARD_LISTEN: `127.0.0.1:${port}`,
+    RUST_LOG: 'info',
+    WEBKIT_DISABLE_DMABUF_RENDERER: '1',
+    LIBGL_ALWAYS_SOFTWARE: '1',
+  };
+}
+
 export function artifactPath(name) {
   mkdirSync(ARTIFACTS, { recursive: true });
   return join(ARTIFACTS, name);

@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { alive, artifactPath, bin, eventually, stdioFixture, tempDir } from './harness.mjs';
+import { alive, appEnv, artifactPath, bin, eventually, stdioFixture, tempDir } from './harness.mjs';
 
 const IM = (tool) => `/usr/bin/${tool}`; // ImageMagick itself, not a wrapper earlier on PATH
 /** GTK's (Adwaita) highlight of the menu item under the pointer. */
@@ -233,18 +233,7 @@ describe('the tray under Xvfb, in a real tray host', () => {
       assert.equal(trayer.exitCode, null, `trayer exited:\n${trayer.log}`);
       return search('--classname', '^panel$').length > 0;
     });
-    app = start(bin('switchboard-app'), ['--hidden'], {
-      ...process.env,
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, '.config'),
-      XDG_DATA_HOME: join(home, '.local', 'share'),
-      XDG_CACHE_HOME: join(home, '.cache'),
-      SWITCHBOARD_CONFIG: configPath,
-      SWITCHBOARD_LISTEN: `127.0.0.1:${port}`,
-      RUST_LOG: 'info',
-      WEBKIT_DISABLE_DMABUF_RENDERER: '1',
-      LIBGL_ALWAYS_SOFTWARE: '1',
-    });
+    app = start(bin('switchboard-app'), ['--hidden'], appEnv(home, configPath, port));
     await eventually(
       'the hub to answer',
       async () => {
