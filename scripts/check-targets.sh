@@ -88,11 +88,13 @@ for target in "${targets[@]}"; do
     if [[ -n "$why" ]]; then
         SUMMARY_LINES+=("check-targets: $target: FAILED (not checked: $why)")
         failed=1
+        fail_step
         continue
     fi
     if ! cargo_cmd="$(cargo_for "$target")"; then
         SUMMARY_LINES+=("check-targets: $target: FAILED (not checked: $cargo_cmd)")
         failed=1
+        fail_step
         continue
     fi
     pieces=() bad=()
@@ -114,6 +116,7 @@ for target in "${targets[@]}"; do
         [[ ${#pieces[@]} -eq 0 ]] || ok_list="$(join_by ', ' "${pieces[@]}")"
         SUMMARY_LINES+=("check-targets: $target: FAILED (ok: $ok_list; $(join_by '; ' "${bad[@]}"))")
         failed=1
+        fail_step
     fi
 done
 finish_step

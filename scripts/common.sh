@@ -62,6 +62,18 @@ step() {
     printf '\n==> [%s] %s\n' "$(date +%H:%M:%S)" "$1" >&2
 }
 
+# Ends the current step as failed without stopping the script, for a script that goes on
+# to its other checks and fails at the end (scripts/check-targets.sh).
+fail_step() {
+    if [[ -n "$CURRENT_STEP" ]]; then
+        local took
+        took="$(fmt_us $(($(now_us) - STEP_T0)))"
+        printf '<== %s: FAILED (%s)\n' "$CURRENT_STEP" "$took" >&2
+        SUMMARY+=("FAILED  $took  $CURRENT_STEP")
+        CURRENT_STEP=""
+    fi
+}
+
 print_summary() {
     local line
     printf '\n---- %s summary (total %s) ----\n' "$SCRIPT_NAME" "$(fmt_us $(($(now_us) - RUN_T0)))" >&2
