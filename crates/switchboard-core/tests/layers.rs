@@ -37,6 +37,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("auth", 1),
     ("snapshot", 1),
     ("activity", 1),
+    ("search", 1),
     // 2: one upstream server.
     ("upstream", 2),
     // 3: the set of servers and sessions, and the hub that owns them.
