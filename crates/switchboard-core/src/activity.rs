@@ -134,13 +134,19 @@ impl Activity {
     /// or to memory only when `None`.
     pub(crate) fn new(path: Option<PathBuf>, settings: &Settings) -> Self {
         let (tx, rx) = mpsc::channel(QUEUE);
+        // The calls before a restart stay visible, and numbers go on.
+        let earlier = path
+            .as_deref()
+            .map(|path| file::last_entries(path, RING))
+            .unwrap_or_default();
+        let next_seq = earlier.last().map_or(1, |e| e.seq.saturating_add(1));
         Self {
             tx,
             rx: Mutex::new(Some(rx)),
             dropped: AtomicU64::new(0),
             ring: Mutex::new(Ring {
-                entries: VecDeque::new(),
-                next_seq: 1,
+                entries: earlier.into(),
+                next_seq,
             }),
             arguments: settings.activity_arguments,
             file: path.map(|p| (p, settings.activity_max_bytes)),
@@ -436,6 +442,44 @@ mod tests {
         assert_eq!(first.endpoint, "/mcp");
         assert_eq!(first.server.as_deref(), Some("notes"));
         assert_eq!(first.time, "1970-01-01T00:00:00.000Z");
+    }
+
+    #[tokio::test]
+    async fn a_restarted_hub_shows_the_earlier_calls_and_numbers_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("activity.jsonl");
+        let names = |activity: &Activity| -> Vec<(u64, String)> {
+            let entries = activity.recent(10, None);
+            entries.into_iter().map(|e| (e.seq, e.name)).collect()
+        };
+        for run in [["a", "b"], ["c", "d"]] {
+            let activity = Arc::new(Activity::new(Some(path.clone()), &Settings::default()));
+            let cancel = CancellationToken::new();
+            let writer = tokio::spawn(activity.clone().run(cancel.clone()));
+            for name in run {
+                activity.record(record(name));
+            }
+            cancel.cancel();
+            writer.await.unwrap();
+        }
+        // A torn last line (a crash mid-write) is skipped, not fatal.
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"{\"seq\": 9")
+            .unwrap();
+        let activity = Activity::new(Some(path), &Settings::default());
+        assert_eq!(
+            names(&activity),
+            vec![
+                (4, "d".to_string()),
+                (3, "c".to_string()),
+                (2, "b".to_string()),
+                (1, "a".to_string())
+            ]
+        );
+        assert_eq!(activity.ring.lock().unwrap().next_seq, 5);
     }
 
     #[tokio::test]

@@ -8,12 +8,23 @@
 //! the log never takes more than about twice the limit. A write that fails
 //! is logged once and the file reopened on the next line; the in-memory
 //! entries are unaffected.
+//!
+//! When the hub starts, [`last_entries`] reads the end of the file back, so
+//! `GET /api/v1/activity` still shows the calls before the restart and entry
+//! numbers go on from the last one (`switchboard activity --follow` asks for
+//! entries after a number and would otherwise miss every call until the new
+//! numbers passed the old ones).
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use switchboard_api::ActivityEntry;
 
 use crate::util::files;
+
+/// How much of the end of the log [`last_entries`] reads at most.
+const TAIL_BYTES: u64 = 1024 * 1024;
 
 /// The open log and how big it is.
 pub(super) struct LogFile {
@@ -124,6 +135,35 @@ impl LogFile {
             }
         }
     }
+}
+
+/// The newest `max` entries of the log at `path`, oldest first, read from
+/// at most its last [`TAIL_BYTES`]; lines that are not entries are skipped.
+/// A missing or unreadable file gives none.
+pub(super) fn last_entries(path: &Path, max: usize) -> Vec<ActivityEntry> {
+    let Ok(mut file) = File::open(path) else {
+        return Vec::new();
+    };
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let start = size.saturating_sub(TAIL_BYTES);
+    let mut text = Vec::new();
+    if file.seek(SeekFrom::Start(start)).is_err()
+        || file.take(TAIL_BYTES).read_to_end(&mut text).is_err()
+    {
+        return Vec::new();
+    }
+    let mut lines = text.split(|&b| b == b'\n');
+    if start > 0 {
+        // The first line read is most likely the end of a cut one.
+        lines.next();
+    }
+    let mut entries: Vec<ActivityEntry> = lines
+        .filter(|line| !line.is_empty())
+        .filter_map(|line| serde_json::from_slice(line).ok())
+        .collect();
+    let extra = entries.len().saturating_sub(max);
+    entries.drain(..extra);
+    entries
 }
 
 #[cfg(test)]
