@@ -117,10 +117,6 @@ impl SettingInfo {
 /// field: Type = default;
 ///     "fileKey", "SWITCHBOARD_ENV_VAR", kind, restart: bool;
 /// ```
-///
-/// `restart: false` on `tokenStore` and `allowRemote`: they are read once at
-/// start-up like every setting, but a reload has never reported their change
-/// (docs/configuration.md lists the reported ones); kept as it was.
 macro_rules! settings_table {
     ($(
         $(#[doc = $doc:literal])+
@@ -236,7 +232,7 @@ settings_table! {
         "builtinTools", "SWITCHBOARD_BUILTIN_TOOLS", Switch { empty_is_false: false }, restart: true;
     /// Where OAuth tokens and secrets are kept (`auto` picks the OS keyring).
     token_store: TokenStoreChoice = TokenStoreChoice::Auto;
-        "tokenStore", "SWITCHBOARD_TOKEN_STORE", Named, restart: false;
+        "tokenStore", "SWITCHBOARD_TOKEN_STORE", Named, restart: true;
     /// Most MCP sessions kept at once (both routes); the least recently used
     /// idle one is closed to make room.
     max_sessions: usize = 1000;
@@ -254,7 +250,7 @@ settings_table! {
     /// Allow a listen address beyond loopback; the MCP endpoints then need
     /// the control token (see `access`).
     allow_remote: bool = false;
-        "allowRemote", "SWITCHBOARD_ALLOW_REMOTE", Switch { empty_is_false: true }, restart: false;
+        "allowRemote", "SWITCHBOARD_ALLOW_REMOTE", Switch { empty_is_false: true }, restart: true;
     /// What a changed tool definition does: `hold` withholds it until
     /// approved, `warn` lists it flagged as changed, `off` keeps no pins.
     tool_pinning: ToolPinning = ToolPinning::Hold;
@@ -839,7 +835,12 @@ mod tests {
         };
         assert_eq!(
             Settings::default().changed_needing_restart(&next),
-            vec!["cacheTtlSecs", "headerTimeoutSecs"]
+            vec![
+                "cacheTtlSecs",
+                "tokenStore",
+                "headerTimeoutSecs",
+                "allowRemote"
+            ]
         );
         assert!(next.changed_needing_restart(&next).is_empty());
     }
