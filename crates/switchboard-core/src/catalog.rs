@@ -384,6 +384,17 @@ pub fn could_expose(prefix: &str, exposed: &str) -> bool {
         })
 }
 
+/// The names a server's tool or prompt `name` is exposed under when no other
+/// name collides with it: the plain `<prefix>__<name>` if that is valid, and
+/// the hashed form [`Catalog::build`] gives otherwise (or on a collision).
+/// Used to recognise a name that is not in the catalog, such as a held tool's.
+pub fn names_alone(server: &ServerId, prefix: &str, name: &str) -> [Option<String>; 2] {
+    [
+        plain_name(prefix, name),
+        Some(hashed_name(server, prefix, name, &HashSet::new())),
+    ]
+}
+
 /// `<prefix>__<name>` when that is already a valid name, else `None`.
 fn plain_name(prefix: &str, name: &str) -> Option<String> {
     let joined = join(prefix, name);
@@ -514,6 +525,26 @@ mod tests {
 
     fn names(c: &Catalog) -> Vec<String> {
         c.tools.iter().map(|t| t.name.to_string()).collect()
+    }
+
+    #[test]
+    fn a_name_alone_is_the_name_the_catalog_gives_it() {
+        let long = "a".repeat(80);
+        let c = Catalog::build(vec![source("srv", &["short", long.as_str(), "bad name"])]);
+        let id = ServerId::new("srv").unwrap();
+        let listed = names(&c);
+        for original in ["short", long.as_str(), "bad name"] {
+            let alone = names_alone(&id, "srv", original);
+            assert!(
+                alone.iter().flatten().any(|n| listed.contains(n)),
+                "{original}: {alone:?} not in {listed:?}"
+            );
+        }
+        assert_eq!(
+            names_alone(&id, "srv", "short")[0].as_deref(),
+            Some("srv__short")
+        );
+        assert_eq!(names_alone(&id, "srv", long.as_str())[0], None);
     }
 
     #[test]

@@ -77,14 +77,12 @@ impl HubHandle {
                 .held_names(u.id.as_str())
                 .into_iter()
                 .find(|name| {
-                    if prefix.is_empty() {
-                        name == exposed
-                    } else {
-                        exposed
-                            .strip_prefix(prefix)
-                            .and_then(|rest| rest.strip_prefix("__"))
-                            == Some(name.as_str())
-                    }
+                    // A held tool is not in the catalog: match the names it
+                    // would be listed under (plain, or hashed when too long).
+                    crate::catalog::names_alone(&u.id, prefix, name)
+                        .iter()
+                        .flatten()
+                        .any(|candidate| candidate == exposed)
                 })
                 .map(|name| (u.id.clone(), name))
         })
