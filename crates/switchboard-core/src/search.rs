@@ -8,6 +8,8 @@
 
 use std::collections::HashMap;
 
+mod rank;
+
 use rmcp::model::Tool;
 use serde_json::Value;
 
@@ -69,14 +71,14 @@ pub struct Hit {
 #[derive(Debug, Default)]
 pub struct Index {
     docs: Vec<ToolDoc>,
-    bm25: Bm25,
+    ranker: rank::Ranker,
 }
 
 impl Index {
     /// Prepares `docs` for searching.
     pub fn build(docs: Vec<ToolDoc>) -> Self {
-        let bm25 = Bm25::build(docs.iter().map(plain_text));
-        Self { docs, bm25 }
+        let ranker = rank::Ranker::build(&docs);
+        Self { docs, ranker }
     }
 
     /// The tools indexed, in the order given to [`Index::build`].
@@ -87,7 +89,7 @@ impl Index {
     /// At most `limit` tools for `query`, best first; tools that share no
     /// term with the query are left out.
     pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
-        self.bm25.search(&tokens(query), limit)
+        self.ranker.search(query, limit)
     }
 }
 
