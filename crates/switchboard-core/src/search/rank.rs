@@ -19,15 +19,79 @@ const DESCRIPTION: f32 = 0.5;
 const PARAMS: f32 = 0.3;
 /// Weight of a concept-group match relative to the query's own word.
 const RELATED: f32 = 0.35;
+/// Bonus for a tool whose own name the query covers (own words count fully,
+/// related words at their weight): the score grows by up to this fraction.
+const NAME_COVER: f32 = 0.5;
 const K1: f32 = 1.2;
 const B: f32 = 0.5;
 
 const STOP: &[&str] = &[
-    "a", "an", "the", "this", "that", "these", "those", "me", "my", "i", "in", "on", "of", "to",
-    "for", "is", "are", "was", "what", "which", "whats", "s", "how", "do", "does", "it", "its",
-    "with", "from", "and", "or", "be", "can", "so", "some", "any", "please", "you", "your", "at",
-    "by", "as", "into", "there", "here", "we", "our", "us", "one", "about", "have", "has", "been",
-    "will", "should", "would", "could", "if", "then", "than", "yet", "up", "out", "tell", "give",
+    "a",
+    "an",
+    "the",
+    "this",
+    "that",
+    "these",
+    "those",
+    "me",
+    "my",
+    "i",
+    "in",
+    "on",
+    "of",
+    "to",
+    "for",
+    "is",
+    "are",
+    "was",
+    "what",
+    "which",
+    "whats",
+    "s",
+    "how",
+    "do",
+    "does",
+    "it",
+    "its",
+    "with",
+    "from",
+    "and",
+    "or",
+    "be",
+    "can",
+    "so",
+    "some",
+    "any",
+    "please",
+    "you",
+    "your",
+    "at",
+    "by",
+    "as",
+    "into",
+    "there",
+    "here",
+    "we",
+    "our",
+    "us",
+    "one",
+    "about",
+    "have",
+    "has",
+    "been",
+    "will",
+    "should",
+    "would",
+    "could",
+    "if",
+    "then",
+    "than",
+    "yet",
+    "up",
+    "out",
+    "give",
+    "everything",
+    "com",
 ];
 
 /// A small English stemmer: enough to make plural, -ing and -ed forms and
@@ -85,7 +149,7 @@ pub(super) fn terms(text: &str) -> Vec<String> {
 fn concepts() -> HashMap<String, Vec<String>> {
     let mut related: HashMap<String, Vec<String>> = HashMap::new();
     for line in CONCEPTS.lines() {
-        if line.trim_start().starts_with('#') {
+        if line.trim_start().starts_with(['#', '=']) {
             continue;
         }
         let group: Vec<String> = line.split_whitespace().map(stem).collect();
@@ -101,6 +165,20 @@ fn concepts() -> HashMap<String, Vec<String>> {
     related
 }
 
+/// Abbreviations (`= short long words` lines): the short form to the stemmed
+/// long words.
+fn aliases() -> HashMap<String, Vec<String>> {
+    CONCEPTS
+        .lines()
+        .filter_map(|line| line.trim_start().strip_prefix('='))
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let short = words.next()?;
+            Some((short.to_string(), words.map(stem).collect()))
+        })
+        .collect()
+}
+
 /// The prepared index.
 #[derive(Debug, Default)]
 pub(super) struct Ranker {
@@ -108,14 +186,18 @@ pub(super) struct Ranker {
     postings: HashMap<String, Vec<(usize, f32)>>,
     /// Weighted length of each doc.
     lengths: Vec<f32>,
+    /// Each doc's distinct name terms.
+    names: Vec<Vec<String>>,
     average: f32,
     related: HashMap<String, Vec<String>>,
+    aliases: HashMap<String, Vec<String>>,
 }
 
 impl Ranker {
     pub(super) fn build(docs: &[ToolDoc]) -> Self {
         let mut postings: HashMap<String, Vec<(usize, f32)>> = HashMap::new();
         let mut lengths = Vec::with_capacity(docs.len());
+        let mut names = Vec::with_capacity(docs.len());
         for (i, doc) in docs.iter().enumerate() {
             let mut weights: HashMap<String, f32> = HashMap::new();
             let mut length = 0.0;
@@ -135,6 +217,10 @@ impl Ranker {
                 add(description, PARAMS);
             }
             lengths.push(length);
+            let mut name = terms(&doc.tool);
+            name.sort();
+            name.dedup();
+            names.push(name);
             for (term, weight) in weights {
                 postings.entry(term).or_default().push((i, weight));
             }
@@ -147,15 +233,23 @@ impl Ranker {
         Self {
             postings,
             lengths,
+            names,
             average,
             related: concepts(),
+            aliases: aliases(),
         }
     }
 
     pub(super) fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
         // Each query term with its weight: own words 1, related words less.
         let mut wanted: Vec<(String, f32)> = Vec::new();
-        let own = terms(query);
+        let mut own = Vec::new();
+        for term in terms(query) {
+            match self.aliases.get(&term) {
+                Some(long) => own.extend(long.iter().cloned()),
+                None => own.push(term),
+            }
+        }
         for term in &own {
             upsert(&mut wanted, term, 1.0);
         }
@@ -181,7 +275,23 @@ impl Ranker {
         }
         let mut hits: Vec<Hit> = scores
             .into_iter()
-            .map(|(doc, score)| Hit { doc, score })
+            .map(|(doc, score)| {
+                let name = self.names.get(doc).map_or(&[][..], Vec::as_slice);
+                let covered: f32 = name
+                    .iter()
+                    .filter_map(|t| {
+                        wanted
+                            .iter()
+                            .find(|(w, _)| w == t)
+                            .map(|(_, weight)| weight)
+                    })
+                    .sum();
+                let cover = covered / name.len().max(1) as f32;
+                Hit {
+                    doc,
+                    score: score * (1.0 + NAME_COVER * cover),
+                }
+            })
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
         hits.truncate(limit);
@@ -230,6 +340,7 @@ mod tests {
     fn concept_words_match_at_a_lower_weight() {
         let related = concepts();
         assert!(related[&stem("ticket")].contains(&stem("issue")));
-        assert!(!related.contains_key("#"));
+        assert!(!related.contains_key("#") && !related.contains_key("="));
+        assert_eq!(aliases()["pr"], [stem("pull"), stem("request")]);
     }
 }
