@@ -17,7 +17,7 @@ use serde_json::Value;
 use switchboard_core::{SearchHit, SearchIndex, ToolDoc, search_baseline};
 
 /// recall@5 over all queries when the ranking was last tuned, minus a margin.
-const FLOOR_RECALL_AT_5: f64 = 0.87;
+const FLOOR_RECALL_AT_5: f64 = 0.89;
 
 struct Query {
     text: String,
@@ -87,7 +87,7 @@ impl Score {
     fn row(self, label: &str) -> String {
         let n = self.n.max(1) as f64;
         format!(
-            "| {label:<22} | {:>4} | {:>8.1}% | {:>8.1}% | {:>5.3} |",
+            "| {label:<24} | {:>4} | {:>8.1}% | {:>8.1}% | {:>5.3} |",
             self.n,
             100.0 * self.at1 as f64 / n,
             100.0 * self.at5 as f64 / n,
@@ -128,13 +128,19 @@ fn evaluate(
 fn ranking_beats_bm25_on_the_evaluation_set() {
     let (docs, queries) = load();
     assert!(docs.len() >= 200 && queries.len() >= 120);
+    let started = std::time::Instant::now();
     let index = SearchIndex::build(docs.clone());
+    let built = started.elapsed();
     let base = evaluate(&docs, &queries, |q| search_baseline(&docs, q, 10), false);
     let misses = std::env::var_os("SEARCH_EVAL_MISSES").is_some();
     let ranked = evaluate(&docs, &queries, |q| index.search(q, 10), misses);
-    println!("{} tools, {} queries", docs.len(), queries.len());
-    println!("| ranking, part           |    n | recall@1 | recall@5 |   MRR |");
-    println!("|------------------------|------|----------|----------|-------|");
+    println!(
+        "{} tools, {} queries; index built in {built:?}",
+        docs.len(),
+        queries.len()
+    );
+    println!("| ranking, part            |    n | recall@1 | recall@5 |   MRR |");
+    println!("|--------------------------|------|----------|----------|-------|");
     for (label, scores) in [("BM25 baseline", base), ("Index::search", ranked)] {
         for (part, score) in ["tuning", "held-out", "all"].iter().zip(scores) {
             println!("{}", score.row(&format!("{label}, {part}")));

@@ -12,7 +12,7 @@ use super::{Hit, ToolDoc, tokens};
 /// The concept groups, checked in next to this file.
 const CONCEPTS: &str = include_str!("concepts.txt");
 
-const NAME: f32 = 3.0;
+const NAME: f32 = 2.0;
 const SERVER: f32 = 1.5;
 const SUMMARY: f32 = 1.5;
 const DESCRIPTION: f32 = 0.5;
@@ -23,7 +23,7 @@ const RELATED: f32 = 0.35;
 /// related words at their weight): the score grows by up to this fraction.
 const NAME_COVER: f32 = 0.5;
 const K1: f32 = 1.2;
-const B: f32 = 0.5;
+const B: f32 = 0.75;
 
 const STOP: &[&str] = &[
     "a",
@@ -256,6 +256,10 @@ impl Ranker {
         for term in &own {
             for other in self.related.get(term).into_iter().flatten() {
                 upsert(&mut wanted, other, RELATED);
+            }
+            // "PR 42", "add 2 and 3": a number in the query is about a number.
+            if term.bytes().all(|b| b.is_ascii_digit()) {
+                upsert(&mut wanted, "number", RELATED);
             }
         }
         let n = self.lengths.len() as f32;
