@@ -3,7 +3,8 @@
 //! search answer with. Pure: it is given the tools (from the warm catalog, so
 //! servers that are not running are searched too) and never starts anything.
 //!
-//! [`Index::search`] is the ranking served to clients; [`baseline`] is a plain
+//! [`Index::search`] is the ranking served to clients (`search/rank.rs`:
+//! field-weighted BM25 over stemmed words with concept groups); [`baseline`] is a plain
 //! BM25 over the same text, kept for the evaluation in `bench/search`.
 
 use std::collections::HashMap;

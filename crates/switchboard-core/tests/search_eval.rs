@@ -17,7 +17,7 @@ use serde_json::Value;
 use switchboard_core::{SearchHit, SearchIndex, ToolDoc, search_baseline};
 
 /// recall@5 over all queries when the ranking was last tuned, minus a margin.
-const FLOOR_RECALL_AT_5: f64 = 0.89;
+const FLOOR_RECALL_AT_5: f64 = 0.90;
 
 struct Query {
     text: String,
@@ -128,6 +128,9 @@ fn evaluate(
 fn ranking_beats_bm25_on_the_evaluation_set() {
     let (docs, queries) = load();
     assert!(docs.len() >= 200 && queries.len() >= 120);
+    // Built twice: the second is what a catalog change costs (the concept
+    // table is read once per process). Printed, never asserted.
+    let _ = SearchIndex::build(docs.clone());
     let started = std::time::Instant::now();
     let index = SearchIndex::build(docs.clone());
     let built = started.elapsed();

@@ -6,6 +6,7 @@
 //! lower weight. Built once per catalog; a search only reads it.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use super::{Hit, ToolDoc, tokens};
 
@@ -22,6 +23,11 @@ const RELATED: f32 = 0.35;
 /// Bonus for a tool whose own name the query covers (own words count fully,
 /// related words at their weight): the score grows by up to this fraction.
 const NAME_COVER: f32 = 0.5;
+/// Text read from a description past its first sentence, and from each
+/// parameter's description, in bytes: long descriptions go on with usage
+/// examples that add little but cost index time.
+const REST_CAP: usize = 1200;
+const PARAM_CAP: usize = 200;
 const K1: f32 = 1.2;
 const B: f32 = 0.75;
 
@@ -145,6 +151,19 @@ pub(super) fn terms(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Each stemmed word to the other stemmed words of its concept groups,
+/// read once per process.
+fn related() -> &'static HashMap<String, Vec<String>> {
+    static RELATED: OnceLock<HashMap<String, Vec<String>>> = OnceLock::new();
+    RELATED.get_or_init(concepts)
+}
+
+/// Abbreviations, read once per process.
+fn abbreviations() -> &'static HashMap<String, Vec<String>> {
+    static ALIASES: OnceLock<HashMap<String, Vec<String>>> = OnceLock::new();
+    ALIASES.get_or_init(aliases)
+}
+
 /// Each stemmed word to the other stemmed words of its concept groups.
 fn concepts() -> HashMap<String, Vec<String>> {
     let mut related: HashMap<String, Vec<String>> = HashMap::new();
@@ -189,8 +208,6 @@ pub(super) struct Ranker {
     /// Each doc's distinct name terms.
     names: Vec<Vec<String>>,
     average: f32,
-    related: HashMap<String, Vec<String>>,
-    aliases: HashMap<String, Vec<String>>,
 }
 
 impl Ranker {
@@ -211,10 +228,10 @@ impl Ranker {
             add(&doc.server, SERVER);
             let (summary, rest) = split_summary(&doc.description);
             add(summary, SUMMARY);
-            add(rest, DESCRIPTION);
+            add(prefix(rest, REST_CAP), DESCRIPTION);
             for (name, description) in &doc.params {
                 add(name, PARAMS);
-                add(description, PARAMS);
+                add(prefix(description, PARAM_CAP), PARAMS);
             }
             lengths.push(length);
             let mut name = terms(&doc.tool);
@@ -235,8 +252,6 @@ impl Ranker {
             lengths,
             names,
             average,
-            related: concepts(),
-            aliases: aliases(),
         }
     }
 
@@ -245,7 +260,7 @@ impl Ranker {
         let mut wanted: Vec<(String, f32)> = Vec::new();
         let mut own = Vec::new();
         for term in terms(query) {
-            match self.aliases.get(&term) {
+            match abbreviations().get(&term) {
                 Some(long) => own.extend(long.iter().cloned()),
                 None => own.push(term),
             }
@@ -254,7 +269,7 @@ impl Ranker {
             upsert(&mut wanted, term, 1.0);
         }
         for term in &own {
-            for other in self.related.get(term).into_iter().flatten() {
+            for other in related().get(term).into_iter().flatten() {
                 upsert(&mut wanted, other, RELATED);
             }
             // "PR 42", "add 2 and 3": a number in the query is about a number.
@@ -308,6 +323,15 @@ fn upsert(wanted: &mut Vec<(String, f32)>, term: &str, weight: f32) {
         Some(entry) => entry.1 = entry.1.max(weight),
         None => wanted.push((term.to_string(), weight)),
     }
+}
+
+/// At most the first `max` bytes of `text`, cut at a character boundary.
+fn prefix(text: &str, max: usize) -> &str {
+    let mut end = max.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// The description's first sentence and the rest.
