@@ -364,6 +364,39 @@ mod tests {
         }
     }
 
+    fn doc(server: &str, tool: &str, description: &str) -> ToolDoc {
+        ToolDoc {
+            name: format!("{server}__{tool}"),
+            server: server.into(),
+            tool: tool.into(),
+            description: description.into(),
+            params: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn concepts_and_abbreviations_find_tools_without_their_words() {
+        let docs = [
+            doc(
+                "github",
+                "create_issue",
+                "Create a new issue in a repository",
+            ),
+            doc("github", "create_pull_request", "Create a new pull request"),
+            doc("files", "read_file", "Read a file from disk"),
+            doc("tickets", "list_tickets", "List support tickets"),
+        ];
+        let ranker = Ranker::build(&docs);
+        let first = |q: &str| ranker.search(q, 5).first().map(|h| h.doc);
+        // Only through the concept group: "ticket" -> "issue", "open" -> "create".
+        assert_eq!(first("open a bug report"), Some(0));
+        // An abbreviation at full weight.
+        assert_eq!(first("open a PR"), Some(1));
+        // The request's own word beats a related one.
+        assert_eq!(first("tickets"), Some(3));
+        assert!(ranker.search("zzz", 5).is_empty());
+    }
+
     #[test]
     fn concept_words_match_at_a_lower_weight() {
         let related = concepts();
