@@ -3,10 +3,13 @@
 //! search answer with. Pure: it is given the tools (from the warm catalog, so
 //! servers that are not running are searched too) and never starts anything.
 //!
-//! [`Index::search`] is the ranking served to clients; [`baseline`] is a plain
+//! [`Index::search`] is the ranking served to clients (`search/rank.rs`:
+//! field-weighted BM25 over stemmed words with concept groups); [`baseline`] is a plain
 //! BM25 over the same text, kept for the evaluation in `bench/search`.
 
 use std::collections::HashMap;
+
+mod rank;
 
 use rmcp::model::Tool;
 use serde_json::Value;
@@ -69,14 +72,14 @@ pub struct Hit {
 #[derive(Debug, Default)]
 pub struct Index {
     docs: Vec<ToolDoc>,
-    bm25: Bm25,
+    ranker: rank::Ranker,
 }
 
 impl Index {
     /// Prepares `docs` for searching.
     pub fn build(docs: Vec<ToolDoc>) -> Self {
-        let bm25 = Bm25::build(docs.iter().map(plain_text));
-        Self { docs, bm25 }
+        let ranker = rank::Ranker::build(&docs);
+        Self { docs, ranker }
     }
 
     /// The tools indexed, in the order given to [`Index::build`].
@@ -87,7 +90,7 @@ impl Index {
     /// At most `limit` tools for `query`, best first; tools that share no
     /// term with the query are left out.
     pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
-        self.bm25.search(&tokens(query), limit)
+        self.ranker.search(query, limit)
     }
 }
 
