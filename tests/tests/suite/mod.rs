@@ -8,6 +8,7 @@ mod config_file;
 mod discovery;
 mod engine_reload;
 mod engine_upstreams;
+mod env_vars;
 mod errors;
 mod fast_path;
 mod faults_flood;
