@@ -28,3 +28,4 @@ mod secrets;
 mod self_proxy;
 mod server_edits;
 mod sessions;
+mod totals;
