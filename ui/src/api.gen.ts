@@ -55,9 +55,15 @@ export type Totals = {
  */
 servers: number, 
 /**
- * Tools in the merged list clients get (after `disabledTools`).
+ * Tools in the merged list clients get: the servers' (after
+ * `disabledTools`) plus Switchboard's own (`builtinTools` of them).
  */
 tools: number, 
+/**
+ * How many of `tools` are Switchboard's own built-in tools
+ * (`switchboard__*`; 0 with `settings.builtinTools: false`).
+ */
+builtinTools: number, 
 /**
  * Prompts in the merged list.
  */

@@ -371,7 +371,8 @@ export function dashboard(snapshot: HubSnapshot, now: number, tracker?: ChangeTr
     version: snapshot.version,
     totalsLabel: [
       plural(t.servers, 'server'),
-      plural(t.tools, 'tool'),
+      // `tools` is what clients get, Switchboard's own built-ins included.
+      plural(t.tools, 'tool') + (t.builtinTools ? ` (${t.builtinTools} built-in)` : ''),
       plural(t.prompts, 'prompt'),
       plural(t.resources, 'resource'),
     ].join(' · '),

@@ -48,6 +48,7 @@ export function snapshot(servers: ServerSnapshot[], over: Partial<HubSnapshot> =
     totals: {
       servers: servers.length,
       tools: servers.reduce((n, s) => n + (s.enabled ? s.toolCount : 0), 0),
+      builtinTools: 0,
       prompts: 0,
       resources: 0,
     },

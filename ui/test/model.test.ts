@@ -179,6 +179,9 @@ describe('dashboard view', () => {
       NOW,
     );
     expect(view.totalsLabel).toBe('3 servers · 82 tools · 0 prompts · 0 resources');
+    const withBuiltins = snapshot([server()]);
+    withBuiltins.totals = { ...withBuiltins.totals, tools: withBuiltins.totals.tools + 3, builtinTools: 3 };
+    expect(dashboard(withBuiltins, NOW).totalsLabel).toBe('1 server · 44 tools (3 built-in) · 0 prompts · 0 resources');
     expect(view.healthSummary).toBe('1 healthy · 1 down · 1 off');
     expect(view.overall).toBe('degraded');
     expect(view.servers.map((r) => r.id)).toEqual(['github', 'broken', 'off']);

@@ -43,8 +43,13 @@ pub struct HubSnapshot {
 pub struct Totals {
     /// Configured servers, disabled ones included.
     pub servers: usize,
-    /// Tools in the merged list clients get (after `disabledTools`).
+    /// Tools in the merged list clients get: the servers' (after
+    /// `disabledTools`) plus Switchboard's own (`builtinTools` of them).
     pub tools: usize,
+    /// How many of `tools` are Switchboard's own built-in tools
+    /// (`switchboard__*`; 0 with `settings.builtinTools: false`).
+    #[serde(default)]
+    pub builtin_tools: usize,
     /// Prompts in the merged list.
     pub prompts: usize,
     /// Resources in the merged list (after de-duplication; templates not counted).

@@ -60,6 +60,17 @@ pub fn tools() -> Vec<Tool> {
     ]
 }
 
+/// How many built-in tools the merged `tools/list` serves with these
+/// settings: the length of the list it adds ([`tools`]), or 0 when they are
+/// turned off. The hub counts them in its totals.
+pub fn served_count(settings: &crate::config::Settings) -> usize {
+    if settings.builtin_tools {
+        tools().len()
+    } else {
+        0
+    }
+}
+
 /// Whether `name` is a built-in tool.
 pub fn is_builtin(name: &str) -> bool {
     matches!(name, LIST_SERVERS | SERVER_STATUS | REFRESH)

@@ -25,6 +25,9 @@
 //! - `model`: the plain values ([`Config`], [`ServerConfig`], ...);
 //! - `settings`: [`Settings`], declared once in one table that drives the
 //!   file keys, the environment overrides, the defaults and the restart rules;
+//! - `expand`: `${VAR}` and `${VAR:-default}` references in a server's
+//!   `command`, `args`, `env`, `cwd`, `url` and `headers`, expanded from
+//!   the environment by the loader (the values become secrets);
 //! - `secrets`: what in a config is a secret, and secret names;
 //! - `redacted`: a server definition as shown to a person (secrets `***`)
 //!   and back (a `***` sent back keeps the old value);
@@ -37,6 +40,7 @@
 //!   [`ConfigError`].
 
 mod editor;
+mod expand;
 mod load;
 mod model;
 mod redacted;
@@ -48,6 +52,7 @@ mod watch;
 pub use editor::{
     EditError, check_definition, put_server, remove_server, server_definition, set_server_enabled,
 };
+pub use expand::{ExpandError, Vars, escape_foreign, expand as expand_vars};
 pub use load::{
     ConfigError, LoadFor, MAX_CONFIG_BYTES, default_config_path, process_env, read_config_file,
 };

@@ -113,6 +113,10 @@ struct HubInner {
     pins: Arc<crate::pins::Pins>,
     /// Where the warm catalog is kept (`None` disables it).
     warm_catalog: Option<PathBuf>,
+    /// How many tools of Switchboard's own the merged `tools/list` serves
+    /// besides the catalog: set by the layer that serves them
+    /// ([`HubHandle::set_builtin_tool_count`]), counted in the totals.
+    builtin_tools: std::sync::atomic::AtomicUsize,
     /// The AI clients' servers for the import offer, given by the binary.
     import_source: std::sync::OnceLock<Arc<dyn crate::import::ImportSource>>,
     /// The activity log's recorder (see `crate::activity`).
@@ -265,6 +269,7 @@ impl Hub {
                     .map(|path| path.with_file_name("pins.json")),
             )),
             warm_catalog: options.warm_catalog,
+            builtin_tools: std::sync::atomic::AtomicUsize::new(0),
             import_source: std::sync::OnceLock::new(),
             activity: Arc::new(crate::activity::Activity::new(
                 options.activity_log,

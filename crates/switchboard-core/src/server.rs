@@ -42,6 +42,8 @@ fn serve_http(
         hub.clone(),
         cancel.child_token(),
     ));
+    // The totals count what clients get: the built-ins served beside the catalog.
+    hub.set_builtin_tool_count(crate::builtin::served_count(hub.settings()));
     let router = crate::http::router(hub.clone());
     // Limits are read once: settings are fixed for the hub's lifetime.
     let limits = ConnectionLimits::from_settings(hub.settings());

@@ -290,6 +290,7 @@ mod tests {
             namespace: None,
             timeouts: Default::default(),
             oauth: None,
+            expanded: Vec::new(),
         };
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let auth = Arc::new(crate::auth::Auth::new(

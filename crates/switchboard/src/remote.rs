@@ -240,9 +240,14 @@ pub fn render_status(snapshot: &HubSnapshot) -> String {
         let _ = writeln!(out, "{}", line(&cells));
     }
     let totals = &snapshot.totals;
+    // `tools` is what clients get, Switchboard's own built-ins included.
+    let builtin = match totals.builtin_tools {
+        0 => String::new(),
+        n => format!(" ({n} built-in)"),
+    };
     let _ = writeln!(
         out,
-        "{} servers, {} tools, {} prompts, {} resources",
+        "{} servers, {} tools{builtin}, {} prompts, {} resources",
         totals.servers, totals.tools, totals.prompts, totals.resources
     );
     out
@@ -304,7 +309,8 @@ mod tests {
             ],
             totals: Totals {
                 servers: 2,
-                tools: 14,
+                tools: 17,
+                builtin_tools: 3,
                 prompts: 0,
                 resources: 2,
             },
@@ -324,7 +330,10 @@ mod tests {
             lines[2]
         );
         assert!(lines[3].ends_with("server 'broken' exited"), "{}", lines[3]);
-        assert_eq!(lines[4], "2 servers, 14 tools, 0 prompts, 2 resources");
+        assert_eq!(
+            lines[4],
+            "2 servers, 17 tools (3 built-in), 0 prompts, 2 resources"
+        );
     }
 
     #[test]

@@ -15,6 +15,7 @@ use std::time::Duration;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
+use super::expand::{Vars, expand};
 use super::settings::{DurationVisitor, FileSettings, TimeUnit};
 use super::{
     Config, ConfigValue, OAuthConfig, ServerConfig, ServerId, ServerTimeouts, TransportConfig,
@@ -201,7 +202,20 @@ impl Config {
     }
 
     /// Parses the text of a config file; `path` only labels errors.
+    /// `${VAR}` references are expanded from the process environment.
     pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        Self::parse_with_vars(text, path, &Vars::Lookup(&process_env))
+    }
+
+    /// [`Config::parse`] that checks the syntax of `${VAR}` references but
+    /// does not look them up (an unset one is no error): whether a
+    /// definition is well-formed wherever it will run (import).
+    pub fn parse_shape(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        Self::parse_with_vars(text, path, &Vars::ShapeOnly)
+    }
+
+    /// [`Config::parse`] with the references expanded from `vars`.
+    pub fn parse_with_vars(text: &str, path: &Path, vars: &Vars<'_>) -> Result<Self, ConfigError> {
         if text.trim().is_empty() {
             return Ok(Self::default());
         }
@@ -218,12 +232,15 @@ impl Config {
                     .into(),
             });
         }
-        let raw: RawFile = serde_json::from_str(text).map_err(|err| ConfigError::Invalid {
+        let invalid = |err: serde_json::Error| ConfigError::Invalid {
             path: path.to_path_buf(),
             line: err.line(),
             column: err.column(),
             message: strip_position(&err.to_string()),
-        })?;
+        };
+        let mut de = serde_json::Deserializer::from_str(text);
+        let raw = de::DeserializeSeed::deserialize(FileSeed(vars), &mut de).map_err(invalid)?;
+        de.end().map_err(invalid)?;
         Ok(Self {
             servers: raw.mcp_servers.0,
             settings: raw.settings.0,
@@ -349,23 +366,63 @@ fn de_server_call_secs<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duratio
     })
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
 struct RawFile {
-    #[serde(default)]
     mcp_servers: ServerList,
-    #[serde(default)]
     settings: FileSettings,
+}
+
+/// Reads the file's top object: `mcpServers` (with `vars` for the
+/// references in it) and `settings`; other keys are ignored.
+struct FileSeed<'a, 'v>(&'a Vars<'v>);
+
+impl<'de> de::DeserializeSeed<'de> for FileSeed<'_, '_> {
+    type Value = RawFile;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<RawFile, D::Error> {
+        struct FileVisitor<'a, 'v>(&'a Vars<'v>);
+        impl<'de> Visitor<'de> for FileVisitor<'_, '_> {
+            type Value = RawFile;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object with `mcpServers` (and optionally `settings`)")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawFile, A::Error> {
+                let mut servers: Option<ServerList> = None;
+                let mut settings: Option<FileSettings> = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "mcpServers" if servers.is_some() => {
+                            return Err(de::Error::duplicate_field("mcpServers"));
+                        }
+                        "settings" if settings.is_some() => {
+                            return Err(de::Error::duplicate_field("settings"));
+                        }
+                        "mcpServers" => servers = Some(map.next_value_seed(ListSeed(self.0))?),
+                        "settings" => settings = Some(map.next_value()?),
+                        _ => {
+                            map.next_value::<de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(RawFile {
+                    mcp_servers: servers.unwrap_or_default(),
+                    settings: settings.unwrap_or_default(),
+                })
+            }
+        }
+        d.deserialize_map(FileVisitor(self.0))
+    }
 }
 
 /// `mcpServers` in file order, with ids checked and duplicates refused.
 #[derive(Default)]
 struct ServerList(Vec<ServerConfig>);
 
-impl<'de> Deserialize<'de> for ServerList {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct ListVisitor;
-        impl<'de> Visitor<'de> for ListVisitor {
+struct ListSeed<'a, 'v>(&'a Vars<'v>);
+
+impl<'de> de::DeserializeSeed<'de> for ListSeed<'_, '_> {
+    type Value = ServerList;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<ServerList, D::Error> {
+        struct ListVisitor<'a, 'v>(&'a Vars<'v>);
+        impl<'de> Visitor<'de> for ListVisitor<'_, '_> {
             type Value = ServerList;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an object mapping server ids to server definitions")
@@ -381,14 +438,14 @@ impl<'de> Deserialize<'de> for ServerList {
                     }
                     let raw: RawServer = map.next_value()?;
                     let server = raw
-                        .into_server(id)
+                        .into_server(id, self.0)
                         .map_err(|msg| de::Error::custom(format!("server {key:?}: {msg}")))?;
                     servers.push(server);
                 }
                 Ok(ServerList(servers))
             }
         }
-        d.deserialize_map(ListVisitor)
+        d.deserialize_map(ListVisitor(self.0))
     }
 }
 
@@ -484,7 +541,8 @@ fn de_redirect_port<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::E
 }
 
 impl RawServer {
-    fn into_server(self, id: ServerId) -> Result<ServerConfig, String> {
+    fn into_server(mut self, id: ServerId, vars: &Vars<'_>) -> Result<ServerConfig, String> {
+        let expanded = self.expand(vars)?;
         let transport = match (self.command, self.url) {
             (Some(_), Some(_)) => {
                 return Err("has both `command` (stdio) and `url` (http); keep one".into());
@@ -576,7 +634,48 @@ impl RawServer {
                 call: self.timeouts.call_secs,
             },
             oauth,
+            expanded,
         })
+    }
+
+    /// Replaces the `${VAR}` references in `command`, `args`, `env`,
+    /// `cwd`, `url` and `headers` by their values (see `expand.rs`);
+    /// returns the values taken from variables (secrets). An error names
+    /// the field and the variable, never a value.
+    fn expand(&mut self, vars: &Vars<'_>) -> Result<Vec<String>, String> {
+        let mut values = Vec::new();
+        let mut one = |field: String, text: &mut String| -> Result<(), String> {
+            let done = expand(text, vars).map_err(|err| format!("{field} {err}"))?;
+            *text = done.text;
+            values.extend(done.values);
+            Ok(())
+        };
+        if let Some(command) = &mut self.command {
+            one("command".into(), command)?;
+        }
+        for (i, arg) in self.args.iter_mut().enumerate() {
+            one(format!("args[{i}]"), arg)?;
+        }
+        for (name, value) in &mut self.env {
+            if let ConfigValue::Literal(text) = value {
+                one(format!("env.{name}"), text)?;
+            }
+        }
+        if let Some(cwd) = &mut self.cwd {
+            let Some(text) = cwd.to_str() else {
+                return Err("`cwd` is not Unicode text".into());
+            };
+            let mut text = text.to_string();
+            one("cwd".into(), &mut text)?;
+            *cwd = PathBuf::from(text);
+        }
+        if let Some(url) = &mut self.url {
+            one("url".into(), url)?;
+        }
+        for (name, value) in &mut self.headers {
+            one(format!("headers.{name}"), value)?;
+        }
+        Ok(values)
     }
 }
 
@@ -625,6 +724,86 @@ mod tests {
         assert_eq!(cfg.settings.cache_ttl, Duration::from_secs(10));
         assert_eq!(cfg.settings.listen.port(), 0);
         assert_eq!(cfg.settings.poll_interval, Duration::from_secs(300));
+    }
+
+    #[test]
+    fn variable_references_are_expanded_where_they_apply() {
+        let env = |name: &str| match name {
+            "GITHUB_TOKEN" => Some("ghp-secret-1".to_string()),
+            "BIN" => Some("/opt/bin".to_string()),
+            "HOST" => Some("127.0.0.1:9".to_string()),
+            _ => None,
+        };
+        let vars = Vars::Lookup(&env);
+        let cfg = Config::parse_with_vars(
+            r#"{"mcpServers": {
+                "cli": {"command": "${BIN}/srv", "args": ["--k", "${GITHUB_TOKEN}", "$${LIT}"],
+                        "env": {"T": "${GITHUB_TOKEN}", "D": "${NOPE:-dflt}",
+                                "K": {"keyring": "name"}}, "cwd": "${BIN:-/x}/w"},
+                "web": {"url": "http://${HOST}/mcp",
+                        "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"}}}}"#,
+            Path::new("cfg.json"),
+            &vars,
+        )
+        .unwrap();
+        let TransportConfig::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } = &cfg.servers[0].transport
+        else {
+            panic!("stdio expected")
+        };
+        assert_eq!(command, "/opt/bin/srv");
+        assert_eq!(args, &["--k", "ghp-secret-1", "${LIT}"]);
+        assert_eq!(env["T"], ConfigValue::from("ghp-secret-1"));
+        assert_eq!(env["D"], ConfigValue::from("dflt"));
+        assert_eq!(env["K"], ConfigValue::Keyring("name".into()));
+        assert_eq!(cwd.as_deref(), Some(Path::new("/opt/bin/w")));
+        assert!(
+            cfg.servers[0]
+                .secret_values()
+                .contains(&"ghp-secret-1".to_string())
+        );
+        let TransportConfig::Http { url, headers } = &cfg.servers[1].transport else {
+            panic!("http expected")
+        };
+        assert_eq!(url, "http://127.0.0.1:9/mcp");
+        assert_eq!(headers["Authorization"], "Bearer ghp-secret-1");
+
+        let err = Config::parse_with_vars(
+            r#"{"mcpServers": {"github": {"url": "https://h/mcp",
+                "headers": {"Authorization": "Bearer ${MISSING_TOKEN}"}}}}"#,
+            Path::new("cfg.json"),
+            &vars,
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains(
+                "server \"github\": headers.Authorization uses ${MISSING_TOKEN}, which is not set"
+            ),
+            "{err}"
+        );
+        let bad = Config::parse_with_vars(
+            r#"{"mcpServers": {"a": {"command": "x", "args": ["${GITHUB_TOKEN"]}}}"#,
+            Path::new("cfg.json"),
+            &vars,
+        )
+        .unwrap_err();
+        assert!(
+            bad.to_string()
+                .contains("args[0] has a malformed reference"),
+            "{bad}"
+        );
+        assert!(!bad.to_string().contains("ghp-secret-1"), "{bad}");
+        // Import's check: the shape is right even where the variable is unset.
+        Config::parse_shape(
+            r#"{"mcpServers": {"a": {"url": "${BASE:-https://h}/mcp",
+                "headers": {"A": "${UNSET}"}}}}"#,
+            Path::new("cfg.json"),
+        )
+        .unwrap();
     }
 
     #[test]

@@ -83,6 +83,12 @@ pub struct ServerConfig {
     /// OAuth settings of a remote server (`oauth`); `None` means discovery and
     /// dynamic client registration with default scopes.
     pub oauth: Option<OAuthConfig>,
+    /// The values the loader put in for `${VAR}` references: secrets, kept
+    /// to mask them wherever they could show ([`ServerConfig::secret_values`]).
+    /// Not serialized: the fields above already hold them (so a changed
+    /// value changes the server's fingerprint).
+    #[serde(skip)]
+    pub expanded: Vec<String>,
 }
 
 /// A per-server `oauth` object: how Switchboard identifies itself to the

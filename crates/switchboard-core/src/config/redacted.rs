@@ -10,7 +10,9 @@
 //! (`url`, `args`, ...) what [`crate::util::redact::text`] masks (URL
 //! userinfo, secret query values, `Bearer` credentials, `--token=...`,
 //! values the hub knows as secrets). A keyring reference
-//! (`{"keyring": "name"}`) names a secret without holding it and is shown.
+//! (`{"keyring": "name"}`) names a secret without holding it and is shown,
+//! and so is a `${VAR}` reference in an env or header value (the value the
+//! hub put in for it never is: this works on the file's text).
 
 use serde_json::Value;
 
@@ -56,9 +58,46 @@ fn redact_leaf(path: &[String], text: &str) -> String {
         && matches!(section.as_str(), "env" | "headers")
         && !text.is_empty()
     {
-        return MASK.to_string();
+        return shown_references(text).unwrap_or_else(|| MASK.to_string());
     }
     redact::text(text)
+}
+
+/// An env or header value that takes its secret from `${VAR}` references,
+/// as shown: each reference as written (a non-empty default as `***`), the
+/// text around them only when it is a credential scheme (`Bearer `,
+/// `Basic `, `token `) or blank, else `***`. `None` when it holds no reference.
+fn shown_references(text: &str) -> Option<String> {
+    use super::expand::{Piece, pieces};
+    let mut out = String::new();
+    for piece in pieces(text)? {
+        match piece {
+            Piece::Literal(literal) => {
+                let scheme = literal.trim().to_ascii_lowercase();
+                if matches!(scheme.as_str(), "" | "bearer" | "basic" | "token")
+                    && literal.trim_start() == literal
+                {
+                    out.push_str(literal);
+                } else {
+                    out.push_str(MASK);
+                }
+            }
+            Piece::Ref { name, default } => {
+                out.push_str("${");
+                out.push_str(name);
+                match default {
+                    Some("") => out.push_str(":-"),
+                    Some(_) => {
+                        out.push_str(":-");
+                        out.push_str(MASK);
+                    }
+                    None => {}
+                }
+                out.push('}');
+            }
+        }
+    }
+    Some(out)
 }
 
 /// `edited` with every string that still reads as the redacted form of the
@@ -161,6 +200,23 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn variable_references_are_shown_as_written_and_come_back() {
+        let def = json!({"url": "https://h/mcp",
+            "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}", "X-A": "k-${A:-dflt}",
+                        "X-B": "${B:-}", "X-C": "$${notref}"},
+            "env": {"T": "${TOKEN}"}});
+        let shown = redact_definition(&def);
+        assert_eq!(
+            shown,
+            json!({"url": "https://h/mcp",
+                "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}", "X-A": "***${A:-***}",
+                            "X-B": "${B:-}", "X-C": "***"},
+                "env": {"T": "${TOKEN}"}})
+        );
+        assert_eq!(restore_redacted(&shown, Some(&def)).unwrap(), def);
+    }
 
     #[test]
     fn secrets_are_hidden_and_come_back_when_sent_unchanged() {

@@ -28,7 +28,8 @@ impl ServerConfig {
     /// The literal values in this server's config that are or contain
     /// secrets (see [`crate::util::redact::secrets_in`]): header and env values,
     /// the URL's userinfo and secret query values, args that carry a URL
-    /// with credentials, and a literal OAuth client secret. Values kept in
+    /// with credentials, a literal OAuth client secret, and every value
+    /// put in for a `${VAR}` reference. Values kept in
     /// the keyring are not here; they are registered when read.
     pub fn secret_values(&self) -> Vec<String> {
         use crate::util::redact::{secrets_in, url_secrets};
@@ -56,6 +57,7 @@ impl ServerConfig {
         {
             found.push(secret.clone());
         }
+        found.extend(self.expanded.iter().cloned());
         found
     }
 }

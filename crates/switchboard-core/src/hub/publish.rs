@@ -3,13 +3,15 @@
 //! snapshot (published on a `watch` channel only when it changed), and the
 //! event loop that fans upstream events out (state changes coalesced into one
 //! snapshot, log lines and resource updates to sessions, list changes into
-//! refreshes).
+//! refreshes). The totals count the built-in tools too, as many as the
+//! layer serving them said ([`HubHandle::set_builtin_tool_count`]).
 //!
 //! The catalog is written only by [`HubHandle::rebuild_catalog`] (under
 //! `catalog_write`, a std mutex never held across an `.await`); the snapshot
 //! only by [`HubHandle::publish_snapshot`].
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, SystemTime};
 
 use tokio::sync::mpsc;
@@ -181,6 +183,14 @@ impl HubHandle {
         }
     }
 
+    /// Sets how many of Switchboard's own tools the merged `tools/list`
+    /// serves besides the catalog (the layer that serves them knows; see
+    /// `server.rs`), so the totals count what clients get; republishes.
+    pub fn set_builtin_tool_count(&self, count: usize) {
+        self.inner.builtin_tools.store(count, Ordering::Relaxed);
+        self.publish_snapshot();
+    }
+
     /// Rebuilds the snapshot from every upstream and publishes it if it changed.
     pub(crate) fn publish_snapshot(&self) {
         let next = self.build_snapshot();
@@ -273,6 +283,7 @@ impl HubHandle {
             })
             .collect();
         let catalog = self.catalog();
+        let builtin_tools = self.inner.builtin_tools.load(Ordering::Relaxed);
         HubSnapshot {
             version: env!("CARGO_PKG_VERSION").to_string(),
             endpoint: self.inner.endpoint.clone(),
@@ -294,7 +305,8 @@ impl HubHandle {
             generated_at: Some(timestamp(SystemTime::now())),
             totals: Totals {
                 servers: servers.len(),
-                tools: catalog.tools.len(),
+                tools: catalog.tools.len() + builtin_tools,
+                builtin_tools,
                 prompts: catalog.prompts.len(),
                 resources: catalog.resources.len(),
             },
@@ -333,6 +345,14 @@ mod tests {
                 snapshot.totals.prompts
             ),
             (2, 1, 1)
+        );
+        assert_eq!(snapshot.totals.builtin_tools, 0);
+        // The layer serving the built-ins says how many: they count as tools.
+        handle.set_builtin_tool_count(3);
+        let snapshot = handle.snapshot();
+        assert_eq!(
+            (snapshot.totals.tools, snapshot.totals.builtin_tools),
+            (4, 3)
         );
         assert_eq!(snapshot.endpoint, handle.endpoint());
         handle.shutdown();

@@ -224,7 +224,11 @@ pub(crate) fn convert(
         used: BTreeSet::new(),
     };
     let mut warnings = Vec::new();
-    let transport = transport(format, &mut f, &mut warnings)?;
+    let mut transport = transport(format, &mut f, &mut warnings)?;
+    placeholders(&transport, &mut warnings);
+    // `${NAME}` references stay for the hub to expand; other `$` forms are
+    // escaped so they reach the server as the client's file wrote them.
+    escape_transport(&mut transport);
 
     let mut entry = Map::new();
     let key = match &transport {
@@ -265,7 +269,6 @@ pub(crate) fn convert(
             }
         }
     };
-    placeholders(&transport, &mut warnings);
 
     // Switched off in the client: stays off in Switchboard.
     let enabled = match format {
@@ -466,8 +469,9 @@ fn remote(
     })
 }
 
-/// Warns about `${...}` and `$NAME` placeholders, which clients expand and
-/// Switchboard passes on literally.
+/// Warns about `${...}` and `$NAME` placeholders that clients expand and
+/// Switchboard passes on literally (`${input:..}`, `${env:..}`, `$NAME`);
+/// `${NAME}` and `${NAME:-default}` are kept unwarned: the hub expands them.
 fn placeholders(t: &Transport, warnings: &mut Vec<String>) {
     let mut found: Vec<String> = Vec::new();
     let mut scan = |s: &str| {
@@ -483,7 +487,16 @@ fn placeholders(t: &Transport, warnings: &mut Vec<String>) {
             } else {
                 1
             };
-            if end > 1 {
+            // Switchboard expands `${NAME}` and `${NAME:-default}` itself
+            // (and `$$` is its escape): those stay as written, unwarned.
+            let own = tail.starts_with("$$")
+                || (tail.starts_with("${")
+                    && switchboard_core::config::expand_vars(
+                        &tail[..end],
+                        &switchboard_core::config::Vars::ShapeOnly,
+                    )
+                    .is_ok());
+            if end > 1 && !own {
                 found.push(tail[..end].to_string());
             }
             rest = &tail[end..];
@@ -519,10 +532,38 @@ fn placeholders(t: &Transport, warnings: &mut Vec<String>) {
     }
 }
 
+/// Every value of `t` through [`switchboard_core::config::escape_foreign`].
+fn escape_transport(t: &mut Transport) {
+    let escape = |text: &mut String| {
+        if text.contains('$') {
+            *text = switchboard_core::config::escape_foreign(text);
+        }
+    };
+    match t {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            escape(command);
+            args.iter_mut().for_each(escape);
+            env.iter_mut().for_each(|(_, v)| escape(v));
+            if let Some(cwd) = cwd {
+                escape(cwd);
+            }
+        }
+        Transport::Remote { url, headers, .. } => {
+            escape(url);
+            headers.iter_mut().for_each(|(_, v)| escape(v));
+        }
+    }
+}
+
 /// Refuses entries Switchboard's own config loader would refuse.
 fn validate(entry: &Value) -> Result<(), String> {
     let text = json!({ "mcpServers": { "imported": entry } }).to_string();
-    match switchboard_core::Config::parse(&text, Path::new("import")) {
+    match switchboard_core::Config::parse_shape(&text, Path::new("import")) {
         Ok(_) => Ok(()),
         Err(switchboard_core::ConfigError::Invalid { message, .. }) => Err(message
             .strip_prefix("server \"imported\": ")

@@ -513,8 +513,9 @@ pub fn apply_import(config_path: &Path, plan: &ImportPlan) -> Result<ApplyOutcom
     }
     let was_valid = original
         .as_deref()
-        .is_none_or(|t| switchboard_core::Config::parse(t, config_path).is_ok());
-    if was_valid && let Err(err) = switchboard_core::Config::parse(doc.text(), config_path) {
+        .is_none_or(|t| switchboard_core::Config::parse_shape(t, config_path).is_ok());
+    // The shape only: a `${VAR}` unset here may be set where the hub runs.
+    if was_valid && let Err(err) = switchboard_core::Config::parse_shape(doc.text(), config_path) {
         return Err(ClientError::Refused {
             path: config_path.to_path_buf(),
             message: err.to_string(),

@@ -56,6 +56,11 @@ fn import_from_all_clients_converts_every_entry() {
                 &json!({"command": "npx", "args": ["@playwright/mcp@latest"]})
             ),
             (
+                "shared-api",
+                &json!({"url": "${API_BASE:-https://api.example.com}/mcp",
+                "headers": {"X-Team": "blue"}})
+            ),
+            (
                 "context7",
                 &json!({"url": "https://mcp.context7.com/mcp",
                 "headers": {"CONTEXT7_API_KEY": "${env:CONTEXT7_API_KEY}"}})
@@ -68,7 +73,7 @@ fn import_from_all_clients_converts_every_entry() {
             (
                 "perplexity",
                 &json!({"command": "npx", "args": ["-y", "server-perplexity-ask"],
-                "env": {"PERPLEXITY_API_KEY": "${input:perplexity-key}"}})
+                "env": {"PERPLEXITY_API_KEY": "$${input:perplexity-key}"}})
             ),
             (
                 "fetch",
@@ -206,11 +211,6 @@ fn import_from_all_clients_converts_every_entry() {
                 "broken",
                 "needs `command` (a local server) or `url` (a remote one)"
             ),
-            (
-                "shared-api",
-                "`url` \"${API_BASE:-https://api.example.com}/mcp\" is not a valid \
-                            URL: relative URL without a base"
-            ),
             ("bad-args", "`args` is a string instead of a list"),
             ("ws", "unsupported transport `type` \"websocket\""),
             (
@@ -279,7 +279,7 @@ fn import_twice_adds_nothing() {
 
     let plan = m.plan(ImportSource::AllClients);
     let outcome = apply_import(&m.config, &plan).unwrap();
-    assert_eq!(outcome.added.len(), 23);
+    assert_eq!(outcome.added.len(), 24);
     let backup = outcome.backup.clone().unwrap();
     assert_eq!(fs::read_to_string(&backup).unwrap(), original);
     assert!(
@@ -300,7 +300,7 @@ fn import_twice_adds_nothing() {
     expected.extend(plan.added.iter().map(|a| a.id.clone()));
     assert_eq!(ids, expected.iter().collect::<Vec<_>>());
     let text = fs::read_to_string(&m.config).unwrap();
-    switchboard_core::Config::parse(&text, &m.config).unwrap();
+    switchboard_core::Config::parse_shape(&text, &m.config).unwrap();
     assert!(text.starts_with(&original[..original.find("\n    \"weather\"").unwrap()]));
 
     // Second run: every server is already there.
