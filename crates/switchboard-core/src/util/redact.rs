@@ -526,8 +526,10 @@ fn redact_pairs(text: &str) -> String {
     let mut rest = text;
     while let Some(eq) = rest.find('=') {
         let name_start = rest[..eq]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         let name = &rest[name_start..eq];
         let value = &rest[eq + 1..];
         let value_len = value
@@ -599,6 +601,15 @@ fn hex(c: u8) -> Option<u8> {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn pairs_after_multibyte_characters_are_found_without_splitting_them() {
+        // Found by the config_parse fuzz target: a name preceded by a
+        // three-byte character used to be sliced inside that character.
+        assert_eq!(redact_pairs("\u{fffd}token=abc"), "\u{fffd}token=***");
+        assert_eq!(redact_pairs("é\u{fffd}=x"), "é\u{fffd}=x");
+        assert_eq!(text("ws://h/\u{fffd}\u{fffd}key=1234"), "ws://h/\u{fffd}\u{fffd}key=***");
+    }
 
     #[test]
     fn secret_names_match_exactly_by_suffix_and_camel_case() {
