@@ -225,6 +225,8 @@ conformance2_suite() {
     [[ $rc -eq 124 || $rc -eq 137 ]] && conformance2_log "the suite timed out after ${secs}s ($dest.log)"
     conformance_summarize "$dest.log" "$dest.results" >"$dest.txt" ||
         conformance2_die "cannot summarise $dest.log" || return 1
+    # A scenario that threw (no checks.json) says why only in the log.
+    sed -n 's/^\(Failed to run scenario .*\)$/        \1/p' "$dest.log" >>"$dest.txt"
     grep -q '^RESULT total=[1-9]' "$dest.txt" ||
         conformance2_die "no scenario results in $dest.log" || return 1
 }

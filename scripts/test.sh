@@ -4,7 +4,7 @@
 #   scripts/test.sh          install what is missing (scripts/setup.sh), then the checks
 #                            (scripts/checks.sh: UI build, icons, fmt, clippy, scripts), build,
 #                            Rust tests, browser, desktop-app and tray tests, the .deb, coverage
-#                            (scripts/coverage.sh), Python tests, conformance (suites 0.1.16, 0.2.x), the macOS and
+#                            (scripts/coverage.sh), Python tests, conformance (0.1.16, 0.2.x), the macOS and
 #                            Windows type-checks (scripts/check-targets.sh)
 #   scripts/test.sh --quick  skip the install step, coverage, the Python suite and the cross-target
 #                            checks (for iterating)
