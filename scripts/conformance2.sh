@@ -347,15 +347,19 @@ conformance2_main_run() {
     trap 'exit 143' TERM
 
     conformance2_start_fixture "$work" || return 1
-    local cmd=() args_json
+    local cmd=()
     mapfile -t cmd < <(conformance2_fixture_cmd)
-    args_json="$(conformance_node -e 'console.log(JSON.stringify(process.argv.slice(1)))' \
-        "${cmd[@]:1}" --stdio)"
     mkdir -p "$work/hub-stdio" "$work/hub-http"
-    printf '{"mcpServers": {"conf": {"command": "%s", "args": %s, "namespace": ""}}}\n' \
-        "${cmd[0]}" "$args_json" >"$work/hub-stdio/config.json"
-    printf '{"mcpServers": {"conf": {"url": "%s", "namespace": ""}}}\n' \
-        "$CONFORMANCE2_FIXTURE_URL" >"$work/hub-http/config.json"
+    # The two hubs' configs (JSON.stringify: paths may hold any character).
+    conformance_node - "$work" "$CONFORMANCE2_FIXTURE_URL" "${cmd[@]}" <<'JS' ||
+const fs = require("fs");
+const [work, url, command, ...args] = process.argv.slice(2);
+const write = (dir, conf) =>
+  fs.writeFileSync(`${work}/${dir}/config.json`, JSON.stringify({ mcpServers: { conf } }, null, 2) + "\n");
+write("hub-stdio", { command, args: [...args, "--stdio"], namespace: "" });
+write("hub-http", { url, namespace: "" });
+JS
+        conformance2_die "cannot write the hubs' configs" || return 1
     local stdio_hub http_hub
     conformance2_start_hub "$bins" "$work/hub-stdio" || return 1
     stdio_hub="$CONFORMANCE2_HUB_URL"
