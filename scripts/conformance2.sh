@@ -29,9 +29,10 @@
 # route"; default "2025-11-25"), CONFORMANCE2_PREFIX (where the suite and the fixture's
 # node_modules go; default .tools/conformance2), CONFORMANCE2_OUT (table and per-scenario
 # checks.json; default target/conformance2), CONFORMANCE2_SCENARIO_TIMEOUT_MS (the suite's
-# per-scenario timeout, default 20000), CONFORMANCE_TIMEOUT_SECS (one suite run, default 600),
-# SWITCHBOARD_BIN_DIR (the switchboard binary; default: a cargo build). Node 22 comes from
-# .tools/node22 (scripts/conformance.sh installs it).
+# per-scenario timeout, default 20000), CONFORMANCE2_RUN_TIMEOUT_SECS (one suite run against
+# one target, default 180; today each takes 1-5 s), SWITCHBOARD_BIN_DIR (the switchboard
+# binary; default: a cargo build). Node 22 comes from .tools/node22 (scripts/conformance.sh
+# installs it).
 
 # --- Pinned versions and lists ----------------------------------------------------------------
 CONFORMANCE2_SUITE_VERSION="0.2.0-alpha.12"
@@ -213,7 +214,7 @@ conformance2_suite() {
         all) args=(--suite all) ;;
         *) args=(--requirements "$run") ;;
     esac
-    local secs="${CONFORMANCE_TIMEOUT_SECS:-600}" ms="${CONFORMANCE2_SCENARIO_TIMEOUT_MS:-20000}" rc=0
+    local secs="${CONFORMANCE2_RUN_TIMEOUT_SECS:-180}" ms="${CONFORMANCE2_SCENARIO_TIMEOUT_MS:-20000}" rc=0
     rm -rf "$dest.results" "$dest.log" "$dest.txt"
     mkdir -p "$dest.results"
     conformance2_log "server ${args[*]} against $url"
