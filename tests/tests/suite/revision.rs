@@ -224,5 +224,16 @@ async fn removed_methods_missing_meta_and_legacy_initialize() {
             answer.message
         );
     }
+    // An old session's request that names 2026-07-28 in its `_meta` is not
+    // answered as a session request (the fast path leaves it to rmcp, which
+    // refuses the mismatch with the session's header).
+    let mut old = RawMcp::new(&hub.url);
+    assert_eq!(old.initialize().await.status, 200);
+    let answer = old
+        .request("tools/call", json!({"name": "a__x", "_meta": meta()}))
+        .await;
+    assert!(answer.message["error"].is_object(), "{}", answer.message);
+    let answer = old.request("tools/call", json!({"name": "a__x"})).await;
+    assert!(answer.message["result"].is_object(), "{}", answer.message);
     assert_eq!(hub.terminate().await, Some(0));
 }
