@@ -4,7 +4,7 @@
 #   scripts/test.sh          install what is missing (scripts/setup.sh), then the checks
 #                            (scripts/checks.sh: UI build, icons, fmt, clippy, scripts), build,
 #                            Rust tests, browser, desktop-app and tray tests, the .deb, coverage
-#                            (scripts/coverage.sh), Python tests, conformance, the macOS and
+#                            (scripts/coverage.sh), Python tests, conformance (0.1.16, 0.2.x), the macOS and
 #                            Windows type-checks (scripts/check-targets.sh)
 #   scripts/test.sh --quick  skip the install step, coverage, the Python suite and the cross-target
 #                            checks (for iterating)
@@ -100,6 +100,14 @@ pytest_suite() {
     return "$rc"
 }
 
+# --- Conformance suite 0.2.x (scripts/conformance2.sh, docs/conformance.md "Suite 0.2.x") -----
+# Runs held to "every scenario that passes against the fixture directly passes through every
+# route"; the other runs are held to tests/conformance-fixture/expected-pass.txt (what passes
+# today). TODO(#17, branch rev): once downstream 2026-07-28 is merged, set this to
+# "all 2026-07-28 2025-11-25".
+CONFORMANCE2_STRICT_RUNS="${CONFORMANCE2_STRICT_RUNS:-2025-11-25}"
+export CONFORMANCE2_STRICT_RUNS
+
 # --- Main -------------------------------------------------------------------------------------
 if [[ $QUICK -eq 0 ]]; then
     step "install: system packages"
@@ -108,6 +116,8 @@ if [[ $QUICK -eq 0 ]]; then
     start_job "install: python venv (.tools/venv), $SERVER_EVERYTHING_PKG@$SERVER_EVERYTHING_VERSION (.tools/node)" \
         install_test_tools
     start_job "ui: npm ci" ui_install
+    start_job "install: conformance suites and the TS fixture (scripts/conformance2.sh --install)" \
+        scripts/conformance2.sh --install
     # Tests that need the tools above must fail, not skip, when they are missing.
     export SWITCHBOARD_REQUIRE_EXTERNAL=1
 else
@@ -198,6 +208,8 @@ if [[ $QUICK -eq 0 ]]; then
     scripts/conformance.sh --through
     step "conformance: Switchboard's upstream client (client scenarios)"
     scripts/conformance.sh --client
+    step "conformance 0.2.x: TS fixture directly and through 3 routes (strict: $CONFORMANCE2_STRICT_RUNS)"
+    scripts/conformance2.sh --gate
     wait_job "pytest tests/python"
     wait_job "check-targets: Windows and macOS (scripts/check-targets.sh)"
 fi
