@@ -271,6 +271,7 @@ impl ServerHandler for Gateway {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        self.note_client(&context);
         self.forward_call(request, downstream(&context), &context.ct)
             .await
             .map(|r| r.for_request(&context))
@@ -297,6 +298,7 @@ impl ServerHandler for Gateway {
         mut request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        self.note_client(&context);
         let started = self.begin_call(Method::Prompt, &request.name, request.arguments.as_ref());
         let mut served = Served::Nobody;
         let result = async {
@@ -353,6 +355,7 @@ impl ServerHandler for Gateway {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        self.note_client(&context);
         let started = self.begin_call(Method::Resource, &request.uri, None);
         let mut served = Served::Nobody;
         let result = async {

@@ -72,6 +72,19 @@ async fn a_2026_07_28_client_is_served_on_both_routes_beside_an_old_one() {
         assert_ne!(result.is_error, Some(true));
     }
 
+    // The activity log names the client from the requests' own `_meta`.
+    switchboard_e2e::eventually("both calls in the activity log", || async {
+        let value = hub.get("/api/v1/activity?limit=100").await;
+        let calls = value["calls"].as_array().cloned().unwrap_or_default();
+        (calls
+            .iter()
+            .filter(|c| c["client"] == "switchboard-e2e")
+            .count()
+            == 2)
+            .then_some(())
+    })
+    .await;
+
     // An old client on the same hub still initializes and lists.
     let old = Client::connect(&hub.url).await;
     assert_eq!(old.tool_names().await, vec!["a__x"]);

@@ -39,6 +39,16 @@ pub(super) struct CacheHint {
 }
 
 impl Gateway {
+    /// A 2026-07-28 request names its client in its own `_meta` (there is no
+    /// `initialize`): remembered for the activity log.
+    pub(super) fn note_client(&self, context: &RequestContext<RoleServer>) {
+        if is_modern(context)
+            && let Some(info) = context.meta.client_info()
+        {
+            self.session.set_client_name(&info.name);
+        }
+    }
+
     /// This session's server-info, capabilities and instructions: the hub's
     /// own on `/mcp`, the server's (with list changes announced by the hub)
     /// on a pass-through route.
