@@ -220,6 +220,7 @@ describe target direct "direct (client → upstream over HTTP)"
 describe target hub-http "Switchboard /mcp, upstream over HTTP"
 describe target hub-stdio "Switchboard /mcp, upstream over stdio"
 describe target hub-passthrough "Switchboard /servers/&lt;id&gt;/mcp pass-through"
+describe target hub-stdio-2026 "Switchboard /mcp, upstream over stdio, 2026-07-28 client (stateless)"
 describe target supergateway "supergateway --stateful (stdio upstream)"
 describe target mcp-proxy "mcp-proxy (stdio upstream)"
 describe target fastmcp "FastMCP create_proxy (stdio upstream)"
@@ -238,7 +239,7 @@ measure() { # measure UPSTREAM TARGET ROUND
     local c
     for c in "${CONCURRENCY[@]}"; do
         if ! "$BENCH" call --url "$URL" --tool "$TOOL" --arg "$ARG" --expect-prefix "$PREFIX" \
-            --sessions "$c" "${COUNT_ARGS[@]}" "${WATCH[@]}" \
+            --sessions "$c" "${COUNT_ARGS[@]}" "${WATCH[@]}" "${PROTOCOL_ARGS[@]}" \
             --target "$2" --upstream "$1" --round "$3" >>"$RESULTS"; then
             FAILED=1
             log "  FAILED: $2 ($1) with $c sessions"
@@ -273,7 +274,7 @@ upstream_cmd() {
 
 run_target() { # run_target UPSTREAM TARGET ROUND
     local upstream=$1 target=$2 round=$3 cmd_json
-    TOOL=echo ARG=text PREFIX=""
+    TOOL=echo ARG=text PREFIX="" PROTOCOL_ARGS=()
     if [[ $upstream == everything ]]; then ARG=message PREFIX="Echo: "; fi
     upstream_cmd "$upstream"
     cmd_json="$(json_str "${UP_CMD[0]}"), \"args\": [$(
@@ -297,7 +298,8 @@ run_target() { # run_target UPSTREAM TARGET ROUND
                     stop_all; return
                 fi
             fi ;;
-        hub-stdio)
+        hub-stdio|hub-stdio-2026)
+            [[ $target == hub-stdio-2026 ]] && PROTOCOL_ARGS=(--stateless)
             hub_with "$hub_name" "{\"mcpServers\": {\"up\": {\"command\": $cmd_json}}}" || { FAILED=1; return; }
             URL=$HUB_URL TOOL=up__echo WATCH=(--watch "proxy=$HUB_PID" --watch "upstream=children:$HUB_PID") ;;
         supergateway)
@@ -330,7 +332,7 @@ run_target() { # run_target UPSTREAM TARGET ROUND
 UPSTREAMS=(fixture)
 if [[ -x $EVERYTHING ]]; then UPSTREAMS+=(everything); else
     skip direct everything "server-everything is not installed at $EVERYTHING"; fi
-TARGETS=(direct hub-http hub-stdio hub-passthrough)
+TARGETS=(direct hub-http hub-stdio hub-passthrough hub-stdio-2026)
 if [[ $SMOKE == 0 ]]; then
     if [[ $HAVE_SUPERGATEWAY == 1 ]]; then TARGETS+=(supergateway); else skip supergateway fixture "not installed (npm install supergateway failed or --no-peers)"; fi
     if [[ $HAVE_MCP_PROXY == 1 ]]; then TARGETS+=(mcp-proxy); else skip mcp-proxy fixture "not installed (pip install mcp-proxy failed or --no-peers)"; fi

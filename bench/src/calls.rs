@@ -51,10 +51,16 @@ pub struct CallArgs {
     upstream: String,
     #[arg(long, default_value_t = 0)]
     round: u32,
+    /// Speak protocol 2026-07-28 (stateless: no `initialize`, per-request
+    /// headers and `_meta`) instead of 2025-06-18 sessions.
+    #[arg(long)]
+    stateless: bool,
 }
 
 struct Plan {
     name_json: String,
+    /// `,"_meta":{...}` for 2026-07-28 requests, else empty.
+    meta: String,
     arg_json: String,
     expect_prefix: String,
     measure_from: Instant,
@@ -122,8 +128,8 @@ async fn worker(session: &mut Session, index: usize, plan: &Plan) -> WorkerOut {
         let text = format!("s{index}-c{seq}-{}", if measuring { "m" } else { "w" });
         let id = session.fresh_id();
         let body = format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":{},"arguments":{{{}:"{text}"}}}}}}"#,
-            plan.name_json, plan.arg_json
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":{},"arguments":{{{}:"{text}"}}{}}}}}"#,
+            plan.name_json, plan.arg_json, plan.meta
         );
         let result = session
             .request_raw_as::<CallResult>(Bytes::from(body), id)
@@ -217,7 +223,13 @@ fn other_cores(
 }
 
 pub async fn call(args: CallArgs) -> anyhow::Result<u8> {
-    let target = Target::parse(&args.url, Duration::from_secs_f64(args.timeout))?;
+    let mut target = Target::parse(&args.url, Duration::from_secs_f64(args.timeout))?;
+    if args.stateless {
+        target.stateless = Some(crate::mcp::Stateless {
+            method: hyper::header::HeaderValue::from_static("tools/call"),
+            name: hyper::header::HeaderValue::from_str(&args.tool)?,
+        });
+    }
     let load_before = stats::load1();
     let mut opening = tokio::task::JoinSet::new();
     for i in 0..args.sessions {
@@ -242,6 +254,11 @@ pub async fn call(args: CallArgs) -> anyhow::Result<u8> {
     }
     let plan = Arc::new(Plan {
         name_json: serde_json::to_string(&args.tool)?,
+        meta: if args.stateless {
+            format!(",{}", crate::mcp::stateless_meta("switchboard-bench"))
+        } else {
+            String::new()
+        },
         arg_json: serde_json::to_string(&args.arg)?,
         expect_prefix: args.expect_prefix.clone(),
         measure_from,

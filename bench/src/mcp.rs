@@ -32,6 +32,28 @@ pub struct Target {
     pub timeout: Duration,
     /// `Authorization` for [`plain_request`] (the hub's control token).
     pub bearer: Option<HeaderValue>,
+    /// Protocol 2026-07-28: no `initialize`; every request carries
+    /// `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and its own `_meta`.
+    pub stateless: Option<Stateless>,
+}
+
+/// The per-request headers of a 2026-07-28 client (one method and name per
+/// session: the generator sends one kind of call).
+#[derive(Debug, Clone)]
+pub struct Stateless {
+    pub method: HeaderValue,
+    pub name: HeaderValue,
+}
+
+/// The protocol a 2026-07-28 client names in its headers and `_meta`.
+pub const STATELESS_VERSION: &str = "2026-07-28";
+
+/// The `_meta` of a 2026-07-28 request, as JSON text for a `params` object.
+pub fn stateless_meta(client_name: &str) -> String {
+    format!(
+        r#""_meta":{{"io.modelcontextprotocol/protocolVersion":"{STATELESS_VERSION}","io.modelcontextprotocol/clientInfo":{{"name":"{client_name}","version":"{}"}},"io.modelcontextprotocol/clientCapabilities":{{}}}}"#,
+        env!("CARGO_PKG_VERSION")
+    )
 }
 
 impl Target {
@@ -54,6 +76,7 @@ impl Target {
             path: path.to_string(),
             timeout,
             bearer: None,
+            stateless: None,
         })
     }
 }
@@ -95,6 +118,9 @@ impl Session {
             last_body_len: 0,
             last_received_at: None,
         };
+        if target.stateless.is_some() {
+            return Ok(session);
+        }
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
             "capabilities": {},
@@ -196,6 +222,12 @@ impl Session {
             builder = builder
                 .header("mcp-session-id", id.clone())
                 .header("mcp-protocol-version", PROTOCOL_VERSION);
+        }
+        if let Some(stateless) = &self.target.stateless {
+            builder = builder
+                .header("mcp-protocol-version", STATELESS_VERSION)
+                .header("mcp-method", stateless.method.clone())
+                .header("mcp-name", stateless.name.clone());
         }
         let request = builder.body(Full::new(body.unwrap_or_default()))?;
         self.last_received_at = None;

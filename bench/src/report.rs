@@ -54,7 +54,9 @@ Method:
   per call is in the last table). Each session is one keep-alive connection with one \
   call in flight: `initialize` (protocol 2025-06-18 offered to every target), \
   `notifications/initialized`, then `tools/call` of the echo tool with a unique text \
-  per call. Every answer, JSON or SSE, is parsed and the echoed text must match exactly \
+  per call; the \"2026-07-28 client\" target instead sends every call statelessly \
+  (no `initialize`; `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` headers and the \
+  request's own `_meta`), as a 2026-07-28 client does. Every answer, JSON or SSE, is parsed and the echoed text must match exactly \
   (`Echo: ` + text for server-everything); anything else counts as an error.
 - Each measurement: 0.5 s of warm-up calls, then a 2 s window; calls/s counts calls \
   completed in the window. Every target is started afresh (upstream included) and \

@@ -92,7 +92,7 @@ pub(super) fn before_and_after(
         (
             "fixture",
             "fixture",
-            &["hub-http", "hub-stdio", "hub-passthrough"][..],
+            &["hub-http", "hub-stdio", "hub-passthrough", "hub-stdio-2026"][..],
         ),
         (
             "everything",

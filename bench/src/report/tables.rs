@@ -178,7 +178,7 @@ pub(super) fn startup_and_memory(w: &mut String, r: &Results) -> anyhow::Result<
         "| upstream | path | 16 sessions MiB | 64 sessions MiB |\n|---|---|---|---|"
     )?;
     for upstream in r.order("upstream", None) {
-        for target in ["hub-http", "hub-stdio", "hub-passthrough"] {
+        for target in ["hub-http", "hub-stdio", "hub-passthrough", "hub-stdio-2026"] {
             let at = |c| r.cost_median(&upstream, target, c, "proxy", "rss_max_kib");
             if at(16).is_none() && at(64).is_none() {
                 continue;

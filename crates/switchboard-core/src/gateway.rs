@@ -14,6 +14,13 @@
 //! to the upstream(s) concerned. Every failure is a JSON-RPC error whose
 //! message names the server and the cause and whose `data` carries
 //! `{"server": id, "kind": ...}` for programs.
+//!
+//! Versions: sessions that `initialize` negotiate up to 2025-11-25 (an offer
+//! of 2026-07-28 gets 2025-11-25); 2026-07-28 clients are served statelessly,
+//! one fresh handler per request, with `server/discover`, `resultType`,
+//! caching hints and `subscriptions/listen` (see `modern`). Upstreams keep
+//! whatever version they negotiated: results are re-shaped here for the
+//! downstream request's version, whoever answered.
 
 // Logging is deprecated for protocol 2026-07-28 (SEP-2577), but clients on
 // 2025-11-25 and earlier use it, and a proxy must forward it.
@@ -41,6 +48,8 @@ use crate::sessions::{ListKind, Scope, Session};
 use crate::upstream::{Downstream, Upstream};
 
 mod lists;
+mod modern;
+use modern::Completed;
 mod record;
 mod route;
 
@@ -178,7 +187,33 @@ impl ServerHandler for Gateway {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+        // 2026-07-28 clients are served statelessly by rmcp; an `initialize`
+        // offering 2026-07-28 is answered with 2025-11-25, the newest version
+        // that has the handshake.
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2026_07_28))
+    }
+
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::DiscoverResult, ErrorData> {
+        self.note_http_session(&context.extensions);
+        self.discover_result(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        )
+        .await
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        Some(self.accepted_filter(requested, &merged_capabilities()))
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
+        self.listen_until_closed(context).await
     }
 
     async fn initialize(
@@ -203,28 +238,9 @@ impl ServerHandler for Gateway {
                 .bind_http_id(&self.session, key.0.as_ref());
         }
         self.hub.publish_snapshot();
-        let mut result = self.negotiate_initialize(&request)?;
-        if let Some(upstream) = self.single()? {
-            // A pass-through session looks like the server itself.
-            let info = upstream.server_info().await.map_err(upstream_error)?;
-            let mut capabilities = info.capabilities.clone();
-            // Switchboard announces list changes itself (after its own re-list).
-            if let Some(tools) = capabilities.tools.as_mut() {
-                tools.list_changed = Some(true);
-            }
-            if let Some(prompts) = capabilities.prompts.as_mut() {
-                prompts.list_changed = Some(true);
-            }
-            if let Some(resources) = capabilities.resources.as_mut() {
-                resources.list_changed = Some(true);
-            }
-            result.capabilities = capabilities;
-            if let Some(server_info) = &info.server_info {
-                result.server_info = server_info.clone();
-            }
-            result.instructions = info.instructions.clone();
-        }
-        Ok(result)
+        let result = self.negotiate_initialize(&request)?;
+        // A pass-through session looks like the server itself.
+        self.endpoint_info(result).await
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -237,11 +253,17 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         self.note_http_session(&context.extensions);
-        Ok(ListToolsResult::with_all_items(
+        let mut result = ListToolsResult::with_all_items(
             self.lists(ListKind::Tools)
                 .await?
                 .tools(self.hub.settings().builtin_tools),
-        ))
+        );
+        if modern::is_modern(&context) {
+            let hint = self.cache_hint();
+            result.ttl_ms = Some(hint.ttl_ms);
+            result.cache_scope = Some(hint.scope);
+        }
+        Ok(result)
     }
 
     async fn call_tool(
@@ -249,8 +271,10 @@ impl ServerHandler for Gateway {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        self.note_client(&context);
         self.forward_call(request, downstream(&context), &context.ct)
             .await
+            .map(|r| r.for_request(&context))
     }
 
     async fn list_prompts(
@@ -259,9 +283,14 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         self.note_http_session(&context.extensions);
-        Ok(ListPromptsResult::with_all_items(
-            self.lists(ListKind::Prompts).await?.prompts(),
-        ))
+        let mut result =
+            ListPromptsResult::with_all_items(self.lists(ListKind::Prompts).await?.prompts());
+        if modern::is_modern(&context) {
+            let hint = self.cache_hint();
+            result.ttl_ms = Some(hint.ttl_ms);
+            result.cache_scope = Some(hint.scope);
+        }
+        Ok(result)
     }
 
     async fn get_prompt(
@@ -269,6 +298,7 @@ impl ServerHandler for Gateway {
         mut request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        self.note_client(&context);
         let started = self.begin_call(Method::Prompt, &request.name, request.arguments.as_ref());
         let mut served = Served::Nobody;
         let result = async {
@@ -284,7 +314,7 @@ impl ServerHandler for Gateway {
         }
         .await;
         self.end_call(started, served, &result, &context.ct);
-        result
+        result.map(|r| r.for_request(&context))
     }
 
     async fn list_resources(
@@ -293,9 +323,14 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         self.note_http_session(&context.extensions);
-        Ok(ListResourcesResult::with_all_items(
-            self.lists(ListKind::Resources).await?.resources(),
-        ))
+        let mut result =
+            ListResourcesResult::with_all_items(self.lists(ListKind::Resources).await?.resources());
+        if modern::is_modern(&context) {
+            let hint = self.cache_hint();
+            result.ttl_ms = Some(hint.ttl_ms);
+            result.cache_scope = Some(hint.scope);
+        }
+        Ok(result)
     }
 
     async fn list_resource_templates(
@@ -304,9 +339,15 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         self.note_http_session(&context.extensions);
-        Ok(ListResourceTemplatesResult::with_all_items(
+        let mut result = ListResourceTemplatesResult::with_all_items(
             self.lists(ListKind::Resources).await?.templates(),
-        ))
+        );
+        if modern::is_modern(&context) {
+            let hint = self.cache_hint();
+            result.ttl_ms = Some(hint.ttl_ms);
+            result.cache_scope = Some(hint.scope);
+        }
+        Ok(result)
     }
 
     async fn read_resource(
@@ -314,6 +355,7 @@ impl ServerHandler for Gateway {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        self.note_client(&context);
         let started = self.begin_call(Method::Resource, &request.uri, None);
         let mut served = Served::Nobody;
         let result = async {
@@ -326,7 +368,7 @@ impl ServerHandler for Gateway {
         }
         .await;
         self.end_call(started, served, &result, &context.ct);
-        result
+        result.map(|r| r.for_request(&context))
     }
 
     async fn subscribe(
@@ -408,5 +450,6 @@ impl ServerHandler for Gateway {
             .complete(request, downstream(&context), &context.ct)
             .await
             .map_err(upstream_error)
+            .map(|r| r.for_request(&context))
     }
 }

@@ -12,6 +12,8 @@
 //! `http::session_manager`) is marked closed at once and leaves every view of the set,
 //! and closed ones are dropped whenever the set is walked. Notifications are
 //! sent from spawned tasks so a slow client never holds up the hub.
+//! 2026-07-28 clients have no session: their `subscriptions/listen` streams
+//! get the same news through `listen::Listeners`.
 
 // Logging is deprecated for protocol 2026-07-28 (SEP-2577); sessions on
 // 2025-11-25 and earlier use it.
@@ -32,6 +34,7 @@ use crate::catalog::{CatalogDiff, CatalogVersions};
 use crate::config::ServerId;
 use crate::snapshot::timestamp;
 
+pub(crate) mod listen;
 pub(crate) mod table;
 
 pub use table::{HttpSessionError, HttpSessionKey, SessionTable, Usage, UseGuard};
@@ -238,6 +241,8 @@ pub struct Sessions {
     by_http_id: Mutex<HashMap<Arc<str>, Weak<Session>>>,
     /// Every HTTP session's lifetime and the cap on their number.
     table: Arc<SessionTable>,
+    /// Open `subscriptions/listen` streams (2026-07-28 clients).
+    listeners: listen::Listeners,
 }
 
 impl Sessions {
@@ -246,12 +251,18 @@ impl Sessions {
             sessions: Mutex::new(Vec::new()),
             by_http_id: Mutex::new(HashMap::new()),
             table,
+            listeners: listen::Listeners::default(),
         }
     }
 
     /// The HTTP session table every MCP route's session manager shares.
     pub fn table(&self) -> &Arc<SessionTable> {
         &self.table
+    }
+
+    /// The open `subscriptions/listen` streams.
+    pub(crate) fn listeners(&self) -> &listen::Listeners {
+        &self.listeners
     }
 
     /// Registers a session once its client has initialized.
@@ -348,6 +359,7 @@ impl Sessions {
 
     /// Sends `resources/updated` to the sessions subscribed to the URI.
     pub fn resource_updated(&self, server: &ServerId, params: &ResourceUpdatedNotificationParam) {
+        self.listeners.resource_updated(server, &params.uri);
         for session in self.live() {
             let subscribed = session
                 .lock()
@@ -412,6 +424,7 @@ impl Sessions {
         versions: [u64; 3],
         tasks: &tokio_util::task::TaskTracker,
     ) {
+        self.listeners.server_lists_changed(server, versions, tasks);
         for session in self.live() {
             if session.scope != Scope::Server(server.clone()) {
                 continue;
@@ -431,6 +444,11 @@ impl Sessions {
         if !diff.any() {
             return;
         }
+        self.listeners.list_changed(
+            &Scope::Merged,
+            [diff.tools, diff.prompts, diff.resources],
+            tasks,
+        );
         for session in self.live() {
             if session.scope != Scope::Merged {
                 continue;

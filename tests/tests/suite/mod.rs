@@ -23,6 +23,7 @@ mod merge;
 mod oauth;
 mod pins;
 mod reload;
+mod revision;
 mod routing;
 mod secrets;
 mod self_proxy;

@@ -98,6 +98,15 @@ impl Upstream {
         }
     }
 
+    /// How long until the poller re-lists this server; `None` while no poll
+    /// is booked (polling off, or the server not running).
+    pub(crate) fn next_poll_in(&self) -> Option<Duration> {
+        let s = self.lock_status();
+        s.next_poll_at
+            .filter(|_| pollable(s.state, s.listing.is_some()))
+            .map(|at| at.saturating_duration_since(Instant::now()))
+    }
+
     /// When this server wants the poller's attention next: its next poll, or
     /// the moment it has been idle long enough to be put to sleep.
     pub(crate) fn next_wake(&self, idle_shutdown: Duration) -> Option<Instant> {
