@@ -47,6 +47,7 @@ mod watch;
 
 pub use editor::{
     EditError, check_definition, put_server, remove_server, server_definition, set_server_enabled,
+    set_tool_disabled,
 };
 pub use load::{
     ConfigError, LoadFor, MAX_CONFIG_BYTES, default_config_path, process_env, read_config_file,
