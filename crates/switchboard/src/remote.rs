@@ -307,6 +307,7 @@ mod tests {
                 tools: 14,
                 prompts: 0,
                 resources: 2,
+                tool_tokens: 0,
             },
             ..HubSnapshot::default()
         };
