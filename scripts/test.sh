@@ -40,7 +40,7 @@ ui_unit_tests() {
 
 ui_browser_tests() {
     node --test tests/ui/browser.test.mjs tests/ui/firstrun.test.mjs tests/ui/held.test.mjs \
-        tests/ui/activity.test.mjs
+        tests/ui/activity.test.mjs tests/ui/tools.test.mjs
 }
 
 # The real Tauri binary in a virtual X display with its own session bus.
@@ -157,7 +157,7 @@ fi
 step "keyring: Secret Service tests under dbus-run-session (tests/tests/suite/keyring.rs)"
 keyring_tests
 
-step "ui: dashboard in Chromium (tests/ui/browser.test.mjs, firstrun, held, activity)"
+step "ui: dashboard in Chromium (tests/ui/browser.test.mjs, firstrun, held, activity, tools)"
 ui_browser_tests
 
 step "desktop: build the app (cargo build -p switchboard-app)"

@@ -71,7 +71,12 @@ prompts: number,
 /**
  * Resources in the merged list (after de-duplication; templates not counted).
  */
-resources: number, };
+resources: number, 
+/**
+ * Tokens (`o200k_base`) of the tool definitions a client of `/mcp`
+ * gets in `tools/list`: every exposed tool plus the built-in ones.
+ */
+toolTokens: number, };
 
 /**
  * One server.
@@ -202,7 +207,12 @@ changedTools: Array<HeldTool>,
 /**
  * Tools first seen after the server's first listing, not yet approved.
  */
-newTools: Array<string>, };
+newTools: Array<string>, 
+/**
+ * Tokens (`o200k_base`) of this server's exposed tool definitions (after
+ * `disabledTools`, with the names clients see), as of the last listing.
+ */
+toolTokens: number, };
 
 /**
  * A server's lifecycle state as shown to people.
@@ -790,6 +800,75 @@ server: string,
  * The tools re-pinned to their current definitions.
  */
 approved: Array<string>, };
+
+/**
+ * `GET /api/v1/servers/<id>/tools`: the server's last listing, disabled
+ * tools included.
+ */
+export type ServerToolsResponse = { 
+/**
+ * The server id.
+ */
+server: string, 
+/**
+ * `false` when the server was never listed (nothing is started to list it).
+ */
+listed: boolean, 
+/**
+ * Its tools in the order the server lists them.
+ */
+tools: Array<ServerTool>, };
+
+/**
+ * One tool of a server.
+ */
+export type ServerTool = { 
+/**
+ * The tool's own name at its server (what `disabledTools` holds).
+ */
+name: string, 
+/**
+ * The first line of its description ("" when it has none).
+ */
+description: string, 
+/**
+ * `false` when the server's `disabledTools` hides it.
+ */
+enabled: boolean, 
+/**
+ * Tokens (`o200k_base`) of its definition as the server lists it.
+ */
+tokens: number, };
+
+/**
+ * `GET /api/v1/search`: best match first.
+ */
+export type SearchResponse = { tools: Array<SearchedTool>, };
+
+/**
+ * One search result, as `switchboard__search_tools` gives it.
+ */
+export type SearchedTool = { 
+/**
+ * The name to call it by on `/mcp` (`<server>__<tool>`).
+ */
+name: string, 
+/**
+ * Its description ("" when it has none).
+ */
+description: string, 
+/**
+ * Its input schema as the server lists it.
+ */
+inputSchema: Record<string, unknown>, 
+/**
+ * The server's id.
+ */
+server: string, 
+/**
+ * Whether the server is running now (a call to a stopped one starts it).
+ */
+running: boolean, };
 
 /**
  * `GET /api/v1/activity?limit=N&after=SEQ`: recorded calls, newest first.

@@ -11,6 +11,8 @@ import { createSetup } from './setup';
 import type { HeldDefinition, HubSnapshot } from './api.gen';
 import { heldApi, pinsKey, pinsOf } from './held';
 import { emptyActivity, followActivity } from './activity';
+import { createTools } from './tools';
+import { createSearch } from './search';
 import './style.css';
 
 const root = document.getElementById('app');
@@ -21,6 +23,8 @@ let snapshot: HubSnapshot | null = null;
 let noticeTimer: ReturnType<typeof setTimeout> | null = null;
 const busy = new Set<string>();
 const setup = createSetup({ update: () => update(), notify: (kind, text) => notify(kind, text) });
+const tools = createTools({ update: () => update(), run: (key, work, done) => run(key, work, done) });
+const search = createSearch({ update: () => update() });
 
 const state: PageState = {
   view: null,
@@ -35,6 +39,8 @@ const state: PageState = {
   setup: setup.state,
   pins: new Map(),
   activity: emptyActivity(),
+  tools: tools.state,
+  search: search.state,
 };
 /** Loaded definitions of held and changed tools, and the key they were loaded for. */
 const heldDefs = new Map<string, HeldDefinition[]>();
@@ -198,6 +204,8 @@ const actions: Actions = {
     update();
   },
   setup: setup.actions,
+  tools: tools.actions,
+  search: search.actions,
 };
 
 /** Loads both definitions of each server's held or changed tools when they change. */
@@ -236,6 +244,7 @@ function onSnapshot(next: HubSnapshot): void {
   snapshot = next;
   setup.observe(next);
   loadHeldDefinitions(next);
+  tools.observe(next);
   update();
 }
 

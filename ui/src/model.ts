@@ -45,6 +45,8 @@ export interface ServerRow {
   listed: boolean;
   /** "41 tools" (or "—" before the first listing). */
   countsLabel: string;
+  /** Tokens of the server's exposed tool definitions (tools.ts shows them). */
+  toolTokens: number;
   /** "2 prompts, 3 resources". */
   otherCountsLabel: string;
   /** One line of freshness in words. */
@@ -338,6 +340,7 @@ export function serverRow(s: ServerSnapshot, now: number, tracker?: ChangeTracke
     healthSymbol,
     listed,
     countsLabel: counts,
+    toolTokens: s.toolTokens,
     otherCountsLabel: otherCounts,
     fullError: s.enabled ? s.lastError : null,
     staleness: text,

@@ -10,6 +10,8 @@ import type { LogsResponse } from './api.gen';
 import { editButton, firstRun, serverFormDialog, serversToolbar, type SetupActions, type SetupState } from './setup';
 import { heldBlock, type ServerPins } from './held';
 import { activitySection, type ActivityState } from './activity';
+import { toolsButton, toolsRow, type ToolsActions, type ToolsState } from './tools';
+import { searchSection, type SearchActions, type SearchState } from './search';
 
 export interface Notice {
   kind: 'ok' | 'error';
@@ -34,6 +36,10 @@ export interface PageState {
   /** Held, changed and new tools by server id (see held.ts). */
   pins: ReadonlyMap<string, ServerPins>;
   activity: ActivityState;
+  /** The tools list of one server (tools.ts). */
+  tools: ToolsState;
+  /** The catalog search (search.ts). */
+  search: SearchState;
 }
 
 export interface Actions {
@@ -50,6 +56,8 @@ export interface Actions {
   dismissNotice(): void;
   setup: SetupActions;
   approve(id: string, tools: string[] | null): void;
+  tools: ToolsActions;
+  search: SearchActions;
 }
 
 const CONNECTION_WORDS: Record<Connection, string> = {
@@ -220,9 +228,10 @@ function serverRows(row: ServerRow, s: PageState, a: Actions): TemplateResult {
         <button type="button" class="small" aria-label=${`Show logs of ${row.id}`} data-action="logs" @click=${() => a.openLogs(row.id)}>
           Logs
         </button>
-        ${editButton(row.id, a.setup)}
+        ${editButton(row.id, a.setup)} ${toolsButton(row.id, s.tools, a.tools)}
       </td>
     </tr>
+    ${toolsRow(row.id, row.toolTokens, s.tools, s.busy, a.tools)}
     ${hasDetail
       ? html`<tr class="detail">
           <td></td>
@@ -360,6 +369,7 @@ export function page(s: PageState, a: Actions): TemplateResult {
         <h2 id="servers-h" class="sr-only">Servers</h2>
         ${table(s, a)}
       </section>
+      ${s.view && s.view.servers.length > 0 ? searchSection(s.search, a.search) : nothing}
       ${s.view ? activitySection(s.activity, Date.now()) : nothing}
       ${s.view ? connectPanel(s, a) : nothing}
     </main>

@@ -31,6 +31,7 @@ export function server(over: Partial<Record<keyof ServerSnapshot, unknown>> = {}
     serverVersion: '1.4.0',
     protocolVersion: '2025-06-18',
     stderrTail: [],
+    toolTokens: 0,
     ...over,
   } as ServerSnapshot;
 }
@@ -51,6 +52,7 @@ export function snapshot(servers: ServerSnapshot[], over: Partial<HubSnapshot> =
       builtinTools: 0,
       prompts: 0,
       resources: 0,
+      toolTokens: servers.reduce((n, s) => n + (s.enabled ? s.toolTokens : 0), 0),
     },
     sessions: [],
     ...over,

@@ -18,6 +18,7 @@ mod control;
 mod pins;
 mod servers;
 mod snapshot;
+mod tools;
 
 pub use activity::{ActivityEntry, ActivityOutcome, ActivityResponse};
 pub use control::{
@@ -32,6 +33,8 @@ pub use snapshot::{
     AuthSnapshot, BreakerSnapshot, BreakerState, ConfigError, Health, HubSnapshot, KeyringKind,
     ListChange, RefreshTrigger, ReloadResult, ServerSnapshot, ServerState, SessionSnapshot, Totals,
 };
+
+pub use tools::{SearchResponse, SearchedTool, ServerTool, ServerToolsResponse};
 
 #[cfg(feature = "ts")]
 pub mod typescript;

@@ -54,6 +54,10 @@ pub struct Totals {
     pub prompts: usize,
     /// Resources in the merged list (after de-duplication; templates not counted).
     pub resources: usize,
+    /// Tokens (`o200k_base`) of the tool definitions a client of `/mcp`
+    /// gets in `tools/list`: every exposed tool plus the built-in ones.
+    #[serde(default)]
+    pub tool_tokens: usize,
 }
 
 /// One server.
@@ -128,6 +132,10 @@ pub struct ServerSnapshot {
     /// Tools first seen after the server's first listing, not yet approved.
     #[serde(default)]
     pub new_tools: Vec<String>,
+    /// Tokens (`o200k_base`) of this server's exposed tool definitions (after
+    /// `disabledTools`, with the names clients see), as of the last listing.
+    #[serde(default)]
+    pub tool_tokens: usize,
 }
 
 /// A server's lifecycle state as shown to people.

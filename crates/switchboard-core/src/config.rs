@@ -51,6 +51,7 @@ mod watch;
 
 pub use editor::{
     EditError, check_definition, put_server, remove_server, server_definition, set_server_enabled,
+    set_tool_disabled,
 };
 pub use expand::{ExpandError, Vars, escape_foreign, expand as expand_vars};
 pub use load::{

@@ -42,6 +42,7 @@ mod mcp;
 mod pins;
 mod servers;
 pub mod session_manager;
+mod tools;
 pub mod ui_assets;
 
 /// Builds the router for the hub's listener.

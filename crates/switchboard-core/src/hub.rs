@@ -47,6 +47,7 @@ mod login;
 mod poll;
 mod publish;
 mod servers;
+mod tokens;
 mod warm;
 mod watcher;
 
@@ -109,6 +110,12 @@ struct HubInner {
     poller_wake: Arc<tokio::sync::Notify>,
     /// Wakes the warm-catalog writer when the catalog changes.
     catalog_changed: Arc<tokio::sync::Notify>,
+    /// Token counts of the catalog's tools, counted off the request path
+    /// after each change of the tool list (see `hub/tokens.rs`).
+    tool_tokens: Mutex<Arc<crate::token_count::CatalogTokens>>,
+    /// Tokens of the built-in tools (0 when they are off), set once by the
+    /// layer that knows them (`server.rs`).
+    builtin_tool_tokens: std::sync::atomic::AtomicUsize,
     /// The tool pins every listing passes through (`crate::pins`).
     pins: Arc<crate::pins::Pins>,
     /// Where the warm catalog is kept (`None` disables it).
@@ -260,6 +267,8 @@ impl Hub {
             watch_config: options.watch_config,
             poller_wake: Arc::new(tokio::sync::Notify::new()),
             catalog_changed: Arc::new(tokio::sync::Notify::new()),
+            tool_tokens: Mutex::default(),
+            builtin_tool_tokens: std::sync::atomic::AtomicUsize::new(0),
             // The pins live beside the warm catalog; without one, in memory.
             pins: Arc::new(crate::pins::Pins::open(
                 settings.tool_pinning,

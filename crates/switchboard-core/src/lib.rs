@@ -33,6 +33,7 @@ mod search;
 mod server;
 mod sessions;
 mod snapshot;
+mod token_count;
 mod upstream;
 mod util;
 
@@ -57,6 +58,7 @@ pub use reload::{ReloadError, ReloadResult};
 pub use resilience::BreakerState;
 pub use search::{Hit as SearchHit, Index as SearchIndex, ToolDoc, baseline as search_baseline};
 pub use snapshot::{BreakerSnapshot, HubSnapshot, ServerSnapshot};
+pub use token_count::{count_text as count_tokens, count_tools as count_tool_tokens};
 pub use upstream::guard;
 pub use upstream::{Health, ServerState, UpstreamError};
 pub use util::redact::text as redact_text;

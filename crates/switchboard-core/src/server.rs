@@ -44,6 +44,20 @@ fn serve_http(
     ));
     // The totals count what clients get: the built-ins served beside the catalog.
     hub.set_builtin_tool_count(crate::builtin::served_count(hub.settings()));
+    // Counted here because only this layer knows both the hub and its
+    // built-in tools (a constant for the hub's lifetime); in the background,
+    // as the tokenizer loads its vocabulary on first use.
+    if hub.settings().builtin_tools {
+        let counting = hub.clone();
+        tasks.spawn(async move {
+            let tools = crate::builtin::tools();
+            let count =
+                tokio::task::spawn_blocking(move || crate::token_count::count_tools(&tools));
+            if let Ok(tokens) = count.await {
+                counting.set_builtin_tool_tokens(tokens);
+            }
+        });
+    }
     let router = crate::http::router(hub.clone());
     // Limits are read once: settings are fixed for the hub's lifetime.
     let limits = ConnectionLimits::from_settings(hub.settings());

@@ -38,6 +38,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("snapshot", 1),
     ("activity", 1),
     ("search", 1),
+    ("token_count", 1),
     // 2: one upstream server.
     ("upstream", 2),
     // 3: the set of servers and sessions, and the hub that owns them.

@@ -1,6 +1,6 @@
 //! The commands that talk to a running hub's control API: `status`,
-//! `refresh`, `enable`/`disable`, `reload`, `logs`, `activity`, `dashboard`,
-//! `login`, `logout`. Each reads the hub's answer as its `switchboard_api` type and
+//! `refresh`, `enable`/`disable`, `tool enable|disable`, `reload`, `logs`,
+//! `activity`, `dashboard`, `login`, `logout`. Each reads the hub's answer as its `switchboard_api` type and
 //! prints it for people; failures come back as errors from [`Remote`].
 
 use std::io::Write;
@@ -191,6 +191,41 @@ pub async fn toggle(remote: &Remote, id: &str, enable: bool) -> anyhow::Result<E
         print(&reload)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `tool enable|disable <id> <tool>`: edits the server's `disabledTools`
+/// through the hub.
+pub async fn toggle_tool(
+    remote: &Remote,
+    id: &str,
+    tool: &str,
+    enable: bool,
+) -> anyhow::Result<ExitCode> {
+    let verb = if enable { "enable" } else { "disable" };
+    let path = format!("/servers/{id}/tools/{}/{verb}", path_segment(tool));
+    let answer: ReloadResponse = remote.post(&path).await?;
+    print(&format!("{id}: tool '{tool}' {verb}d"))?;
+    let reload = answer
+        .into_result()
+        .map(|r| describe_reload(&r))
+        .unwrap_or_default();
+    if !reload.is_empty() {
+        print(&reload)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `text` percent-encoded as one URL path segment.
+fn path_segment(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
 }
 
 /// What a reload did, one line per kind of change, then its notes.

@@ -74,6 +74,18 @@ enum Command {
         #[command(flatten)]
         hub: HubAddress,
     },
+    /// Hide one tool of a server from clients, or show it again (written to
+    /// the server's `disabledTools`; the server keeps running).
+    Tool {
+        /// `enable` or `disable`.
+        action: ToolAction,
+        /// The server id.
+        id: String,
+        /// The tool's name as the server lists it (without the `<server>__` prefix).
+        tool: String,
+        #[command(flatten)]
+        hub: HubAddress,
+    },
     /// Show a server's stderr and the hub's log lines about it.
     Logs {
         id: String,
@@ -134,6 +146,13 @@ enum Command {
         #[command(subcommand)]
         action: SecretAction,
     },
+}
+
+/// What `switchboard tool` does to the tool.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ToolAction {
+    Enable,
+    Disable,
 }
 
 #[derive(Subcommand)]
@@ -338,6 +357,12 @@ async fn dispatch(command: Command) -> anyhow::Result<std::process::ExitCode> {
         Command::Approve { id, tools, hub } => commands::approve(&hub.remote()?, &id, &tools).await,
         Command::Enable { id, hub } => commands::toggle(&hub.remote()?, &id, true).await,
         Command::Disable { id, hub } => commands::toggle(&hub.remote()?, &id, false).await,
+        Command::Tool {
+            action,
+            id,
+            tool,
+            hub,
+        } => commands::toggle_tool(&hub.remote()?, &id, &tool, action == ToolAction::Enable).await,
         Command::Logs { id, follow, hub } => commands::logs(&hub.remote()?, &id, follow).await,
         Command::Activity {
             json,

@@ -313,6 +313,7 @@ mod tests {
                 builtin_tools: 3,
                 prompts: 0,
                 resources: 2,
+                tool_tokens: 0,
             },
             ..HubSnapshot::default()
         };

@@ -5,6 +5,7 @@ mod access;
 mod activity;
 mod cli;
 mod config_file;
+mod disabled_tools;
 mod discovery;
 mod engine_reload;
 mod engine_upstreams;

@@ -86,6 +86,58 @@ pub fn set_server_enabled(
     }
 }
 
+/// The text of the config file `bytes` with tool `tool` (its own name at
+/// server `id`, as in `disabledTools`) hidden or shown again: hiding appends
+/// it to the server's `disabledTools` (created when missing), showing removes
+/// it (and the key, when it was the last one). Already so → the text as it was.
+pub fn set_tool_disabled(
+    bytes: &[u8],
+    path: &Path,
+    id: &str,
+    tool: &str,
+    disabled: bool,
+) -> Result<String, EditError> {
+    let text = parsed_text(bytes, path)?;
+    let layout = Layout::of(text);
+    let shape = |message: &str| shape_error(path, message);
+    let servers = servers_object(text).ok_or_else(|| EditError::UnknownServer(id.to_string()))?;
+    let (_, entry) = servers
+        .member(id)
+        .ok_or_else(|| EditError::UnknownServer(id.to_string()))?;
+    let server =
+        splice::object_value(text, entry).ok_or_else(|| shape("a server is not an object"))?;
+    let Some((index, member)) = server.member("disabledTools") else {
+        if !disabled {
+            return Ok(text.to_string());
+        }
+        let list = Value::Array(vec![Value::String(tool.to_string())]);
+        let edit = splice::insert_member(text, &server, "disabledTools", &list, &layout);
+        return checked(text, &edit, path);
+    };
+    // The loader accepted the file, so this is an array of strings.
+    let mut names: Vec<String> = text
+        .get(member.value_start..member.value_end)
+        .and_then(|v| serde_json::from_str(v).ok())
+        .ok_or_else(|| shape("`disabledTools` does not read back"))?;
+    let listed = names.iter().any(|n| n == tool);
+    let edit = match (listed, disabled) {
+        (true, true) | (false, false) => return Ok(text.to_string()),
+        (false, true) => {
+            names.push(tool.to_string());
+            splice::replace_value(text, &server, member, &names.into(), &layout)
+        }
+        (true, false) => {
+            names.retain(|n| n != tool);
+            if names.is_empty() {
+                splice::remove_member(&server, index).ok_or_else(|| shape("no member"))?
+            } else {
+                splice::replace_value(text, &server, member, &names.into(), &layout)
+            }
+        }
+    };
+    checked(text, &edit, path)
+}
+
 /// The text of the config file with server `id` set to `definition` (added
 /// as the last server, or replaced in place). `bytes` is `None` (or blank)
 /// when there is no file yet: the result is then a new file. The definition
@@ -236,6 +288,37 @@ mod tests {
 
     fn path() -> &'static Path {
         Path::new("c.json")
+    }
+
+    #[test]
+    fn a_tool_is_hidden_and_shown_again_keeping_the_rest() {
+        let hide = |text: &str, id: &str, tool: &str, on: bool| {
+            set_tool_disabled(text.as_bytes(), path(), id, tool, on).unwrap()
+        };
+        // Appended to an existing list, in place.
+        let out = hide(FILE, "alpha", "c", true);
+        assert_eq!(out, FILE.replace(r#"["b", "a"]"#, r#"["b", "a", "c"]"#));
+        // Already hidden: nothing changes.
+        assert_eq!(hide(&out, "alpha", "c", true), out);
+        // Shown again: removed; the last one takes the key with it.
+        assert_eq!(hide(&out, "alpha", "c", false), FILE);
+        let one = hide(FILE, "zeta", "t", true);
+        assert!(
+            one.contains(r#""enabled": false, "disabledTools": ["t"]}"#),
+            "{one}"
+        );
+        assert_eq!(hide(&one, "zeta", "t", false), FILE);
+        assert_eq!(hide(FILE, "zeta", "t", false), FILE);
+        let cfg = Config::parse(&one, path()).unwrap();
+        assert!(
+            cfg.servers
+                .iter()
+                .any(|s| s.id.as_str() == "zeta" && s.disabled_tools.contains("t"))
+        );
+        assert_eq!(
+            set_tool_disabled(FILE.as_bytes(), path(), "nope", "t", true).unwrap_err(),
+            EditError::UnknownServer("nope".into())
+        );
     }
 
     fn edit(text: &str, id: &str, enabled: bool) -> Result<String, EditError> {

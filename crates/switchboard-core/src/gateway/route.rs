@@ -40,7 +40,7 @@ impl Gateway {
         if let Some(upstream) = self.single()? {
             if let Target::Tool(name) = target {
                 if upstream.config().disabled_tools.contains(name) {
-                    return Err(unknown("tool", name));
+                    return Err(tool_disabled(&upstream.id, name));
                 }
                 if upstream.is_held(name) {
                     return Err(held(name, &upstream.id, name));
@@ -56,6 +56,11 @@ impl Gateway {
                         if let Some((server, tool)) = self.hub.held_tool(name) =>
                     {
                         return Err(held(name, &server, &tool));
+                    }
+                    Err(Unrouted::NotListed)
+                        if let Some((server, tool)) = disabled_tool(&self.hub, name) =>
+                    {
+                        return Err(tool_disabled(&server, &tool));
                     }
                     Err(why) => return Err(unrouted("tool", name, why)),
                 };
@@ -97,6 +102,34 @@ fn held(name: &str, server: &ServerId, tool: &str) -> ErrorData {
              `switchboard approve {server} {tool}`"
         ),
         Some(json!({"tool": name, "server": server.as_str(), "kind": "held"})),
+    )
+}
+
+/// The server and upstream name of a tool hidden by its server's
+/// `disabledTools` that the merged endpoint would expose as `exposed`
+/// (`<prefix>__<tool>`, or the bare name for an empty namespace). Asked only
+/// after the catalog had no such name, so it costs nothing on a good call.
+fn disabled_tool(hub: &crate::hub::HubHandle, exposed: &str) -> Option<(ServerId, String)> {
+    hub.enabled_upstreams().into_iter().find_map(|upstream| {
+        let config = upstream.config();
+        let prefix = config.prefix();
+        let tool = if prefix.is_empty() {
+            exposed
+        } else {
+            exposed.strip_prefix(prefix)?.strip_prefix("__")?
+        };
+        config
+            .disabled_tools
+            .contains(tool)
+            .then(|| (upstream.id.clone(), tool.to_string()))
+    })
+}
+
+/// The error for a call to a tool its server's `disabledTools` hides.
+fn tool_disabled(server: &ServerId, tool: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!("tool '{tool}' of server '{server}' is disabled in the config (`disabledTools`)"),
+        Some(json!({"tool": tool, "server": server.as_str(), "kind": "toolDisabled"})),
     )
 }
 
@@ -321,7 +354,21 @@ mod tests {
         );
         assert_eq!(
             said(route_of(&single, Target::Tool("hidden")).await),
-            ("unknown tool 'hidden'".into(), None)
+            (
+                "tool 'hidden' of server 'renamed' is disabled in the config (`disabledTools`)"
+                    .into(),
+                Some("toolDisabled".into())
+            )
+        );
+        // The merged endpoint says the same for its exposed name.
+        let merged = Gateway::new(handle.clone(), Scope::Merged);
+        assert_eq!(
+            said(route_of(&merged, Target::Tool("x__hidden")).await),
+            (
+                "tool 'hidden' of server 'renamed' is disabled in the config (`disabledTools`)"
+                    .into(),
+                Some("toolDisabled".into())
+            )
         );
         let gone = Gateway::new(handle.clone(), Scope::Server(id("gone")));
         assert_eq!(

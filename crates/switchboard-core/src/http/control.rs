@@ -36,6 +36,7 @@ pub(super) fn api(hub: HubHandle) -> Router {
         .route("/servers/{id}/approve", post(super::pins::approve))
         .route("/dashboard", post(dashboard_link))
         .merge(super::servers::routes())
+        .merge(super::tools::routes())
         .route("/activity", get(activity::activity))
         .with_state(hub)
 }

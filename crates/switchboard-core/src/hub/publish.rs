@@ -179,6 +179,9 @@ impl HubHandle {
                 .sessions
                 .announce(diff, next.versions, &self.inner.tasks);
             self.inner.catalog_changed.notify_one();
+            if diff.tools {
+                self.count_tool_tokens(next);
+            }
             self.publish_snapshot();
         }
     }
@@ -210,6 +213,7 @@ impl HubHandle {
 
     fn build_snapshot(&self) -> HubSnapshot {
         let ttl = self.inner.settings.cache_ttl;
+        let tokens = self.tool_tokens();
         let servers: Vec<ServerSnapshot> = self
             .inner
             .registry
@@ -234,6 +238,7 @@ impl HubHandle {
                     enabled: config.enabled,
                     state: view.state,
                     tool_count,
+                    tool_tokens: tokens.per_server.get(&u.id).copied().unwrap_or(0),
                     prompt_count: caps.map_or(0, |c| c.prompts.len()),
                     resource_count: caps.map_or(0, |c| c.resources.len()),
                     resource_template_count: caps.map_or(0, |c| c.resource_templates.len()),
@@ -309,6 +314,7 @@ impl HubHandle {
                 builtin_tools,
                 prompts: catalog.prompts.len(),
                 resources: catalog.resources.len(),
+                tool_tokens: tokens.total + self.builtin_tool_tokens(),
             },
             servers,
             sessions: self.inner.sessions.snapshot(),

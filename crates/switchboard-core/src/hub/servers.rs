@@ -1,5 +1,6 @@
 //! Adding, replacing and removing one server by editing the config file
-//! (the dashboard's server form; `PUT`/`DELETE /api/v1/servers/<id>`), and
+//! (the dashboard's server form; `PUT`/`DELETE /api/v1/servers/<id>`),
+//! hiding or showing one of its tools (`disabledTools`), and
 //! the import offer's source (an import is applied under the same lock).
 //!
 //! Each edit reads the file under the reload lock, splices only the member
@@ -62,6 +63,30 @@ impl HubHandle {
             let text = config::remove_server(&bytes, &path, id)
                 .map_err(|err| edit_error(err, &Value::Null))?;
             write_atomically(&path, &text)?;
+        }
+        self.reload_from_file().await
+    }
+
+    /// Hides tool `tool` of server `id` (its own name there) or shows it
+    /// again, by editing the server's `disabledTools` in the config file
+    /// ([`config::set_tool_disabled`]), and applies the file: a catalog-only
+    /// change, so the server keeps running and clients get `list_changed`.
+    pub async fn set_tool_enabled(
+        &self,
+        id: &str,
+        tool: &str,
+        enabled: bool,
+    ) -> Result<ReloadResult, ReloadError> {
+        let path = self.config_path().ok_or(ReloadError::NoConfigFile)?;
+        {
+            let _pass = self.inner.reload_lock.lock().await;
+            let bytes = config::read_config_file(&path)?
+                .ok_or_else(|| ReloadError::UnknownServer(id.to_string()))?;
+            let text = config::set_tool_disabled(&bytes, &path, id, tool, !enabled)
+                .map_err(|err| edit_error(err, &Value::Null))?;
+            if text.as_bytes() != bytes.as_slice() {
+                write_atomically(&path, &text)?;
+            }
         }
         self.reload_from_file().await
     }

@@ -1,0 +1,64 @@
+//! Tools on the wire, for the dashboard: one server's tools with their switch
+//! and cost (`GET /api/v1/servers/<id>/tools`) and a search over the catalog
+//! (`GET /api/v1/search?q=...&limit=...`), which answers with the same JSON
+//! as the `switchboard__search_tools` tool's `structuredContent`.
+
+use serde::{Deserialize, Serialize};
+
+#[cfg(feature = "ts")]
+use ts_rs::TS;
+
+/// `GET /api/v1/servers/<id>/tools`: the server's last listing, disabled
+/// tools included.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ServerToolsResponse {
+    /// The server id.
+    pub server: String,
+    /// `false` when the server was never listed (nothing is started to list it).
+    pub listed: bool,
+    /// Its tools in the order the server lists them.
+    pub tools: Vec<ServerTool>,
+}
+
+/// One tool of a server.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ServerTool {
+    /// The tool's own name at its server (what `disabledTools` holds).
+    pub name: String,
+    /// The first line of its description ("" when it has none).
+    pub description: String,
+    /// `false` when the server's `disabledTools` hides it.
+    pub enabled: bool,
+    /// Tokens (`o200k_base`) of its definition as the server lists it.
+    pub tokens: usize,
+}
+
+/// `GET /api/v1/search`: best match first.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SearchResponse {
+    pub tools: Vec<SearchedTool>,
+}
+
+/// One search result, as `switchboard__search_tools` gives it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SearchedTool {
+    /// The name to call it by on `/mcp` (`<server>__<tool>`).
+    pub name: String,
+    /// Its description ("" when it has none).
+    pub description: String,
+    /// Its input schema as the server lists it.
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
+    pub input_schema: serde_json::Value,
+    /// The server's id.
+    pub server: String,
+    /// Whether the server is running now (a call to a stopped one starts it).
+    pub running: bool,
+}

@@ -1,0 +1,173 @@
+//! The control API's per-tool routes, beside [`super::control`]:
+//! - `POST /servers/<id>/tools/<tool>/enable` and `.../disable`: show or hide
+//!   one tool (its own name at the server, percent-encoded in the path) by
+//!   editing the server's `disabledTools` in the config file, then applying
+//!   it like a reload (the server is not restarted; clients get
+//!   `tools/list_changed`). They answer like `enable`/`disable` of a server
+//!   ([`api::ReloadResponse`]);
+//! - `GET /servers/<id>/tools`: the server's last listing with each tool's
+//!   switch and token count (never starts the server);
+//! - `GET /search?q=...&limit=...`: the catalog search a person can try in
+//!   the dashboard: [`crate::search::Index`] over every enabled server's last
+//!   known listing (the merged catalog, warm listings included, disabled
+//!   tools left out), answering like `switchboard__search_tools`. Nothing is
+//!   started. `limit` defaults to 10 and is at most 50.
+
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use switchboard_api as api;
+
+use super::control::{not_found, reload_response};
+use crate::hub::HubHandle;
+use crate::search::{Index, ToolDoc};
+use crate::token_count::count_tool;
+
+/// Results of a search when the request does not say.
+const DEFAULT_LIMIT: usize = 10;
+/// Most results of one search.
+const MAX_LIMIT: usize = 50;
+
+/// The routes, merged into the control API by [`super::control::api`].
+pub(super) fn routes() -> Router<HubHandle> {
+    Router::new()
+        .route("/servers/{id}/tools/{tool}/enable", post(enable_tool))
+        .route("/servers/{id}/tools/{tool}/disable", post(disable_tool))
+        .route("/servers/{id}/tools", get(server_tools))
+        .route("/search", get(search))
+}
+
+async fn enable_tool(
+    State(hub): State<HubHandle>,
+    Path((id, tool)): Path<(String, String)>,
+) -> Response {
+    tracing::info!(server = %id, tool = %tool, "tool enabled from the control API");
+    reload_response(hub.set_tool_enabled(&id, &tool, true).await)
+}
+
+async fn disable_tool(
+    State(hub): State<HubHandle>,
+    Path((id, tool)): Path<(String, String)>,
+) -> Response {
+    tracing::info!(server = %id, tool = %tool, "tool disabled from the control API");
+    reload_response(hub.set_tool_enabled(&id, &tool, false).await)
+}
+
+async fn server_tools(State(hub): State<HubHandle>, Path(id): Path<String>) -> Response {
+    let Some(upstream) = hub.upstream(&id) else {
+        return not_found(&id);
+    };
+    let config = upstream.config();
+    let Some(caps) = upstream.capabilities() else {
+        return Json(api::ServerToolsResponse {
+            server: id,
+            listed: false,
+            tools: Vec::new(),
+        })
+        .into_response();
+    };
+    // Counting is not free for a large server: off the async threads.
+    let counted = tokio::task::spawn_blocking(move || {
+        caps.tools
+            .iter()
+            .map(|tool| api::ServerTool {
+                name: tool.name.to_string(),
+                description: tool
+                    .description
+                    .as_deref()
+                    .and_then(|d| d.lines().next())
+                    .unwrap_or_default()
+                    .to_string(),
+                enabled: !config.disabled_tools.contains(tool.name.as_ref()),
+                tokens: count_tool(tool),
+            })
+            .collect()
+    })
+    .await;
+    match counted {
+        Ok(tools) => Json(api::ServerToolsResponse {
+            server: id,
+            listed: true,
+            tools,
+        })
+        .into_response(),
+        Err(err) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Json(api::ErrorResponse {
+                error: format!("counting the tools failed: {err}"),
+            }),
+        )
+            .into_response(),
+    }
+}
+
+/// The query of `GET /search`.
+#[derive(Debug, serde::Deserialize)]
+struct SearchQuery {
+    #[serde(default)]
+    q: String,
+    limit: Option<usize>,
+}
+
+async fn search(
+    State(hub): State<HubHandle>,
+    query: Result<Query<SearchQuery>, axum::extract::rejection::QueryRejection>,
+) -> Response {
+    let Ok(Query(query)) = query else {
+        return (
+            StatusCode::BAD_REQUEST,
+            Json(api::ErrorResponse {
+                error: "the query must be ?q=<words>&limit=<1..50>".into(),
+            }),
+        )
+            .into_response();
+    };
+    let limit = query.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
+    let catalog = hub.catalog();
+    let snapshot = hub.snapshot();
+    let found = tokio::task::spawn_blocking(move || {
+        let docs: Vec<ToolDoc> = catalog
+            .tools
+            .iter()
+            .filter_map(|tool| {
+                let route = catalog.tool(&tool.name)?;
+                let mut doc = ToolDoc::from_tool(&tool.name, route.server.as_str(), tool);
+                doc.tool = route.name.to_string();
+                Some(doc)
+            })
+            .collect();
+        let index = Index::build(docs);
+        index
+            .search(&query.q, limit)
+            .into_iter()
+            .filter_map(|hit| {
+                let doc = index.docs().get(hit.doc)?;
+                let tool = catalog.tools.iter().find(|t| t.name == doc.name.as_str())?;
+                let running = snapshot
+                    .servers
+                    .iter()
+                    .any(|s| s.id == doc.server && s.state == api::ServerState::Ready);
+                Some(api::SearchedTool {
+                    name: doc.name.clone(),
+                    description: doc.description.clone(),
+                    input_schema: serde_json::Value::Object((*tool.input_schema).clone()),
+                    server: doc.server.clone(),
+                    running,
+                })
+            })
+            .collect()
+    })
+    .await;
+    match found {
+        Ok(tools) => Json(api::SearchResponse { tools }).into_response(),
+        Err(err) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Json(api::ErrorResponse {
+                error: format!("the search failed: {err}"),
+            }),
+        )
+            .into_response(),
+    }
+}

@@ -1,0 +1,137 @@
+//! What tool definitions cost a client, in tokens: the JSON of each tool as
+//! `tools/list` sends it, counted with OpenAI's `o200k_base` vocabulary (the
+//! `bpe-openai` crate, which embeds it: nothing is read or downloaded at run
+//! time). Other models' tokenizers differ by some percent; the count is a
+//! size a person can compare, not a bill.
+//!
+//! Pure and layer 1: it is given tools and counts them. Counting is linear
+//! in the text but not free (about a megabyte of JSON for a few thousand
+//! tools), so the hub counts once per catalog change, off the request path
+//! ([`CatalogTokens::of`] on a blocking task), and the snapshot reads the
+//! cached result.
+
+use std::collections::HashMap;
+
+use rmcp::model::Tool;
+
+use crate::catalog::Catalog;
+use crate::config::ServerId;
+
+/// Tokens of `text` in `o200k_base`.
+pub fn count_text(text: &str) -> usize {
+    bpe_openai::o200k_base().count(text)
+}
+
+/// Tokens of one tool's definition: its JSON as a client receives it in
+/// `tools/list` (compact, as rmcp serializes it).
+pub fn count_tool(tool: &Tool) -> usize {
+    // Serializing an rmcp `Tool` into memory does not fail; if it ever did,
+    // the tool would count as nothing rather than stop the count.
+    serde_json::to_string(tool).map_or(0, |json| count_text(&json))
+}
+
+/// Tokens of a list of tool definitions: the sum of [`count_tool`] over
+/// them (the list's own brackets and commas, one token or so per tool, are
+/// not counted). The function every per-mode or per-profile total uses.
+pub fn count_tools(tools: &[Tool]) -> usize {
+    tools.iter().map(count_tool).sum()
+}
+
+/// What one catalog's tools cost: per server (its exposed tools, after
+/// `disabledTools`, with the names clients see) and in all.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct CatalogTokens {
+    /// The catalog's tool version this was counted for.
+    pub tools_version: u64,
+    /// Tokens of each server's exposed tools.
+    pub per_server: HashMap<ServerId, usize>,
+    /// Tokens of every tool in the catalog (the built-in tools excluded).
+    pub total: usize,
+}
+
+impl CatalogTokens {
+    /// Counts `catalog`'s tools, grouped by the server each one leads to.
+    pub fn of(catalog: &Catalog) -> Self {
+        let mut per_server: HashMap<ServerId, usize> = HashMap::new();
+        let mut total = 0;
+        for tool in catalog.tools.iter() {
+            let tokens = count_tool(tool);
+            total += tokens;
+            if let Some(route) = catalog.tool(&tool.name) {
+                *per_server.entry(route.server.clone()).or_default() += tokens;
+            }
+        }
+        Self {
+            tools_version: catalog.versions.tools,
+            per_server,
+            total,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::catalog::CatalogSource;
+    use crate::listing::{Capabilities, RefreshTrigger};
+
+    fn tool(name: &str, description: &str) -> Tool {
+        serde_json::from_value(json!({
+            "name": name, "description": description,
+            "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn counts_match_o200k_base() {
+        // Reference counts from OpenAI's `tiktoken` with `o200k_base`
+        // (see the test's note in docs/status.md).
+        assert_eq!(
+            bpe_openai::o200k_base().encode("hello world"),
+            vec![24912, 2375]
+        );
+        assert_eq!(count_text("hello world"), 2);
+        assert_eq!(count_text(""), 0);
+    }
+
+    #[test]
+    fn a_catalog_is_counted_per_server_and_in_all() {
+        let source = |id: &str, tools: Vec<Tool>, disabled: &[&str]| {
+            let mut caps = Capabilities::empty(RefreshTrigger::FirstUse);
+            caps.tools = tools;
+            CatalogSource {
+                server: ServerId::new(id).unwrap(),
+                prefix: id.to_string(),
+                disabled_tools: disabled.iter().map(|s| s.to_string()).collect(),
+                capabilities: Arc::new(caps),
+            }
+        };
+        let a = vec![tool("read", "Read a file."), tool("write", "Write a file.")];
+        let b = vec![tool("search", "Search the web for pages about a topic.")];
+        let catalog = Catalog::build(vec![
+            source("a", a, &["write"]),
+            source("b", b.clone(), &[]),
+        ]);
+        let counted = CatalogTokens::of(&catalog);
+        let exposed = |name: &str| catalog.tools.iter().find(|t| t.name == name).unwrap();
+        let a_tokens = count_tool(exposed("a__read"));
+        let b_tokens = count_tool(exposed("b__search"));
+        assert!(
+            a_tokens > 10 && b_tokens > a_tokens,
+            "{a_tokens} {b_tokens}"
+        );
+        assert_eq!(counted.per_server[&ServerId::new("a").unwrap()], a_tokens);
+        assert_eq!(counted.per_server[&ServerId::new("b").unwrap()], b_tokens);
+        assert_eq!(counted.total, a_tokens + b_tokens);
+        assert_eq!(count_tools(&catalog.tools), counted.total);
+        // The exposed name is what a client sees, so it is what is counted.
+        let mut plain = b[0].clone();
+        plain.name = "b__search".into();
+        assert_eq!(count_tool(&plain), b_tokens);
+    }
+}

@@ -1,0 +1,176 @@
+// Per-server tools in the dashboard (issue #18, "Per-tool switches"): a
+// server's last listing with a switch per tool (written to the server's
+// `disabledTools` through the control API; the server keeps running) and
+// what the definitions cost in tokens. Nothing here starts a server.
+
+import { html, nothing, type TemplateResult } from 'lit-html';
+import { call } from './api';
+import type { HubSnapshot, ReloadResponse, ServerToolsResponse } from './api.gen';
+
+export interface ToolsState {
+  /** The server whose tools are shown, if any. */
+  open: string | null;
+  data: ServerToolsResponse | null;
+  error: string | null;
+  /** What the open list was loaded for (the server's count and tokens), to reload on change. */
+  loadedFor: string | null;
+}
+
+export interface ToolsActions {
+  /** Shows the tools of `id`, or hides them when they are shown. */
+  show(id: string): void;
+  /** Shows (`enabled`) or hides one tool of `id` from clients. */
+  setEnabled(id: string, tool: string, enabled: boolean): void;
+}
+
+/** `n` tokens in few characters: 950 tokens, 1.2k tokens, 109k tokens. */
+export function tokensLabel(n: number): string {
+  if (n < 1000) return `${n} ${n === 1 ? 'token' : 'tokens'}`;
+  if (n < 10_000) return `${(Math.round(n / 100) / 10).toString()}k tokens`;
+  return `${Math.round(n / 1000)}k tokens`;
+}
+
+/** What, in a snapshot, changes when a server's tools do. */
+export function toolsKey(snapshot: HubSnapshot, id: string): string | null {
+  const s = snapshot.servers.find((x) => x.id === id);
+  return s ? `${s.listedAt ?? ''}|${s.toolCount}|${s.toolTokens ?? 0}` : null;
+}
+
+const enc = encodeURIComponent;
+
+export const toolsApi = {
+  list: (id: string) => call<ServerToolsResponse>('GET', `servers/${enc(id)}/tools`, `read the tools of ${id}`),
+  setEnabled: (id: string, tool: string, enabled: boolean) =>
+    call<ReloadResponse>(
+      'POST',
+      `servers/${enc(id)}/tools/${enc(tool)}/${enabled ? 'enable' : 'disable'}`,
+      `${enabled ? 'enable' : 'disable'} ${tool} of ${id}`,
+    ),
+};
+
+/** The tools part of the page: its state, actions, and what follows snapshots. */
+export function createTools(hooks: {
+  update(): void;
+  run(key: string, work: () => Promise<unknown>, done: string | null): Promise<void>;
+}): { state: ToolsState; actions: ToolsActions; observe(snapshot: HubSnapshot): void } {
+  const state: ToolsState = { open: null, data: null, error: null, loadedFor: null };
+  const load = (id: string): void => {
+    toolsApi.list(id).then(
+      (data) => {
+        if (state.open !== id) return;
+        state.data = data;
+        state.error = null;
+        hooks.update();
+      },
+      (err: unknown) => {
+        if (state.open !== id) return;
+        state.error = err instanceof Error ? err.message : String(err);
+        hooks.update();
+      },
+    );
+  };
+  const actions: ToolsActions = {
+    show(id) {
+      if (state.open === id) {
+        state.open = null;
+        state.data = null;
+        state.error = null;
+        state.loadedFor = null;
+      } else {
+        state.open = id;
+        state.data = null;
+        state.error = null;
+        state.loadedFor = null;
+        load(id);
+      }
+      hooks.update();
+    },
+    setEnabled(id, tool, enabled) {
+      void hooks.run(
+        `tool:${id}:${tool}`,
+        async () => {
+          await toolsApi.setEnabled(id, tool, enabled);
+          if (state.open === id) load(id);
+        },
+        `${tool} of ${id} ${enabled ? 'enabled' : 'disabled'}.`,
+      );
+    },
+  };
+  const observe = (snapshot: HubSnapshot): void => {
+    if (!state.open) return;
+    const key = toolsKey(snapshot, state.open);
+    if (key === null) {
+      state.open = null;
+      state.data = null;
+      return;
+    }
+    if (state.loadedFor !== null && state.loadedFor !== key) load(state.open);
+    state.loadedFor = key;
+  };
+  return { state, actions, observe };
+}
+
+/** The button in a server's row that shows its tools. */
+export function toolsButton(id: string, state: ToolsState, actions: ToolsActions): TemplateResult {
+  const open = state.open === id;
+  return html`<button
+    type="button"
+    class="small"
+    data-action="tools"
+    aria-expanded=${open ? 'true' : 'false'}
+    aria-label=${`${open ? 'Hide' : 'Show'} the tools of ${id}`}
+    @click=${() => actions.show(id)}
+  >
+    Tools
+  </button>`;
+}
+
+/** The row under a server with its tools, when they are shown. */
+export function toolsRow(
+  id: string,
+  toolTokens: number,
+  state: ToolsState,
+  busy: ReadonlySet<string>,
+  actions: ToolsActions,
+): TemplateResult | typeof nothing {
+  if (state.open !== id) return nothing;
+  const d = state.data;
+  return html`<tr class="detail tools-row">
+    <td></td>
+    <td colspan="7">
+      <div class="tools" data-testid="tools">
+        <div class="tools-head">
+          <b>Tools of ${id}</b>
+          <span class="muted" data-testid="tool-tokens">${tokensLabel(toolTokens)} in clients' context</span>
+        </div>
+        ${state.error
+          ? html`<p class="error-text">${state.error}</p>`
+          : !d
+            ? html`<p class="muted">Loading…</p>`
+            : !d.listed
+              ? html`<p class="muted">Not listed yet: the tools show once a client uses this server (or after Refresh).</p>`
+              : d.tools.length === 0
+                ? html`<p class="muted">This server has no tools.</p>`
+                : html`<ul class="tool-list">
+                    ${d.tools.map((t) => {
+                      const key = `tool:${id}:${t.name}`;
+                      return html`<li data-tool=${t.name} class=${t.enabled ? '' : 'off'}>
+                        <label>
+                          <input
+                            type="checkbox"
+                            .checked=${t.enabled}
+                            ?disabled=${busy.has(key)}
+                            aria-label=${`${t.enabled ? 'Disable' : 'Enable'} ${t.name} of ${id}`}
+                            @change=${(e: Event) => actions.setEnabled(id, t.name, (e.target as HTMLInputElement).checked)}
+                          />
+                          <code>${t.name}</code>
+                        </label>
+                        <span class="muted">${t.description}</span>
+                        <span class="muted tokens">${tokensLabel(t.tokens)}</span>
+                      </li>`;
+                    })}
+                  </ul>`}
+      </div>
+    </td>
+  </tr>`;
+}

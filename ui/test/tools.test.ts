@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { tokensLabel, toolsKey } from '../src/tools';
+import { firstLine, searchPath } from '../src/search';
+import { server, snapshot } from './fixtures';
+
+describe('tools', () => {
+  it('says token counts briefly', () => {
+    expect(tokensLabel(0)).toBe('0 tokens');
+    expect(tokensLabel(1)).toBe('1 token');
+    expect(tokensLabel(950)).toBe('950 tokens');
+    expect(tokensLabel(1234)).toBe('1.2k tokens');
+    expect(tokensLabel(9999)).toBe('10k tokens');
+    expect(tokensLabel(109_400)).toBe('109k tokens');
+  });
+
+  it('keys a server by what changes when its tools do', () => {
+    const before = snapshot([server({ id: 'a', toolCount: 2, toolTokens: 100 })]);
+    const after = snapshot([server({ id: 'a', toolCount: 1, toolTokens: 60 })]);
+    expect(toolsKey(before, 'a')).not.toBe(toolsKey(after, 'a'));
+    expect(toolsKey(before, 'a')).toBe(toolsKey(snapshot([server({ id: 'a', toolCount: 2, toolTokens: 100 })]), 'a'));
+    expect(toolsKey(before, 'gone')).toBeNull();
+  });
+});
+
+describe('search', () => {
+  it('builds the control API path with the query encoded', () => {
+    expect(searchPath('  read a file & more ')).toBe('search?q=read%20a%20file%20%26%20more&limit=10');
+    expect(searchPath('x', 3)).toBe('search?q=x&limit=3');
+  });
+
+  it('shows the first line of a description, cut', () => {
+    expect(firstLine('One.\nTwo.')).toBe('One.');
+    expect(firstLine('abcdef', 4)).toBe('abc…');
+    expect(firstLine('')).toBe('');
+  });
+});
