@@ -43,6 +43,7 @@ use crate::upstream::{Downstream, Upstream};
 mod lists;
 mod record;
 mod route;
+mod search_mode;
 
 pub(crate) use route::Target;
 use route::removed;
@@ -106,6 +107,9 @@ impl Gateway {
         cancel: &tokio_util::sync::CancellationToken,
         served: &mut Served,
     ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(answer) = self.search_mode_call(&mut request, served).await {
+            return answer.map(CallToolResponse::Complete);
+        }
         if *self.scope() == Scope::Merged
             && self.hub.settings().builtin_tools
             && crate::builtin::is_builtin(&request.name)
@@ -237,10 +241,12 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         self.note_http_session(&context.extensions);
+        let lists = self.lists(ListKind::Tools).await?;
+        if let Some(tools) = self.search_mode_tools(&lists) {
+            return Ok(ListToolsResult::with_all_items(tools));
+        }
         Ok(ListToolsResult::with_all_items(
-            self.lists(ListKind::Tools)
-                .await?
-                .tools(self.hub.settings().builtin_tools),
+            lists.tools(self.hub.settings().builtin_tools),
         ))
     }
 
