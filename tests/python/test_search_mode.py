@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,13 @@ def config(entry: dict[str, Any], mode: str) -> dict[str, Any]:
             "settings": {"toolMode": mode, "pinnedTools": ["w__echo"]}}
 
 
+def endpoints(hub: Any) -> list[dict[str, Any]]:
+    """`endpoints` of `GET /api/v1/status`."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(f"{hub.base}/api/v1/status", timeout=10) as response:
+        return json.load(response)["endpoints"]
+
+
 def names(tools: types.ListToolsResult) -> list[str]:
     return [tool.name for tool in tools.tools]
 
@@ -70,6 +78,7 @@ async def test_all_mode_lists_every_tool(hub_factory, mcp_connect, tmp_path):
     hub = hub_factory(config(entry, "all"))
     async with mcp_connect(hub.url) as session:
         assert names(await session.list_tools()) == ["w__echo", "w__forecast", "w__nap"]
+    assert endpoints(hub) == [{"path": "/mcp", "toolMode": "all", "tools": 3}]
 
 
 @pytest.mark.anyio
@@ -79,6 +88,7 @@ async def test_search_mode_lists_pins_searches_and_forwards_with_progress(
     hub = hub_factory(config(entry, "search"))
     async with mcp_connect(hub.url) as session:
         assert names(await session.list_tools()) == [CALL, SEARCH, "w__echo"]
+        assert endpoints(hub) == [{"path": "/mcp", "toolMode": "search", "tools": 3}]
 
         found = structured(await session.call_tool(SEARCH, {"query": "weather in Paris",
                                                             "limit": 2}))

@@ -52,6 +52,7 @@ export function snapshot(servers: ServerSnapshot[], over: Partial<HubSnapshot> =
       resources: 0,
     },
     sessions: [],
+    endpoints: [{ path: '/mcp', toolMode: 'all', tools: servers.reduce((n, s) => n + (s.enabled ? s.toolCount : 0), 0) }],
     ...over,
   };
 }

@@ -48,6 +48,8 @@ mod poll;
 mod publish;
 mod servers;
 mod tool_mode;
+#[cfg(test)]
+pub(crate) use tool_mode::{BUILTIN_TOOL_COUNT, SEARCH_TOOL_COUNT};
 mod warm;
 mod watcher;
 

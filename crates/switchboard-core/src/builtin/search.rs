@@ -218,6 +218,9 @@ mod tests {
 
     #[test]
     fn the_search_tools_are_listed_in_name_order() {
+        // The hub counts them for the snapshot without asking.
+        assert_eq!(tools().len(), crate::hub::SEARCH_TOOL_COUNT);
+        assert_eq!(super::super::tools().len(), crate::hub::BUILTIN_TOOL_COUNT);
         let names: Vec<String> = tools().iter().map(|t| t.name.to_string()).collect();
         assert_eq!(names, vec![CALL_TOOL, SEARCH_TOOLS]);
         assert!(names.iter().all(|n| is_search_tool(n)));

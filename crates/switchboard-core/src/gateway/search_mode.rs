@@ -158,6 +158,10 @@ mod tests {
             .map(|t| t["name"].as_str().unwrap())
             .collect();
         assert_eq!(names, expected);
+        let endpoints = handle.endpoints_snapshot();
+        assert_eq!(endpoints[0].path, "/mcp");
+        assert_eq!(endpoints[0].tool_mode, switchboard_api::ToolMode::Search);
+        assert_eq!(endpoints[0].tools, expected.len());
 
         // Search finds an unlisted tool of a server that is not running.
         let found = call(&merged, SEARCH_TOOLS, json!({"query": "weather forecast"})).await;
@@ -186,6 +190,9 @@ mod tests {
             "{names:?}"
         );
         assert!(!names.contains(&SEARCH_TOOLS.to_string()), "{names:?}");
+        let endpoints = handle.endpoints_snapshot();
+        assert_eq!(endpoints[0].tool_mode, switchboard_api::ToolMode::All);
+        assert_eq!(endpoints[0].tools, names.len());
         handle.shutdown();
     }
 }

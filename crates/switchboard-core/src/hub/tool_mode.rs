@@ -11,6 +11,8 @@ use std::sync::{Arc, Mutex, RwLock};
 use axum::body::Bytes;
 use rmcp::model::{ListToolsResult, ServerResult, Tool};
 
+use switchboard_api::{EndpointSnapshot, ToolMode as WireToolMode};
+
 use super::HubHandle;
 use crate::catalog::{Catalog, CatalogDiff, Route};
 use crate::config::{Settings, ToolMode};
@@ -65,6 +67,12 @@ impl SearchIndex {
         Some((tool, self.catalog.tool(&tool.name)?))
     }
 }
+
+/// How many built-in tools `crate::builtin::tools` lists (checked by a test
+/// there; the hub sits below the built-in tools and cannot ask them).
+pub(crate) const BUILTIN_TOOL_COUNT: usize = 3;
+/// How many tools search mode adds (`crate::builtin::search::tools`).
+pub(crate) const SEARCH_TOOL_COUNT: usize = 2;
 
 type Prepared = (u64, Arc<ToolView>, bool, Bytes);
 
@@ -129,6 +137,36 @@ impl HubHandle {
         self.inner
             .sessions
             .announce(diff, versions, &self.inner.tasks);
+    }
+
+    /// The merged endpoints for the snapshot: `/mcp`, its mode and how many
+    /// tools its `tools/list` returns.
+    pub(crate) fn endpoints_snapshot(&self) -> Vec<EndpointSnapshot> {
+        let view = self.tool_view();
+        let catalog = self.catalog();
+        let builtin = if self.inner.settings.builtin_tools {
+            BUILTIN_TOOL_COUNT
+        } else {
+            0
+        };
+        let (tool_mode, tools) = match view.mode {
+            ToolMode::All => (WireToolMode::All, builtin + catalog.tools.len()),
+            ToolMode::Search => (
+                WireToolMode::Search,
+                builtin
+                    + SEARCH_TOOL_COUNT
+                    + catalog
+                        .tools
+                        .iter()
+                        .filter(|t| view.pinned.contains(t.name.as_ref()))
+                        .count(),
+            ),
+        };
+        vec![EndpointSnapshot {
+            path: "/mcp".into(),
+            tool_mode,
+            tools,
+        }]
     }
 
     /// The search index over `catalog` (the merged catalog a search is
