@@ -44,7 +44,11 @@ totals: Totals,
 /**
  * Connected downstream MCP sessions, merged and pass-through.
  */
-sessions: Array<SessionSnapshot>, };
+sessions: Array<SessionSnapshot>, 
+/**
+ * The merged MCP endpoints and how many tools a client of each gets.
+ */
+endpoints: Array<EndpointSnapshot>, };
 
 /**
  * Counts over the whole hub.
@@ -294,6 +298,28 @@ notifiedAt: string | null,
  * Told that tools (or prompts/resources) changed, and has not listed since.
  */
 behind: boolean, };
+
+/**
+ * One merged MCP endpoint.
+ */
+export type EndpointSnapshot = { 
+/**
+ * The path clients connect to, e.g. `/mcp`.
+ */
+path: string, 
+/**
+ * What its `tools/list` offers.
+ */
+toolMode: ToolMode, 
+/**
+ * How many tools its `tools/list` returns, built-in tools included.
+ */
+tools: number, };
+
+/**
+ * What a merged endpoint lists (`settings.toolMode`).
+ */
+export type ToolMode = "all" | "search";
 
 /**
  * What the snapshot says about one remote server's authorization. Never a token.

@@ -15,6 +15,7 @@
 
 mod activity;
 mod control;
+mod endpoints;
 mod pins;
 mod servers;
 mod snapshot;
@@ -25,6 +26,7 @@ pub use control::{
     AuthErrorDetail, AuthFailure, DashboardLink, ErrorResponse, LogLine, LoginResponse,
     LogoutResponse, LogsResponse, RefreshAllResponse, RefreshResult, ReloadResponse, WireDuration,
 };
+pub use endpoints::{EndpointSnapshot, ToolMode};
 pub use pins::{ApproveRequest, ApproveResponse, HeldDefinition, HeldResponse, HeldTool};
 pub use servers::{
     ImportCandidate, ImportOffer, ImportResponse, ImportSelection, ServerDefinition,

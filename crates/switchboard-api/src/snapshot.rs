@@ -34,6 +34,9 @@ pub struct HubSnapshot {
     pub totals: Totals,
     /// Connected downstream MCP sessions, merged and pass-through.
     pub sessions: Vec<SessionSnapshot>,
+    /// The merged MCP endpoints and how many tools a client of each gets.
+    #[serde(default)]
+    pub endpoints: Vec<crate::EndpointSnapshot>,
 }
 
 /// Counts over the whole hub.

@@ -27,6 +27,8 @@ pub fn render() -> String {
         decl::<RefreshTrigger>(),
         decl::<ListChange>(),
         decl::<SessionSnapshot>(),
+        decl::<EndpointSnapshot>(),
+        decl::<ToolMode>(),
         decl::<AuthSnapshot>(),
         decl::<KeyringKind>(),
         decl::<ConfigError>(),

@@ -3,13 +3,15 @@
 //! `switchboard__list_servers`, `switchboard__server_status` and
 //! `switchboard__refresh`. Turned off with `settings.builtinTools: false`.
 //! They take precedence over a configured server that happens to be called
-//! `switchboard`.
+//! `switchboard`. In search mode two more, in [`search`].
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ErrorData, Tool};
 use serde_json::{Value, json};
 
 use crate::hub::HubHandle;
 use crate::listing::RefreshTrigger;
+
+pub(crate) mod search;
 
 const LIST_SERVERS: &str = "switchboard__list_servers";
 const SERVER_STATUS: &str = "switchboard__server_status";

@@ -128,7 +128,7 @@ impl std::fmt::Debug for Prepared {
 /// (all Switchboard negotiates): every item on one page, and the same legacy
 /// shaping rmcp's server handler applies (no `resultType`, no non-object tool
 /// output schemas).
-fn legacy_result_bytes(mut result: ServerResult) -> Bytes {
+pub(crate) fn legacy_result_bytes(mut result: ServerResult) -> Bytes {
     result.strip_result_type_for_legacy_peer();
     result.strip_non_object_output_for_legacy_peer();
     // Serializing plain rmcp types into memory does not fail; if it ever did,

@@ -64,7 +64,7 @@ pub use model::{
 pub use redacted::{mask_definition_secrets, redact_definition, restore_redacted};
 pub use secrets::check_secret_name;
 pub use settings::{
-    ENV_VARS, MAX_DURATION, SETTINGS, SettingInfo, Settings, TimeUnit, TokenStoreChoice,
+    ENV_VARS, MAX_DURATION, SETTINGS, SettingInfo, Settings, TimeUnit, TokenStoreChoice, ToolMode,
     ToolPinning,
 };
 pub use watch::ConfigWatch;

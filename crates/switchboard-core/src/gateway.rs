@@ -52,6 +52,7 @@ mod modern;
 use modern::Completed;
 mod record;
 mod route;
+mod search_mode;
 
 pub(crate) use route::Target;
 use route::removed;
@@ -115,6 +116,9 @@ impl Gateway {
         cancel: &tokio_util::sync::CancellationToken,
         served: &mut Served,
     ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(answer) = self.search_mode_call(&mut request, served).await {
+            return answer.map(CallToolResponse::Complete);
+        }
         if *self.scope() == Scope::Merged
             && self.hub.settings().builtin_tools
             && crate::builtin::is_builtin(&request.name)
@@ -253,11 +257,12 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         self.note_http_session(&context.extensions);
-        let mut result = ListToolsResult::with_all_items(
-            self.lists(ListKind::Tools)
-                .await?
-                .tools(self.hub.settings().builtin_tools),
-        );
+        let lists = self.lists(ListKind::Tools).await?;
+        let tools = match self.search_mode_tools(&lists) {
+            Some(tools) => tools,
+            None => lists.tools(self.hub.settings().builtin_tools),
+        };
+        let mut result = ListToolsResult::with_all_items(tools);
         if modern::is_modern(&context) {
             let hint = self.cache_hint();
             result.ttl_ms = Some(hint.ttl_ms);

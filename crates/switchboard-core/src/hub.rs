@@ -48,6 +48,9 @@ mod poll;
 mod publish;
 mod servers;
 mod tokens;
+mod tool_mode;
+#[cfg(test)]
+pub(crate) use tool_mode::SEARCH_TOOL_COUNT;
 mod warm;
 mod watcher;
 
@@ -131,6 +134,8 @@ struct HubInner {
     /// Each server's one cold-start wait for list requests (see
     /// [`HubHandle::merged_catalog`]): the fingerprint it was set for and
     /// when it ends.
+    /// Search mode: the view in force, the search index, search mode's list.
+    tool_mode: tool_mode::ToolModeState,
     cold_deadlines: Mutex<
         std::collections::HashMap<
             ServerId,
@@ -284,6 +289,7 @@ impl Hub {
                 options.activity_log,
                 &settings,
             )),
+            tool_mode: tool_mode::ToolModeState::new(&settings),
             cold_deadlines: Mutex::new(std::collections::HashMap::new()),
             registry: Registry::default(),
             catalog: RwLock::new(Arc::new(Catalog::default())),

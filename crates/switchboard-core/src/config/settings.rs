@@ -22,6 +22,10 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use super::ConfigError;
 
+mod modes;
+use modes::NameList;
+pub use modes::{ToolMode, ToolPinning};
+
 /// The longest any duration setting may be: 30 days. Far beyond any useful
 /// timeout, TTL or interval, and far below what `Instant`, tokio timers and
 /// the moka cache can represent.
@@ -61,32 +65,6 @@ impl FromStr for TokenStoreChoice {
     }
 }
 
-/// What happens when a pinned tool's definition changes
-/// (`settings.toolPinning`, `SWITCHBOARD_TOOL_PINNING`; see `crate::pins`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ToolPinning {
-    /// The changed tool is withheld until someone approves it.
-    #[default]
-    Hold,
-    /// The changed tool stays listed, flagged as changed.
-    Warn,
-    /// No pins are kept or compared.
-    Off,
-}
-
-impl FromStr for ToolPinning {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "hold" => Ok(Self::Hold),
-            "warn" => Ok(Self::Warn),
-            "off" => Ok(Self::Off),
-            _ => Err("expected hold, warn or off".into()),
-        }
-    }
-}
-
 /// One row of the settings table, for code that lists the settings
 /// (documentation checks, help texts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,6 +95,8 @@ impl SettingInfo {
 /// field: Type = default;
 ///     "fileKey", "SWITCHBOARD_ENV_VAR", kind, restart: bool;
 /// ```
+///
+/// `restart: false` on `toolMode` and `pinnedTools`: a reload applies them.
 macro_rules! settings_table {
     ($(
         $(#[doc = $doc:literal])+
@@ -263,6 +243,12 @@ settings_table! {
     /// one older file kept), in bytes.
     activity_max_bytes: u64 = 5 * 1024 * 1024;
         "activityMaxBytes", "SWITCHBOARD_ACTIVITY_MAX_BYTES", Count { min: 1024 }, restart: true;
+    /// What `/mcp` lists: `all` tools, or `search` (see `docs/search.md`).
+    tool_mode: ToolMode = ToolMode::All;
+        "toolMode", "SWITCHBOARD_TOOL_MODE", Named, restart: false;
+    /// The tools (`<server>__<tool>`) search mode still lists.
+    pinned_tools: Vec<String> = Vec::new();
+        "pinnedTools", "SWITCHBOARD_PINNED_TOOLS", NameList, restart: false;
     /// Export each call as an OpenTelemetry span, and hub metrics, over
     /// OTLP/HTTP to this base URL (`/v1/traces`, `/v1/metrics` are added).
     otlp_endpoint: Option<String> = None;
@@ -791,6 +777,8 @@ mod tests {
             ("toolPinning", r#""warn""#, "warn"),
             ("activityArguments", "true", "on"),
             ("activityMaxBytes", "4096", "4096"),
+            ("toolMode", r#""search""#, "search"),
+            ("pinnedTools", r#"["a__t", "b__u"]"#, " a__t, b__u ,"),
             (
                 "otlpEndpoint",
                 r#""http://127.0.0.1:4318""#,
@@ -954,7 +942,7 @@ mod tests {
              `cacheMaxEntries`, `pollIntervalSecs`, `startupTimeoutSecs`, `callTimeoutSecs`, \
              `coldListTimeoutMs`, `idleShutdownSecs`, `builtinTools`, `tokenStore`, \
              `maxSessions`, `sessionIdleSecs`, `maxConnections`, `headerTimeoutSecs`, \
-             `allowRemote`, `toolPinning`, `activityArguments`, `activityMaxBytes`, `otlpEndpoint`"
+             `allowRemote`, `toolPinning`, `activityArguments`, `activityMaxBytes`, `toolMode`, `pinnedTools`, `otlpEndpoint`"
         );
         let (_, _, message) =
             invalid(file_settings(r#"{"listen": null, "listen": "127.0.0.1:1"}"#).unwrap_err());

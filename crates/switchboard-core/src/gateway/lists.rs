@@ -72,6 +72,11 @@ impl Gateway {
             ListResult::Resources | ListResult::ResourceTemplates => ListKind::Resources,
         };
         match self.lists(kind).await {
+            Ok(Lists::Merged(catalog)) if matches!(which, ListResult::Tools { .. }) => {
+                Some(Ok(self.search_mode_list(&catalog).unwrap_or_else(|| {
+                    catalog.list_result(which, crate::builtin::tools)
+                })))
+            }
             Ok(Lists::Merged(catalog)) => {
                 Some(Ok(catalog.list_result(which, crate::builtin::tools)))
             }

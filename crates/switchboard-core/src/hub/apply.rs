@@ -116,6 +116,7 @@ impl HubHandle {
             });
         }
         self.rebuild_catalog();
+        self.set_tool_view(&config.settings);
         self.set_last_reload(result.clone());
         tracing::info!(
             added = ?result.added,

@@ -318,6 +318,7 @@ impl HubHandle {
             },
             servers,
             sessions: self.inner.sessions.snapshot(),
+            endpoints: self.endpoints_snapshot(),
         }
     }
 }

@@ -1,0 +1,227 @@
+//! Search mode's two built-in tools (see `docs/search.md`):
+//! `switchboard__search_tools` ranks every enabled server's last known tools
+//! (the merged catalog, warm after a restart) for a request and never starts
+//! a server, except that servers never listed are listed first as any merged
+//! list does (bounded by the cold-list deadline); `switchboard__call_tool`
+//! names a tool and its arguments, which the gateway forwards like a direct
+//! call. Both are listed, and answered, only when `toolMode` is `search`.
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
+use serde_json::{Value, json};
+
+use crate::hub::HubHandle;
+
+pub const SEARCH_TOOLS: &str = "switchboard__search_tools";
+pub const CALL_TOOL: &str = "switchboard__call_tool";
+
+/// How many results a search returns unless asked.
+pub const DEFAULT_LIMIT: usize = 10;
+/// The most results a search returns.
+pub const MAX_LIMIT: usize = 50;
+
+/// Whether `name` is one of search mode's tools.
+pub fn is_search_tool(name: &str) -> bool {
+    matches!(name, SEARCH_TOOLS | CALL_TOOL)
+}
+
+/// Search mode's two tools, in name order.
+pub fn tools() -> Vec<Tool> {
+    vec![
+        super::tool(
+            CALL_TOOL,
+            "Call any tool of the servers behind Switchboard by its full name (as \
+             switchboard__search_tools returns it), with its arguments. Use it for \
+             tools that are not listed directly.",
+            json!({"type": "object", "properties": {
+                "name": {"type": "string",
+                    "description": "The tool's full name, <server>__<tool>."},
+                "arguments": {"type": "object",
+                    "description": "The tool's arguments, as its inputSchema describes."}},
+                "required": ["name"]}),
+        ),
+        super::tool(
+            SEARCH_TOOLS,
+            "Find tools of the servers behind Switchboard for a task, described in \
+             plain words; returns the best matches with their input schemas. Call \
+             one with switchboard__call_tool.",
+            json!({"type": "object", "properties": {
+                "query": {"type": "string",
+                    "description": "What you want to do, in plain words."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT,
+                    "description": "How many tools to return (default 10, at most 50)."}},
+                "required": ["query"]}),
+        ),
+    ]
+}
+
+/// A bad argument: what is wrong, for the tool error the client sees.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BadArgument(String);
+
+/// The arguments of `switchboard__search_tools`, checked.
+pub fn search_arguments(arguments: Option<&JsonObject>) -> Result<(String, usize), BadArgument> {
+    let query = match arguments.and_then(|a| a.get("query")) {
+        Some(Value::String(q)) if !q.trim().is_empty() => q.clone(),
+        Some(Value::String(_)) => return Err(BadArgument("`query` is empty".into())),
+        Some(_) => return Err(BadArgument("`query` must be a string".into())),
+        None => return Err(BadArgument("`query` is required".into())),
+    };
+    let limit = match arguments.and_then(|a| a.get("limit")) {
+        None | Some(Value::Null) => DEFAULT_LIMIT,
+        Some(value) => match value.as_u64() {
+            Some(n) if (1..=MAX_LIMIT as u64).contains(&n) => n as usize,
+            _ => {
+                return Err(BadArgument(format!(
+                    "`limit` must be a whole number from 1 to {MAX_LIMIT}"
+                )));
+            }
+        },
+    };
+    Ok((query, limit))
+}
+
+/// The arguments of `switchboard__call_tool`, checked: the tool's name and
+/// its arguments.
+pub fn call_arguments(
+    arguments: Option<&JsonObject>,
+) -> Result<(String, Option<JsonObject>), BadArgument> {
+    let name = match arguments.and_then(|a| a.get("name")) {
+        Some(Value::String(n)) if !n.is_empty() => n.clone(),
+        Some(Value::String(_)) => return Err(BadArgument("`name` is empty".into())),
+        Some(_) => return Err(BadArgument("`name` must be a string".into())),
+        None => return Err(BadArgument("`name` is required".into())),
+    };
+    if is_search_tool(&name) {
+        return Err(BadArgument(format!(
+            "`name` must be a server's tool, not {name}"
+        )));
+    }
+    let inner = match arguments.and_then(|a| a.get("arguments")) {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(map)) => Some(map.clone()),
+        Some(_) => return Err(BadArgument("`arguments` must be an object".into())),
+    };
+    Ok((name, inner))
+}
+
+/// A tool error for a bad argument.
+pub fn bad_argument(tool: &str, err: &BadArgument) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(format!("{tool}: {err}"))])
+}
+
+/// Runs `switchboard__search_tools`.
+pub async fn search(hub: &HubHandle, arguments: Option<&JsonObject>) -> CallToolResult {
+    let (query, limit) = match search_arguments(arguments) {
+        Ok(checked) => checked,
+        Err(err) => return bad_argument(SEARCH_TOOLS, &err),
+    };
+    // Lists servers never listed (bounded by the cold-list deadline); starts
+    // nothing that has a listing, warm or live.
+    let catalog = hub.merged_catalog().await;
+    let index = hub.search_index(&catalog);
+    let running: std::collections::HashSet<String> = hub
+        .running_upstreams()
+        .iter()
+        .map(|u| u.id.to_string())
+        .collect();
+    let tools: Vec<Value> = index
+        .index
+        .search(&query, limit)
+        .into_iter()
+        .filter_map(|hit| index.route(hit.doc))
+        .map(|(tool, route)| {
+            json!({
+                "name": tool.name,
+                "description": tool.description.as_deref().unwrap_or_default(),
+                "inputSchema": tool.input_schema,
+                "server": route.server.as_str(),
+                "running": running.contains(route.server.as_str()),
+            })
+        })
+        .collect();
+    super::json_result(&json!({ "tools": tools }))
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn args(value: Value) -> JsonObject {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn search_arguments_default_and_bound_the_limit() {
+        assert_eq!(
+            search_arguments(Some(&args(json!({"query": "read a file"})))),
+            Ok(("read a file".to_string(), DEFAULT_LIMIT))
+        );
+        assert_eq!(
+            search_arguments(Some(&args(json!({"query": "x", "limit": 50})))),
+            Ok(("x".to_string(), 50))
+        );
+        for bad in [
+            json!({"query": "x", "limit": 51}),
+            json!({"query": "x", "limit": 0}),
+            json!({"query": "x", "limit": -1}),
+            json!({"query": "x", "limit": 2.5}),
+            json!({"query": "x", "limit": "5"}),
+        ] {
+            let err = search_arguments(Some(&args(bad))).unwrap_err();
+            assert!(err.to_string().contains("`limit`"), "{err}");
+        }
+        for (bad, says) in [
+            (json!({}), "`query` is required"),
+            (json!({"query": " "}), "`query` is empty"),
+            (json!({"query": 3}), "`query` must be a string"),
+        ] {
+            assert_eq!(
+                search_arguments(Some(&args(bad))).unwrap_err().to_string(),
+                says
+            );
+        }
+        assert!(search_arguments(None).is_err());
+    }
+
+    #[test]
+    fn call_arguments_need_a_server_tool_name_and_object_arguments() {
+        assert_eq!(
+            call_arguments(Some(&args(json!({"name": "a__t", "arguments": {"x": 1}})))),
+            Ok(("a__t".to_string(), Some(args(json!({"x": 1})))))
+        );
+        assert_eq!(
+            call_arguments(Some(&args(json!({"name": "a__t"})))),
+            Ok(("a__t".to_string(), None))
+        );
+        for (bad, says) in [
+            (json!({}), "`name` is required"),
+            (json!({"name": ""}), "`name` is empty"),
+            (json!({"name": 1}), "`name` must be a string"),
+            (
+                json!({"name": "a__t", "arguments": [1]}),
+                "`arguments` must be an object",
+            ),
+            (
+                json!({"name": CALL_TOOL}),
+                "`name` must be a server's tool, not switchboard__call_tool",
+            ),
+        ] {
+            assert_eq!(
+                call_arguments(Some(&args(bad))).unwrap_err().to_string(),
+                says
+            );
+        }
+    }
+
+    #[test]
+    fn the_search_tools_are_listed_in_name_order() {
+        // The hub counts them for the snapshot without asking.
+        assert_eq!(tools().len(), crate::hub::SEARCH_TOOL_COUNT);
+        let names: Vec<String> = tools().iter().map(|t| t.name.to_string()).collect();
+        assert_eq!(names, vec![CALL_TOOL, SEARCH_TOOLS]);
+        assert!(names.iter().all(|n| is_search_tool(n)));
+    }
+}

@@ -1,0 +1,81 @@
+//! Named modes the settings table uses (`toolPinning`, `toolMode`; see
+//! `docs/search.md` for the latter) and the kind of `pinnedTools`.
+
+use std::str::FromStr;
+
+use serde::de::MapAccess;
+use serde::{Deserialize, Serialize};
+
+use super::Kind;
+
+/// What happens when a pinned tool's definition changes
+/// (`settings.toolPinning`, `SWITCHBOARD_TOOL_PINNING`; see `crate::pins`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ToolPinning {
+    /// The changed tool is withheld until someone approves it.
+    #[default]
+    Hold,
+    /// The changed tool stays listed, flagged as changed.
+    Warn,
+    /// No pins are kept or compared.
+    Off,
+}
+
+impl FromStr for ToolPinning {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "hold" => Ok(Self::Hold),
+            "warn" => Ok(Self::Warn),
+            "off" => Ok(Self::Off),
+            _ => Err("expected hold, warn or off".into()),
+        }
+    }
+}
+
+/// What the merged endpoint lists (`settings.toolMode`, `SWITCHBOARD_TOOL_MODE`;
+/// see `docs/search.md`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ToolMode {
+    /// Every enabled server's tools.
+    #[default]
+    All,
+    /// Only the pinned tools, the built-in tools and the two search tools.
+    Search,
+}
+
+impl FromStr for ToolMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "all" => Ok(Self::All),
+            "search" => Ok(Self::Search),
+            _ => Err("expected all or search".into()),
+        }
+    }
+}
+
+/// A list of names (`pinnedTools`): an array of strings in the file; in a
+/// variable, names separated by commas (blanks ignored).
+pub(super) struct NameList;
+
+impl Kind<Vec<String>> for NameList {
+    fn read_file<'de, A: MapAccess<'de>>(
+        &self,
+        _name: &'static str,
+        map: &mut A,
+    ) -> Result<Option<Vec<String>>, A::Error> {
+        map.next_value::<Option<Vec<String>>>()
+    }
+
+    fn read_env(&self, text: &str) -> Result<Vec<String>, String> {
+        Ok(text
+            .split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .map(str::to_string)
+            .collect())
+    }
+}

@@ -1,0 +1,200 @@
+//! Search mode on the merged endpoint (`settings.toolMode: "search"`, see
+//! `docs/search.md`): its tool list (built-in tools, the two search tools and
+//! the pinned tools) and its two tools. `switchboard__call_tool` is unwrapped
+//! here into the call it names, which then takes the same route as a direct
+//! call (built-in tools, pins and held tools, progress, cancellation, errors
+//! naming the server, the activity log). Tools that are not listed can still
+//! be called directly by name: search mode changes what is listed, not what
+//! may be called.
+
+use std::borrow::Cow;
+
+use axum::body::Bytes;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ErrorData, Tool};
+
+use super::lists::Lists;
+use super::{Gateway, Scope};
+use crate::activity::Served;
+use crate::builtin::search::{self, CALL_TOOL, SEARCH_TOOLS};
+use crate::catalog::Catalog;
+use crate::config::ToolMode;
+
+impl Gateway {
+    /// Whether this session is a merged one in search mode.
+    fn in_search_mode(&self) -> bool {
+        *self.scope() == Scope::Merged && self.hub.tool_view().mode == ToolMode::Search
+    }
+
+    /// The hub's own tools this session lists in search mode.
+    fn search_mode_builtins(&self) -> Vec<Tool> {
+        let mut tools = if self.hub.settings().builtin_tools {
+            crate::builtin::tools()
+        } else {
+            Vec::new()
+        };
+        tools.extend(search::tools());
+        tools
+    }
+
+    /// Search mode's tool list for rmcp's path; `None` in `all` mode.
+    pub(super) fn search_mode_tools(&self, lists: &Lists) -> Option<Vec<Tool>> {
+        let Lists::Merged(catalog) = lists else {
+            return None;
+        };
+        if !self.in_search_mode() {
+            return None;
+        }
+        let view = self.hub.tool_view();
+        Some(
+            self.hub
+                .search_mode_tools(catalog, &view, self.search_mode_builtins()),
+        )
+    }
+
+    /// Search mode's prepared `tools/list` bytes for the fast path; `None`
+    /// in `all` mode.
+    pub(super) fn search_mode_list(&self, catalog: &Catalog) -> Option<Bytes> {
+        if !self.in_search_mode() {
+            return None;
+        }
+        Some(
+            self.hub
+                .search_mode_list(catalog, self.hub.settings().builtin_tools, || {
+                    self.search_mode_builtins()
+                }),
+        )
+    }
+
+    /// Answers `switchboard__search_tools`, or turns `switchboard__call_tool`
+    /// into the call it names (rewriting `request`; `None` then, and the
+    /// caller routes it). `None` for every other tool and outside search mode.
+    pub(super) async fn search_mode_call(
+        &self,
+        request: &mut CallToolRequestParams,
+        served: &mut Served,
+    ) -> Option<Result<CallToolResult, ErrorData>> {
+        if !search::is_search_tool(&request.name) || !self.in_search_mode() {
+            return None;
+        }
+        if request.name == SEARCH_TOOLS {
+            *served = Served::Builtin;
+            return Some(Ok(
+                search::search(&self.hub, request.arguments.as_ref()).await
+            ));
+        }
+        match search::call_arguments(request.arguments.as_ref()) {
+            Ok((name, arguments)) => {
+                request.name = Cow::Owned(name);
+                request.arguments = arguments;
+                None
+            }
+            Err(err) => {
+                *served = Served::Builtin;
+                Some(Ok(search::bad_argument(CALL_TOOL, &err)))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use rmcp::model::CallToolResponse;
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::hub::testing::{NO_SUCH_COMMAND, hub, listed};
+    use crate::sessions::ListKind;
+
+    fn config(mode: &str) -> String {
+        format!(
+            r#"{{"mcpServers":{{"a":{{"command":"{NO_SUCH_COMMAND}"}},"b":{{"command":"{NO_SUCH_COMMAND}"}}}},
+                "settings":{{"toolMode":"{mode}","pinnedTools":["a__t"]}}}}"#
+        )
+    }
+
+    async fn listed_names(gateway: &Gateway) -> Vec<String> {
+        let lists = gateway.lists(ListKind::Tools).await.unwrap();
+        let tools = gateway
+            .search_mode_tools(&lists)
+            .unwrap_or_else(|| lists.tools(true));
+        tools.iter().map(|t| t.name.to_string()).collect()
+    }
+
+    async fn call(gateway: &Gateway, name: &str, arguments: Value) -> CallToolResult {
+        let request: CallToolRequestParams =
+            serde_json::from_value(json!({"name": name, "arguments": arguments})).unwrap();
+        let cancel = tokio_util::sync::CancellationToken::new();
+        match gateway.forward_call(request, None, &cancel).await.unwrap() {
+            CallToolResponse::Complete(result) => result,
+            other => panic!("unexpected answer {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn search_mode_lists_pins_and_search_tools_and_searches_warm_listings() {
+        let (_hub, handle) = hub(&config("search")).await;
+        // What `server.rs` does for a served hub.
+        handle.set_builtin_tool_count(crate::builtin::served_count(handle.settings()));
+        listed(&handle, "a", &["t", "weather_forecast"]);
+        listed(&handle, "b", &["u"]);
+        let merged = Gateway::new(handle.clone(), Scope::Merged);
+        let mut expected: Vec<String> = crate::builtin::tools()
+            .iter()
+            .chain(search::tools().iter())
+            .map(|t| t.name.to_string())
+            .collect();
+        expected.push("a__t".into());
+        assert_eq!(listed_names(&merged).await, expected);
+        // The fast path's prepared bytes say the same.
+        let bytes = merged
+            .prepared_list(crate::catalog::ListResult::Tools { builtin: true })
+            .await
+            .unwrap()
+            .unwrap();
+        let json: Value = serde_json::from_slice(&bytes).unwrap();
+        let names: Vec<&str> = json["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, expected);
+        let endpoints = handle.endpoints_snapshot();
+        assert_eq!(endpoints[0].path, "/mcp");
+        assert_eq!(endpoints[0].tool_mode, switchboard_api::ToolMode::Search);
+        assert_eq!(endpoints[0].tools, expected.len());
+
+        // Search finds an unlisted tool of a server that is not running.
+        let found = call(&merged, SEARCH_TOOLS, json!({"query": "weather forecast"})).await;
+        let body = found.structured_content.unwrap();
+        assert_eq!(body["tools"][0]["name"], "a__weather_forecast");
+        assert_eq!(body["tools"][0]["server"], "a");
+        assert_eq!(body["tools"][0]["running"], false);
+        assert_eq!(body["tools"][0]["inputSchema"]["type"], "object");
+        assert!(
+            handle.running_upstreams().is_empty(),
+            "search started nothing"
+        );
+        let bad = call(&merged, SEARCH_TOOLS, json!({"query": "x", "limit": 99})).await;
+        assert_eq!(bad.is_error, Some(true));
+        let bad = call(&merged, CALL_TOOL, json!({"arguments": {}})).await;
+        assert_eq!(bad.is_error, Some(true));
+
+        // A reload to `all` lists everything again.
+        let mut next =
+            crate::config::Config::parse(&config("all"), std::path::Path::new("t.json")).unwrap();
+        next.settings.listen = handle.settings().listen;
+        handle.apply_config(next).await;
+        let names = listed_names(&merged).await;
+        assert!(
+            names.contains(&"a__weather_forecast".to_string()),
+            "{names:?}"
+        );
+        assert!(!names.contains(&SEARCH_TOOLS.to_string()), "{names:?}");
+        let endpoints = handle.endpoints_snapshot();
+        assert_eq!(endpoints[0].tool_mode, switchboard_api::ToolMode::All);
+        assert_eq!(endpoints[0].tools, names.len());
+        handle.shutdown();
+    }
+}

@@ -1,0 +1,233 @@
+//! Search mode's state in the hub (see `docs/search.md`): the tool mode and
+//! pinned tools in force, which a reload changes (merged sessions are then
+//! told their tool list changed); the search index over the merged catalog,
+//! built lazily on the first search after the catalog's tools changed; and
+//! the prepared `tools/list` bytes of search mode, serialized once per
+//! catalog version and view, so the fast path stays a copy of bytes.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, RwLock};
+
+use axum::body::Bytes;
+use rmcp::model::{ListToolsResult, ServerResult, Tool};
+
+use switchboard_api::{EndpointSnapshot, ToolMode as WireToolMode};
+
+use super::HubHandle;
+use crate::catalog::{Catalog, CatalogDiff, Route};
+use crate::config::{Settings, ToolMode};
+use crate::search::{Index, ToolDoc};
+
+/// What the merged endpoint lists: the mode and the pinned tools.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct ToolView {
+    pub mode: ToolMode,
+    pub pinned: HashSet<String>,
+}
+
+impl ToolView {
+    fn from_settings(settings: &Settings) -> Self {
+        Self {
+            mode: settings.tool_mode,
+            pinned: settings.pinned_tools.iter().cloned().collect(),
+        }
+    }
+}
+
+/// The search index of one catalog: document `i` is `catalog.tools[i]`.
+pub(crate) struct SearchIndex {
+    pub catalog: Arc<Catalog>,
+    pub index: Index,
+}
+
+impl SearchIndex {
+    fn build(catalog: Arc<Catalog>) -> Self {
+        let docs = catalog
+            .tools
+            .iter()
+            .map(|tool| {
+                let route = catalog.tool(&tool.name);
+                let server = route.map(|r| r.server.as_str()).unwrap_or_default();
+                let mut doc = ToolDoc::from_tool(&tool.name, server, tool);
+                if let Some(route) = route {
+                    doc.tool = route.name.to_string();
+                }
+                doc
+            })
+            .collect();
+        Self {
+            index: Index::build(docs),
+            catalog,
+        }
+    }
+
+    /// Where the `i`th document's tool leads.
+    pub fn route(&self, i: usize) -> Option<(&Tool, &Route)> {
+        let tool = self.catalog.tools.get(i)?;
+        Some((tool, self.catalog.tool(&tool.name)?))
+    }
+}
+
+/// How many tools search mode adds (`crate::builtin::search::tools`; checked
+/// by a test there, as the hub sits below the built-in tools).
+pub(crate) const SEARCH_TOOL_COUNT: usize = 2;
+
+type Prepared = (u64, Arc<ToolView>, bool, Bytes);
+
+/// The hub's search-mode state (one per hub).
+#[derive(Default)]
+pub(crate) struct ToolModeState {
+    view: RwLock<Arc<ToolView>>,
+    index: Mutex<Option<(u64, Arc<SearchIndex>)>>,
+    listed: Mutex<Option<Prepared>>,
+}
+
+impl ToolModeState {
+    pub(crate) fn new(settings: &Settings) -> Self {
+        Self {
+            view: RwLock::new(Arc::new(ToolView::from_settings(settings))),
+            ..Self::default()
+        }
+    }
+}
+
+impl HubHandle {
+    /// The tool mode and pinned tools in force.
+    pub(crate) fn tool_view(&self) -> Arc<ToolView> {
+        self.inner
+            .tool_mode
+            .view
+            .read()
+            .map(|v| v.clone())
+            .unwrap_or_default()
+    }
+
+    /// Applies `settings`' tool mode and pinned tools (a reload); when they
+    /// changed, the merged tool list gets a new version and merged sessions
+    /// that listed tools are told it changed.
+    pub(crate) fn set_tool_view(&self, settings: &Settings) {
+        let next = ToolView::from_settings(settings);
+        {
+            let Ok(mut view) = self.inner.tool_mode.view.write() else {
+                return;
+            };
+            if **view == next {
+                return;
+            }
+            *view = Arc::new(next);
+        }
+        let Ok(_writer) = self.inner.catalog_write.lock() else {
+            return;
+        };
+        let Ok(mut current) = self.inner.catalog.write() else {
+            return;
+        };
+        let diff = CatalogDiff {
+            tools: true,
+            prompts: false,
+            resources: false,
+        };
+        let mut next = (**current).clone();
+        next.versions = current.versions.bumped(diff);
+        let versions = next.versions;
+        *current = Arc::new(next);
+        drop(current);
+        self.inner
+            .sessions
+            .announce(diff, versions, &self.inner.tasks);
+    }
+
+    /// The merged endpoints for the snapshot: `/mcp`, its mode and how many
+    /// tools its `tools/list` returns.
+    pub(crate) fn endpoints_snapshot(&self) -> Vec<EndpointSnapshot> {
+        let view = self.tool_view();
+        let catalog = self.catalog();
+        // Set by the layer serving the built-ins (`set_builtin_tool_count`).
+        let builtin = self
+            .inner
+            .builtin_tools
+            .load(std::sync::atomic::Ordering::Relaxed);
+        let (tool_mode, tools) = match view.mode {
+            ToolMode::All => (WireToolMode::All, builtin + catalog.tools.len()),
+            ToolMode::Search => (
+                WireToolMode::Search,
+                builtin
+                    + SEARCH_TOOL_COUNT
+                    + catalog
+                        .tools
+                        .iter()
+                        .filter(|t| view.pinned.contains(t.name.as_ref()))
+                        .count(),
+            ),
+        };
+        vec![EndpointSnapshot {
+            path: "/mcp".into(),
+            tool_mode,
+            tools,
+        }]
+    }
+
+    /// The search index over `catalog` (the merged catalog a search is
+    /// answered from): built once per tools version, on first use.
+    pub(crate) fn search_index(&self, catalog: &Arc<Catalog>) -> Arc<SearchIndex> {
+        let version = catalog.versions.tools;
+        let Ok(mut cached) = self.inner.tool_mode.index.lock() else {
+            return Arc::new(SearchIndex::build(catalog.clone()));
+        };
+        if let Some((v, index)) = cached.as_ref()
+            && *v == version
+        {
+            return index.clone();
+        }
+        let index = Arc::new(SearchIndex::build(catalog.clone()));
+        *cached = Some((version, index.clone()));
+        index
+    }
+
+    /// Search mode's tool list: `builtin` (the hub's own tools, first), then
+    /// the catalog's pinned tools.
+    pub(crate) fn search_mode_tools(
+        &self,
+        catalog: &Catalog,
+        view: &ToolView,
+        builtin: Vec<Tool>,
+    ) -> Vec<Tool> {
+        let mut tools = builtin;
+        tools.extend(
+            catalog
+                .tools
+                .iter()
+                .filter(|t| view.pinned.contains(t.name.as_ref()))
+                .cloned(),
+        );
+        tools
+    }
+
+    /// Search mode's `tools/list` result as JSON bytes, prepared once per
+    /// catalog version and view.
+    pub(crate) fn search_mode_list(
+        &self,
+        catalog: &Catalog,
+        builtin_on: bool,
+        builtin: impl FnOnce() -> Vec<Tool>,
+    ) -> Bytes {
+        let view = self.tool_view();
+        let version = catalog.versions.tools;
+        if let Ok(cached) = self.inner.tool_mode.listed.lock()
+            && let Some((v, seen, on, bytes)) = cached.as_ref()
+            && *v == version
+            && Arc::ptr_eq(seen, &view)
+            && *on == builtin_on
+        {
+            return bytes.clone();
+        }
+        let tools = self.search_mode_tools(catalog, &view, builtin());
+        let bytes = crate::catalog::legacy_result_bytes(ServerResult::ListToolsResult(
+            ListToolsResult::with_all_items(tools),
+        ));
+        if let Ok(mut cached) = self.inner.tool_mode.listed.lock() {
+            *cached = Some((version, view, builtin_on, bytes.clone()));
+        }
+        bytes
+    }
+}
