@@ -27,3 +27,4 @@ mod secrets;
 mod self_proxy;
 mod server_edits;
 mod sessions;
+mod upstream_version;
