@@ -321,6 +321,8 @@ async def test_server_everything_through_the_hub(hub_factory, mcp_connect):
     servers = wait_status(hub, lambda s: s["everything"]["state"] == "ready", "everything ready")
     upstream_pid = servers["everything"]["pid"]
     assert upstream_pid in tagged_processes(tag)
+    # The hub offers 2025-11-25 and the TypeScript SDK's server accepts it.
+    assert servers["everything"]["protocolVersion"] == "2025-11-25"
 
     assert hub.stop() == 0
     deadline = time.monotonic() + 5.0

@@ -47,6 +47,7 @@ use crate::hub::HubHandle;
 use crate::sessions::{ListKind, Scope, Session};
 use crate::upstream::{Downstream, Upstream};
 
+mod input_required;
 mod lists;
 mod modern;
 use modern::Completed;

@@ -31,3 +31,4 @@ mod self_proxy;
 mod server_edits;
 mod sessions;
 mod totals;
+mod upstream_version;

@@ -279,6 +279,15 @@ fn on_stream_of(downstream: &Downstream) -> rmcp::model::Extensions {
     extensions
 }
 
+/// The protocol version offered at `initialize`: the newest one with a
+/// handshake. A server answers with the version it speaks (2025-06-18,
+/// 2025-03-26, ...) and the connection uses that. 2026-07-28 (no handshake,
+/// no server→client requests) is not offered yet: sampling and elicitation
+/// from such a server would need input-required results end to end.
+/// With 2025-11-25, TypeScript servers prime their SSE streams with event
+/// ids, so a stream they close mid-call is resumed with `Last-Event-ID`.
+pub(crate) const OFFERED_VERSION: ProtocolVersion = ProtocolVersion::LATEST_WITH_INITIALIZE;
+
 impl ClientHandler for UpstreamClient {
     fn get_info(&self) -> ClientConfig {
         // Declared so upstream tools that need them work; each request is
@@ -293,7 +302,7 @@ impl ClientHandler for UpstreamClient {
             capabilities,
             Implementation::new("switchboard", env!("CARGO_PKG_VERSION")),
         )
-        .with_protocol_version(ProtocolVersion::V_2025_06_18)
+        .with_protocol_version(OFFERED_VERSION)
     }
 
     async fn create_message(
