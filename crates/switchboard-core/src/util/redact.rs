@@ -608,7 +608,10 @@ mod tests {
         // three-byte character used to be sliced inside that character.
         assert_eq!(redact_pairs("\u{fffd}token=abc"), "\u{fffd}token=***");
         assert_eq!(redact_pairs("é\u{fffd}=x"), "é\u{fffd}=x");
-        assert_eq!(text("ws://h/\u{fffd}\u{fffd}key=1234"), "ws://h/\u{fffd}\u{fffd}key=***");
+        assert_eq!(
+            text("ws://h/\u{fffd}\u{fffd}key=1234"),
+            "ws://h/\u{fffd}\u{fffd}key=***"
+        );
     }
 
     #[test]
