@@ -460,6 +460,9 @@ struct RawServer {
     /// streamable-http, streamableHttp or sse.
     #[serde(rename = "type")]
     kind: Option<String>,
+    /// `sse` (the legacy HTTP+SSE transport), `streamable-http` or `http`
+    /// with `url`; `stdio` with `command`.
+    transport: Option<String>,
     command: Option<String>,
     #[serde(default)]
     args: Vec<String>,
@@ -540,6 +543,31 @@ fn de_redirect_port<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::E
     d.deserialize_any(PortVisitor)
 }
 
+/// Whether a server with `url` uses the legacy HTTP+SSE transport, from its
+/// `type` (other clients' key) and `transport`; they must agree when both are set.
+fn remote_is_sse(kind: Option<&str>, transport: Option<&str>) -> Result<bool, String> {
+    fn parse(key: &str, value: Option<&str>) -> Result<Option<bool>, String> {
+        match value {
+            None => Ok(None),
+            Some("sse") => Ok(Some(true)),
+            Some("http" | "streamable-http" | "streamableHttp") => Ok(Some(false)),
+            Some("stdio") => Err(format!("has `url` but `{key}` is \"stdio\"")),
+            Some(other) => Err(format!(
+                "unknown `{key}` {other:?}; a server with `url` takes \"streamable-http\" \
+                 (or \"http\") or \"sse\" (the legacy HTTP+SSE transport)"
+            )),
+        }
+    }
+    match (parse("type", kind)?, parse("transport", transport)?) {
+        (Some(a), Some(b)) if a != b => Err(format!(
+            "`type` {:?} and `transport` {:?} disagree; keep one",
+            kind.unwrap_or_default(),
+            transport.unwrap_or_default()
+        )),
+        (a, b) => Ok(b.or(a).unwrap_or(false)),
+    }
+}
+
 impl RawServer {
     fn into_server(mut self, id: ServerId, vars: &Vars<'_>) -> Result<ServerConfig, String> {
         let expanded = self.expand(vars)?;
@@ -554,6 +582,9 @@ impl RawServer {
                 if let Some(kind) = self.kind.as_deref().filter(|k| *k != "stdio") {
                     return Err(format!("has `command` but `type` is {kind:?}"));
                 }
+                if let Some(t) = self.transport.as_deref().filter(|t| *t != "stdio") {
+                    return Err(format!("has `command` but `transport` is {t:?}"));
+                }
                 if command.trim().is_empty() {
                     return Err("`command` is empty".into());
                 }
@@ -565,10 +596,7 @@ impl RawServer {
                 }
             }
             (None, Some(url)) => {
-                match self.kind.as_deref() {
-                    None | Some("http" | "streamable-http" | "streamableHttp" | "sse") => {}
-                    Some(kind) => return Err(format!("has `url` but `type` is {kind:?}")),
-                }
+                let sse = remote_is_sse(self.kind.as_deref(), self.transport.as_deref())?;
                 let parsed = reqwest::Url::parse(&url).map_err(|err| {
                     let shown = crate::util::redact::url(&url);
                     format!("`url` {shown:?} is not a valid URL: {err}")
@@ -587,6 +615,7 @@ impl RawServer {
                 TransportConfig::Http {
                     url,
                     headers: self.headers,
+                    sse,
                 }
             }
         };
@@ -766,7 +795,7 @@ mod tests {
                 .secret_values()
                 .contains(&"ghp-secret-1".to_string())
         );
-        let TransportConfig::Http { url, headers } = &cfg.servers[1].transport else {
+        let TransportConfig::Http { url, headers, .. } = &cfg.servers[1].transport else {
             panic!("http expected")
         };
         assert_eq!(url, "http://127.0.0.1:9/mcp");
@@ -936,6 +965,86 @@ mod tests {
         assert!(both.to_string().contains("both"), "{both}");
         let scheme = parse(r#"{"mcpServers": {"a": {"url": "ftp://h/"}}}"#).unwrap_err();
         assert!(scheme.to_string().contains("http://"), "{scheme}");
+    }
+
+    #[test]
+    fn transport_and_type_choose_streamable_http_or_legacy_sse() {
+        let kind = |entry: &str| -> Result<&'static str, String> {
+            parse(&format!(r#"{{"mcpServers": {{"s": {entry}}}}}"#))
+                .map(|cfg| cfg.servers[0].transport.kind())
+                .map_err(|err| err.to_string())
+        };
+        assert_eq!(kind(r#"{"url": "http://h/mcp"}"#), Ok("http"));
+        assert_eq!(
+            kind(r#"{"url": "http://h/sse", "transport": "sse"}"#),
+            Ok("sse")
+        );
+        assert_eq!(kind(r#"{"url": "http://h/sse", "type": "sse"}"#), Ok("sse"));
+        for streamable in ["http", "streamable-http", "streamableHttp"] {
+            assert_eq!(
+                kind(&format!(
+                    r#"{{"url": "http://h/mcp", "transport": "{streamable}"}}"#
+                )),
+                Ok("http")
+            );
+            assert_eq!(
+                kind(&format!(
+                    r#"{{"url": "http://h/mcp", "type": "{streamable}"}}"#
+                )),
+                Ok("http")
+            );
+        }
+        assert_eq!(
+            kind(r#"{"url": "http://h/sse", "type": "sse", "transport": "sse"}"#),
+            Ok("sse")
+        );
+        assert_eq!(
+            kind(r#"{"command": "x", "transport": "stdio"}"#),
+            Ok("stdio")
+        );
+        let unknown = kind(r#"{"url": "http://h/ws", "transport": "websocket"}"#).unwrap_err();
+        assert!(
+            unknown.contains(r#"server "s": unknown `transport` "websocket""#),
+            "{unknown}"
+        );
+        let clash =
+            kind(r#"{"url": "http://h/", "type": "http", "transport": "sse"}"#).unwrap_err();
+        assert!(
+            clash.contains(r#"server "s": `type` "http" and `transport` "sse" disagree"#),
+            "{clash}"
+        );
+        let stdio = kind(r#"{"command": "x", "transport": "sse"}"#).unwrap_err();
+        assert!(
+            stdio.contains("has `command` but `transport` is \"sse\""),
+            "{stdio}"
+        );
+        let url_stdio = kind(r#"{"url": "http://h/", "transport": "stdio"}"#).unwrap_err();
+        assert!(
+            url_stdio.contains("has `url` but `transport` is \"stdio\""),
+            "{url_stdio}"
+        );
+    }
+
+    #[test]
+    fn legacy_sse_changes_the_fingerprint_and_streamable_http_keeps_it() {
+        let server = |entry: &str| {
+            parse(&format!(r#"{{"mcpServers": {{"s": {entry}}}}}"#))
+                .unwrap()
+                .servers[0]
+                .clone()
+        };
+        let plain = server(r#"{"url": "http://h/mcp"}"#);
+        let explicit = server(r#"{"url": "http://h/mcp", "transport": "streamable-http"}"#);
+        let sse = server(r#"{"url": "http://h/mcp", "transport": "sse"}"#);
+        assert_eq!(
+            serde_json::to_value(&plain.transport).unwrap(),
+            serde_json::json!({"type": "http", "url": "http://h/mcp", "headers": {}})
+        );
+        assert_eq!(plain, explicit);
+        assert_eq!(
+            serde_json::to_value(&sse.transport).unwrap(),
+            serde_json::json!({"type": "http", "url": "http://h/mcp", "headers": {}, "sse": true})
+        );
     }
 
     #[test]

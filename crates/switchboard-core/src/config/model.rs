@@ -198,10 +198,16 @@ pub enum TransportConfig {
         env: BTreeMap<String, ConfigValue>,
         cwd: Option<PathBuf>,
     },
-    /// A remote server over Streamable HTTP.
+    /// A remote server over Streamable HTTP, or over the legacy HTTP+SSE
+    /// transport of MCP 2024-11-05 when `sse` is set (`"transport": "sse"`).
+    /// Headers, OAuth, `${VAR}` expansion and redaction apply alike.
     Http {
         url: String,
         headers: BTreeMap<String, String>,
+        /// Left out when false, so Streamable HTTP servers keep the
+        /// fingerprint they had before the field existed.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        sse: bool,
     },
 }
 
@@ -209,6 +215,7 @@ impl TransportConfig {
     pub fn kind(&self) -> &'static str {
         match self {
             Self::Stdio { .. } => "stdio",
+            Self::Http { sse: true, .. } => "sse",
             Self::Http { .. } => "http",
         }
     }

@@ -45,7 +45,7 @@ impl ServerConfig {
                     found.extend(url_secrets(arg));
                 }
             }
-            TransportConfig::Http { url, headers } => {
+            TransportConfig::Http { url, headers, .. } => {
                 found.extend(url_secrets(url));
                 for (name, value) in headers {
                     found.extend(secrets_in(name, value));

@@ -146,7 +146,7 @@ impl Upstream {
                 env,
                 cwd,
             } => self.connect_stdio(command, args, env, cwd.as_deref()).await,
-            TransportConfig::Http { url, headers } => self.connect_http(url, headers).await,
+            TransportConfig::Http { url, headers, .. } => self.connect_http(url, headers).await,
         }
     }
 
