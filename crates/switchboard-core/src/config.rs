@@ -47,6 +47,7 @@ mod redacted;
 mod secrets;
 mod settings;
 mod splice;
+mod transport;
 mod watch;
 
 pub use editor::{

@@ -543,31 +543,6 @@ fn de_redirect_port<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::E
     d.deserialize_any(PortVisitor)
 }
 
-/// Whether a server with `url` uses the legacy HTTP+SSE transport, from its
-/// `type` (other clients' key) and `transport`; they must agree when both are set.
-fn remote_is_sse(kind: Option<&str>, transport: Option<&str>) -> Result<bool, String> {
-    fn parse(key: &str, value: Option<&str>) -> Result<Option<bool>, String> {
-        match value {
-            None => Ok(None),
-            Some("sse") => Ok(Some(true)),
-            Some("http" | "streamable-http" | "streamableHttp") => Ok(Some(false)),
-            Some("stdio") => Err(format!("has `url` but `{key}` is \"stdio\"")),
-            Some(other) => Err(format!(
-                "unknown `{key}` {other:?}; a server with `url` takes \"streamable-http\" \
-                 (or \"http\") or \"sse\" (the legacy HTTP+SSE transport)"
-            )),
-        }
-    }
-    match (parse("type", kind)?, parse("transport", transport)?) {
-        (Some(a), Some(b)) if a != b => Err(format!(
-            "`type` {:?} and `transport` {:?} disagree; keep one",
-            kind.unwrap_or_default(),
-            transport.unwrap_or_default()
-        )),
-        (a, b) => Ok(b.or(a).unwrap_or(false)),
-    }
-}
-
 impl RawServer {
     fn into_server(mut self, id: ServerId, vars: &Vars<'_>) -> Result<ServerConfig, String> {
         let expanded = self.expand(vars)?;
@@ -596,7 +571,10 @@ impl RawServer {
                 }
             }
             (None, Some(url)) => {
-                let sse = remote_is_sse(self.kind.as_deref(), self.transport.as_deref())?;
+                let sse = super::transport::remote_is_sse(
+                    self.kind.as_deref(),
+                    self.transport.as_deref(),
+                )?;
                 let parsed = reqwest::Url::parse(&url).map_err(|err| {
                     let shown = crate::util::redact::url(&url);
                     format!("`url` {shown:?} is not a valid URL: {err}")
