@@ -91,7 +91,7 @@ export type ServerSnapshot = {
  */
 id: string, 
 /**
- * `stdio` or `http`.
+ * `stdio`, `http` (Streamable HTTP) or `sse` (the legacy HTTP+SSE transport).
  */
 transport: string, 
 /**

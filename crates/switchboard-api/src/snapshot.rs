@@ -70,7 +70,7 @@ pub struct Totals {
 pub struct ServerSnapshot {
     /// The key in `mcpServers`.
     pub id: String,
-    /// `stdio` or `http`.
+    /// `stdio`, `http` (Streamable HTTP) or `sse` (the legacy HTTP+SSE transport).
     pub transport: String,
     /// As configured.
     pub enabled: bool,

@@ -69,6 +69,7 @@ mod process;
 mod refresh;
 mod request;
 mod schedule;
+mod sse_client;
 mod status;
 mod stdio;
 

@@ -146,6 +146,11 @@ impl Upstream {
                 env,
                 cwd,
             } => self.connect_stdio(command, args, env, cwd.as_deref()).await,
+            TransportConfig::Http {
+                url,
+                headers,
+                sse: true,
+            } => self.connect_sse(url, headers).await,
             TransportConfig::Http { url, headers, .. } => self.connect_http(url, headers).await,
         }
     }
@@ -485,6 +490,9 @@ impl Upstream {
             TransportConfig::Stdio { .. } => UpstreamError::ProcessExited {
                 server: self.id.clone(),
                 stderr_tail: self.stderr.run_tail(STDERR_TAIL_IN_ERRORS),
+            },
+            TransportConfig::Http { sse: true, .. } => UpstreamError::SseClosed {
+                server: self.id.clone(),
             },
             TransportConfig::Http { .. } => UpstreamError::Closed {
                 server: self.id.clone(),

@@ -206,7 +206,7 @@ fn http_failure(err: &HttpError) -> String {
 }
 
 /// `HTTP 500 Internal Server Error`, and what a 508 from Switchboard means.
-fn status_text(status: u16) -> String {
+pub(super) fn status_text(status: u16) -> String {
     if status == LOOP_DETECTED {
         return "the URL leads back to this hub (HTTP 508 Loop Detected); a hub cannot serve itself"
             .into();
@@ -221,7 +221,7 @@ fn status_text(status: u16) -> String {
 
 /// reqwest's failures: what went wrong on the wire, from its typed checks and
 /// the I/O error underneath.
-fn reqwest_failure(err: &reqwest::Error) -> String {
+pub(super) fn reqwest_failure(err: &reqwest::Error) -> String {
     let mut source: Option<&(dyn StdError + 'static)> = Some(err);
     while let Some(current) = source {
         if let Some(io) = current.downcast_ref::<io::Error>() {

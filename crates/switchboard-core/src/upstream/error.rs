@@ -50,6 +50,9 @@ pub enum UpstreamError {
     AuthRequired { server: ServerId, reason: String },
     #[error("server '{server}' closed the connection")]
     Closed { server: ServerId },
+    /// A legacy HTTP+SSE server's event stream ended (`"transport": "sse"`).
+    #[error("server '{server}' closed the SSE stream")]
+    SseClosed { server: ServerId },
     #[error("server '{server}' answered with an error: {}", .error.message)]
     Rpc { server: ServerId, error: ErrorData },
     #[error("server '{server}': {}", redact::text(.message))]
@@ -108,6 +111,7 @@ impl UpstreamError {
             | Self::Connect { server, .. }
             | Self::AuthRequired { server, .. }
             | Self::Closed { server }
+            | Self::SseClosed { server }
             | Self::Rpc { server, .. }
             | Self::Protocol { server, .. }
             | Self::ShuttingDown { server }
@@ -128,7 +132,7 @@ impl UpstreamError {
             Self::Timeout { .. } => "timeout",
             Self::Connect { .. } => "unreachable",
             Self::AuthRequired { .. } => "authRequired",
-            Self::Closed { .. } => "closed",
+            Self::Closed { .. } | Self::SseClosed { .. } => "closed",
             Self::Rpc { .. } => "upstreamError",
             Self::Protocol { .. } => "protocol",
             Self::ShuttingDown { .. } => "shuttingDown",
@@ -150,6 +154,7 @@ impl UpstreamError {
                 | Self::Timeout { .. }
                 | Self::Connect { .. }
                 | Self::Closed { .. }
+                | Self::SseClosed { .. }
                 | Self::StdinStuck { .. }
         )
     }
@@ -234,6 +239,7 @@ mod tests {
                 message: "refused".into(),
             },
             UpstreamError::Closed { server: s() },
+            UpstreamError::SseClosed { server: s() },
             UpstreamError::StdinStuck {
                 server: s(),
                 after: Duration::from_secs(1),

@@ -335,6 +335,9 @@ impl Upstream {
                         url: redact::url(url),
                         message,
                     },
+                    (TransportConfig::Http { sse: true, .. }, None) => UpstreamError::SseClosed {
+                        server: self.id.clone(),
+                    },
                     (TransportConfig::Http { .. }, None) => UpstreamError::Closed {
                         server: self.id.clone(),
                     },

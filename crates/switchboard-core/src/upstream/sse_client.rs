@@ -1,0 +1,509 @@
+//! The legacy HTTP+SSE transport of MCP 2024-11-05, client side
+//! (`"transport": "sse"`): one `GET` opens an event stream whose first
+//! `endpoint` event names the URL to `POST` each JSON-RPC message to; the
+//! server's messages come back as `message` events on the stream.
+//!
+//! [`SseTransport`] implements rmcp's `Transport<RoleClient>`, so everything
+//! above it (the hub's client handler, lists, calls, progress, notifications)
+//! is the same as for Streamable HTTP. Everything is bounded: the `endpoint`
+//! event by the start-up timeout (the caller's), an event by
+//! [`MAX_MESSAGE_BYTES`], a `POST` by the call timeout. When the stream ends
+//! the transport's receiving side ends, rmcp fails the pending requests and
+//! the monitor task (`connect.rs`) records the loss, so the server is
+//! reconnected on next use with the usual back-off. Header values, tokens and
+//! the endpoint's query (it often carries a session id) never reach a log.
+
+mod events;
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use rmcp::ServiceExt;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::service::{RoleClient, TxJsonRpcMessage};
+use rmcp::transport::{AuthClient, Transport};
+use tokio::sync::mpsc;
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+use self::events::{Event, EventParser};
+use super::connect::Connection;
+use super::stdio::MAX_MESSAGE_BYTES;
+use super::{Upstream, UpstreamError, describe};
+use crate::config::ServerId;
+use crate::util::redact;
+
+/// Server messages read ahead of the hub's handler before the reader waits.
+const INCOMING_QUEUE: usize = 256;
+
+/// Why a message could not be sent or the stream could not be opened, in
+/// words for people (no URL, no header value).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct SseFailure(String);
+
+/// Why [`open`] failed.
+enum OpenError {
+    /// HTTP 401: the server wants a (new) OAuth login.
+    AuthRequired {
+        challenge: Option<String>,
+    },
+    /// HTTP 508: the URL leads back to this hub.
+    Loop,
+    Failed(String),
+}
+
+/// What each `POST` needs; shared by the concurrent sends.
+struct Poster {
+    http: reqwest::Client,
+    endpoint: reqwest::Url,
+    headers: HeaderMap,
+    auth: Option<AuthClient<reqwest::Client>>,
+    timeout: Duration,
+}
+
+/// A connected legacy SSE session.
+pub(crate) struct SseTransport {
+    poster: Arc<Poster>,
+    incoming: mpsc::Receiver<ServerJsonRpcMessage>,
+    /// Stops the stream reader when the transport is closed or dropped.
+    reader: Option<DropGuard>,
+}
+
+impl Transport<RoleClient> for SseTransport {
+    type Error = SseFailure;
+
+    fn name() -> Cow<'static, str> {
+        "legacy SSE".into()
+    }
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), SseFailure>> + Send + 'static {
+        let poster = self.poster.clone();
+        async move { poster.post(&item).await }
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<ServerJsonRpcMessage>> + Send {
+        self.incoming.recv()
+    }
+
+    async fn close(&mut self) -> Result<(), SseFailure> {
+        drop(self.reader.take());
+        self.incoming.close();
+        Ok(())
+    }
+}
+
+impl Poster {
+    async fn post(&self, message: &ClientJsonRpcMessage) -> Result<(), SseFailure> {
+        let body = serde_json::to_vec(message)
+            .map_err(|err| SseFailure(format!("encoding a message failed: {err}")))?;
+        let mut request = self
+            .http
+            .post(self.endpoint.clone())
+            .headers(self.headers.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .timeout(self.timeout)
+            .body(body);
+        if let Some(token) = bearer(self.auth.as_ref()).await? {
+            request = request.header(AUTHORIZATION, token);
+        }
+        let response = request.send().await.map_err(|err| {
+            SseFailure(format!(
+                "posting a message failed: {}",
+                describe::reqwest_failure(&err.without_url())
+            ))
+        })?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(SseFailure(format!(
+                "posting a message: {}",
+                describe::status_text(status.as_u16())
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// `Bearer <token>` from a stored OAuth login, if there is one.
+async fn bearer(
+    auth: Option<&AuthClient<reqwest::Client>>,
+) -> Result<Option<HeaderValue>, SseFailure> {
+    let Some(auth) = auth else {
+        return Ok(None);
+    };
+    let token = auth
+        .get_access_token()
+        .await
+        .map_err(|err| SseFailure(format!("the OAuth token could not be read: {err}")))?;
+    let mut value = HeaderValue::from_str(&format!("Bearer {token}"))
+        .map_err(|_| SseFailure("the OAuth token is not a valid header value".into()))?;
+    value.set_sensitive(true);
+    Ok(Some(value))
+}
+
+/// Opens the stream at `url` and waits for its `endpoint` event (the caller
+/// bounds the wait); the reader task then forwards `message` events.
+async fn open(
+    server: &ServerId,
+    url: &str,
+    poster: impl FnOnce(reqwest::Url) -> Poster,
+) -> Result<SseTransport, OpenError> {
+    let base = reqwest::Url::parse(url).map_err(|err| OpenError::Failed(err.to_string()))?;
+    let poster = poster(base.clone());
+    let mut request = poster
+        .http
+        .get(base.clone())
+        .headers(poster.headers.clone())
+        .header(ACCEPT, "text/event-stream");
+    if let Some(token) = bearer(poster.auth.as_ref())
+        .await
+        .map_err(|err| OpenError::Failed(err.0))?
+    {
+        request = request.header(AUTHORIZATION, token);
+    }
+    let mut response = request
+        .send()
+        .await
+        .map_err(|err| OpenError::Failed(describe::reqwest_failure(&err.without_url())))?;
+    let status = response.status().as_u16();
+    if status == 401 {
+        let challenge = response
+            .headers()
+            .get(reqwest::header::WWW_AUTHENTICATE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        return Err(OpenError::AuthRequired { challenge });
+    }
+    if status == describe::LOOP_DETECTED {
+        return Err(OpenError::Loop);
+    }
+    if !response.status().is_success() {
+        return Err(OpenError::Failed(format!(
+            "opening the event stream: {}",
+            describe::status_text(status)
+        )));
+    }
+    let content_type = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    if !content_type.starts_with("text/event-stream") {
+        let shown = if content_type.is_empty() {
+            "no content type".to_string()
+        } else {
+            content_type.to_string()
+        };
+        return Err(OpenError::Failed(format!(
+            "the server answered with {shown}, not an event stream (a Streamable HTTP server \
+             needs no `\"transport\": \"sse\"`)"
+        )));
+    }
+
+    let mut parser = EventParser::new(MAX_MESSAGE_BYTES);
+    let mut early = Vec::new();
+    let endpoint = loop {
+        let chunk = response.chunk().await.map_err(|err| {
+            OpenError::Failed(format!(
+                "reading the event stream: {}",
+                describe::reqwest_failure(&err.without_url())
+            ))
+        })?;
+        let Some(chunk) = chunk else {
+            return Err(OpenError::Failed(
+                "the server closed the event stream before its `endpoint` event".into(),
+            ));
+        };
+        parser
+            .feed(&chunk, &mut early)
+            .map_err(|err| OpenError::Failed(err.to_string()))?;
+        if let Some(at) = early.iter().position(|e| e.event == "endpoint") {
+            let endpoint = early.remove(at);
+            break endpoint.data;
+        }
+    };
+    let endpoint = resolve_endpoint(&base, &endpoint).map_err(OpenError::Failed)?;
+    tracing::debug!(
+        server = %server,
+        endpoint = %redact::url(endpoint.as_str()),
+        "legacy SSE session open"
+    );
+    let (tx, incoming) = mpsc::channel(INCOMING_QUEUE);
+    let stop = CancellationToken::new();
+    tokio::spawn(read_stream(
+        server.clone(),
+        response,
+        parser,
+        early,
+        tx,
+        stop.clone(),
+    ));
+    Ok(SseTransport {
+        poster: Arc::new(Poster { endpoint, ..poster }),
+        incoming,
+        reader: Some(stop.drop_guard()),
+    })
+}
+
+/// The `endpoint` event's URL, resolved against the stream's URL; refused
+/// when it leads to another origin (the hub's headers and token go there).
+fn resolve_endpoint(base: &reqwest::Url, data: &str) -> Result<reqwest::Url, String> {
+    let endpoint = base
+        .join(data.trim())
+        .map_err(|err| format!("the `endpoint` event is not a URL: {err}"))?;
+    if endpoint.origin() != base.origin() {
+        return Err(format!(
+            "the `endpoint` event names another origin ({}); refused, as the server's \
+             headers and token would go there",
+            redact::url(&endpoint.origin().ascii_serialization())
+        ));
+    }
+    Ok(endpoint)
+}
+
+/// Forwards the stream's `message` events until it ends, breaks, sends an
+/// event over the bound, or `stop` fires. Ending drops `tx`, which ends the
+/// transport's receiving side.
+async fn read_stream(
+    server: ServerId,
+    mut response: reqwest::Response,
+    mut parser: EventParser,
+    early: Vec<Event>,
+    tx: mpsc::Sender<ServerJsonRpcMessage>,
+    stop: CancellationToken,
+) {
+    let reading = async {
+        let mut events = early;
+        loop {
+            for event in events.drain(..) {
+                for message in decode(&server, event) {
+                    if tx.send(message).await.is_err() {
+                        return "the connection was closed".to_string();
+                    }
+                }
+            }
+            match response.chunk().await {
+                Ok(Some(chunk)) => {
+                    if let Err(err) = parser.feed(&chunk, &mut events) {
+                        return err.to_string();
+                    }
+                }
+                Ok(None) => return "the server ended the stream".to_string(),
+                Err(err) => {
+                    return format!(
+                        "reading it failed: {}",
+                        describe::reqwest_failure(&err.without_url())
+                    );
+                }
+            }
+        }
+    };
+    tokio::select! {
+        why = reading => {
+            tracing::warn!(server = %server, reason = %why, "server '{server}' closed the SSE stream");
+        }
+        () = stop.cancelled() => {}
+    }
+}
+
+/// The JSON-RPC messages in one event (a legacy server may send a batch).
+fn decode(server: &ServerId, event: Event) -> Vec<ServerJsonRpcMessage> {
+    match event.event.as_str() {
+        "message" => {}
+        "endpoint" => {
+            tracing::debug!(server = %server, "ignoring a second `endpoint` event");
+            return Vec::new();
+        }
+        other => {
+            tracing::debug!(server = %server, event = %other, "ignoring an SSE event of another type");
+            return Vec::new();
+        }
+    }
+    let data = event.data.trim_start();
+    let decoded = if data.starts_with('[') {
+        serde_json::from_str::<Vec<ServerJsonRpcMessage>>(data)
+    } else {
+        serde_json::from_str::<ServerJsonRpcMessage>(data).map(|m| vec![m])
+    };
+    decoded.unwrap_or_else(|err| {
+        tracing::warn!(server = %server, error = %err, "ignoring an SSE message that is not JSON-RPC");
+        Vec::new()
+    })
+}
+
+/// The configured headers as a header map, plus the hub's identity header.
+fn header_map(
+    server: &ServerId,
+    headers: &BTreeMap<String, String>,
+    instance: &str,
+) -> Result<HeaderMap, UpstreamError> {
+    let mut map = HeaderMap::new();
+    for (name, value) in headers {
+        let header =
+            HeaderName::from_bytes(name.as_bytes()).map_err(|e| UpstreamError::Protocol {
+                server: server.clone(),
+                message: format!("header {name:?}: {e}"),
+            })?;
+        let mut value = HeaderValue::from_str(value).map_err(|e| UpstreamError::Protocol {
+            server: server.clone(),
+            message: format!("value of header {header}: {e}"),
+        })?;
+        value.set_sensitive(true);
+        map.insert(header, value);
+    }
+    // Names this hub, so that a URL leading back to it by another way is
+    // answered 508 by its listener (as for Streamable HTTP).
+    if let Ok(value) = HeaderValue::from_str(instance) {
+        map.insert(HeaderName::from_static(crate::identity::VIA_HEADER), value);
+    }
+    Ok(map)
+}
+
+impl Upstream {
+    /// Connects to a legacy HTTP+SSE server: headers and a stored OAuth login
+    /// as for Streamable HTTP, then the MCP handshake over the new session.
+    pub(super) async fn connect_sse(
+        self: &Arc<Self>,
+        url: &str,
+        headers: &BTreeMap<String, String>,
+    ) -> Result<Connection, UpstreamError> {
+        if self.identity.is_own_address(url) {
+            return Err(UpstreamError::SelfReference {
+                server: self.id.clone(),
+                url: url.to_string(),
+            });
+        }
+        let header_map = header_map(&self.id, headers, &self.identity.instance)?;
+        // A configured `Authorization` header is the person's own scheme: no OAuth then.
+        let static_auth = headers
+            .keys()
+            .any(|h| h.eq_ignore_ascii_case("authorization"));
+        let server_config = self.config();
+        let authorized = if static_auth {
+            None
+        } else {
+            self.auth
+                .authorized_client(&self.id, url, server_config.oauth.as_ref(), (self.http)())
+                .await
+                .map_err(|err| self.auth_setup_error(url, err))?
+        };
+        let refresher = authorized.as_ref().map(|a| a.refresher());
+        let http = (self.http)();
+        let timeout = self.call_timeout();
+        let opened = open(&self.id, url, |endpoint| Poster {
+            http,
+            endpoint,
+            headers: header_map,
+            auth: authorized.map(|a| a.client),
+            timeout,
+        })
+        .await;
+        let transport = match opened {
+            Ok(transport) => transport,
+            Err(OpenError::AuthRequired { challenge }) => {
+                self.auth
+                    .server(&self.id)
+                    .set_challenge(challenge.as_deref());
+                return Err(UpstreamError::AuthRequired {
+                    server: self.id.clone(),
+                    reason: self.auth_reason(),
+                });
+            }
+            Err(OpenError::Loop) => {
+                return Err(UpstreamError::SelfReference {
+                    server: self.id.clone(),
+                    url: url.to_string(),
+                });
+            }
+            Err(OpenError::Failed(message)) => {
+                return Err(UpstreamError::Connect {
+                    server: self.id.clone(),
+                    url: redact::url(url),
+                    message,
+                });
+            }
+        };
+        let service =
+            self.client()
+                .serve(transport)
+                .await
+                .map_err(|err| UpstreamError::Connect {
+                    server: self.id.clone(),
+                    url: redact::url(url),
+                    message: describe::init_failure(&err),
+                })?;
+        let conn = self.watch(service, None, None);
+        if let Some((manager, server_auth)) = refresher {
+            let this = Arc::downgrade(self);
+            let stop = conn.stop.clone();
+            let generation = conn.generation;
+            tokio::spawn(async move {
+                let Some(reason) = crate::auth::keep_fresh(manager, server_auth, stop).await else {
+                    return;
+                };
+                if let Some(upstream) = this.upgrade() {
+                    upstream.auth_lost(generation, reason).await;
+                }
+            });
+        }
+        Ok(conn)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoints_resolve_against_the_stream_url_on_its_origin_only() {
+        let base = reqwest::Url::parse("http://127.0.0.1:9/sse?x=1").unwrap();
+        assert_eq!(
+            resolve_endpoint(&base, "/messages?sessionId=a b")
+                .unwrap()
+                .as_str(),
+            "http://127.0.0.1:9/messages?sessionId=a%20b"
+        );
+        assert_eq!(
+            resolve_endpoint(&base, "messages?s=1").unwrap().as_str(),
+            "http://127.0.0.1:9/messages?s=1"
+        );
+        assert_eq!(
+            resolve_endpoint(&base, " http://127.0.0.1:9/m \n")
+                .unwrap()
+                .as_str(),
+            "http://127.0.0.1:9/m"
+        );
+        for elsewhere in [
+            "http://127.0.0.1:10/messages",
+            "https://127.0.0.1:9/messages",
+            "http://evil.example/messages",
+            "//evil.example/messages",
+        ] {
+            let err = resolve_endpoint(&base, elsewhere).unwrap_err();
+            assert!(err.contains("another origin"), "{elsewhere}: {err}");
+        }
+    }
+
+    #[test]
+    fn messages_and_batches_are_decoded_and_other_events_skipped() {
+        let server = ServerId::new("s").unwrap();
+        let one = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
+        let msg = |event: &str, data: &str| Event {
+            event: event.into(),
+            data: data.into(),
+        };
+        assert_eq!(decode(&server, msg("message", one)).len(), 1);
+        assert_eq!(
+            decode(&server, msg("message", &format!("[{one},{one}]"))).len(),
+            2
+        );
+        assert!(decode(&server, msg("message", "not json")).is_empty());
+        assert!(decode(&server, msg("endpoint", "/m")).is_empty());
+        assert!(decode(&server, msg("ping", one)).is_empty());
+    }
+}
