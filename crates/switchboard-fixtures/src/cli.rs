@@ -30,6 +30,16 @@ pub struct Args {
     /// Serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:0) instead of stdio.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
+    /// With --http: serve the legacy HTTP+SSE transport of MCP 2024-11-05
+    /// (GET /sse, POST /messages) instead of Streamable HTTP.
+    #[arg(long, requires = "http")]
+    pub sse: bool,
+    /// With --sse: refuse requests without `Authorization: Bearer TOKEN`.
+    #[arg(long, value_name = "TOKEN", requires = "sse")]
+    pub sse_bearer: Option<String>,
+    /// With --sse: end each event stream after it carried N messages.
+    #[arg(long, value_name = "N", requires = "sse")]
+    pub sse_close_after: Option<u64>,
     /// The serverInfo name.
     #[arg(long, default_value = "fixture")]
     pub name: String,
@@ -149,6 +159,13 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     match &args.http {
         Some(addr) if args.fail_status.is_some() => {
             serve::failing(addr, args.fail_status.unwrap_or(500)).await
+        }
+        Some(addr) if args.sse => {
+            let options = crate::sse::SseOptions {
+                bearer: args.sse_bearer.clone(),
+                close_after: args.sse_close_after,
+            };
+            crate::sse::serve(server, addr, options).await
         }
         Some(addr) => serve::http(server, addr).await,
         None => {

@@ -9,6 +9,7 @@
 //! - [`state`]: the live catalog shared by every session, with its peers and counters;
 //! - [`server`]: the hand-written rmcp `ServerHandler`;
 //! - [`serve`]: the stdio and Streamable HTTP transports;
+//! - [`sse`]: the legacy HTTP+SSE transport (`--sse`), with its misbehaviours;
 //! - [`control`], [`counter`], [`lifecycle`]: the test hooks (control file,
 //!   request counter file, start-up delay, crashes, grandchild process);
 //! - [`faults`]: stdio misbehaviours (bad stderr, a deaf stdin, ignoring EOF).
@@ -37,6 +38,7 @@ pub mod peers;
 pub mod serve;
 pub mod server;
 pub mod spec;
+pub mod sse;
 pub mod state;
 pub mod tools;
 pub mod uri_template;

@@ -1,5 +1,6 @@
 //! `switchboard-fixture`: a scriptable fake MCP server run by Switchboard's
-//! end-to-end tests as a real upstream process (stdio or Streamable HTTP).
+//! end-to-end tests as a real upstream process (stdio, Streamable HTTP or the
+//! legacy HTTP+SSE transport).
 //!
 //! All behaviour lives in the `switchboard_fixtures` library; this file only
 //! sets up logging (stderr, filtered by `RUST_LOG`) and parses the command line.
