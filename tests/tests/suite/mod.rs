@@ -30,5 +30,6 @@ mod secrets;
 mod self_proxy;
 mod server_edits;
 mod sessions;
+mod sse_upstream;
 mod totals;
 mod upstream_version;

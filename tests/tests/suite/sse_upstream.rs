@@ -1,0 +1,190 @@
+//! A legacy HTTP+SSE upstream (`"transport": "sse"` / `"type": "sse"`, MCP
+//! 2024-11-05), served by the fixture's `--sse` mode: tools listed and called
+//! through `/mcp` and `/servers/<id>/mcp`, progress and `tools/list_changed`
+//! passed on, its headers sent (the fixture refuses without its bearer
+//! token), a server dying mid-call or ending the stream mid-call fails the
+//! call with an error naming the server, and the server is reached again
+//! afterwards.
+
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::json;
+use switchboard_e2e::{Client, HttpFixture, Hub, eventually, rpc_error, spec_file, write_control};
+
+const TOKEN: &str = "sse-fixture-token-93d1";
+
+#[tokio::test]
+async fn sse_upstream_is_listed_called_and_passes_notifications_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = json!([
+        {"name": "echo"},
+        {"name": "slow", "behavior": "sleep"},
+        {"name": "boom", "behavior": "crash"},
+    ]);
+    let spec = spec_file(dir.path(), tools);
+    let control = dir.path().join("control.json");
+    let control_arg = control.to_string_lossy().to_string();
+    let args = [
+        "--sse",
+        "--sse-bearer",
+        TOKEN,
+        "--spec",
+        &spec,
+        "--control",
+        &control_arg,
+    ];
+    let mut fixture = HttpFixture::start(&args).await.unwrap();
+    assert!(fixture.url.ends_with("/sse"), "{}", fixture.url);
+    let addr = fixture
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/sse")
+        .to_string();
+    let bearer = format!("Bearer {TOKEN}");
+    let mut hub = Hub::start(json!({"mcpServers": {
+        "leg": {"url": fixture.url, "transport": "sse", "headers": {"Authorization": bearer}},
+        "bare": {"url": fixture.url, "type": "sse"},
+    }}))
+    .await
+    .unwrap();
+
+    // Merged endpoint and pass-through endpoint.
+    let client = hub.client().await;
+    assert_eq!(
+        client.tool_names().await,
+        vec!["leg__boom", "leg__echo", "leg__slow"]
+    );
+    assert_eq!(
+        client
+            .call_text("leg__echo", json!({"text": "over sse"}))
+            .await
+            .unwrap(),
+        "over sse"
+    );
+    let direct = Client::connect(&format!("{}/servers/leg/mcp", hub.base)).await;
+    assert_eq!(direct.tool_names().await, vec!["boom", "echo", "slow"]);
+    assert_eq!(
+        direct
+            .call_text("echo", json!({"text": "direct"}))
+            .await
+            .unwrap(),
+        "direct"
+    );
+    let snapshot = hub.server_snapshot("leg").await;
+    assert_eq!(snapshot.transport, "sse");
+    assert_eq!(snapshot.tool_count, 3);
+
+    // Without the header the fixture refuses the stream: the hub says so.
+    let bare = hub
+        .wait_server("bare", "the refused server's state", |s| {
+            s["state"] == "authRequired" || s["state"] == "failed"
+        })
+        .await;
+    assert_eq!(bare["state"], "authRequired", "{bare}");
+    assert_eq!(bare["transport"], "sse");
+
+    // Progress from the upstream reaches the client.
+    assert_eq!(
+        client
+            .call_text("leg__slow", json!({"ms": 450}))
+            .await
+            .unwrap(),
+        "slept 450 ms"
+    );
+    assert!(
+        !client.received.progress.lock().unwrap().is_empty(),
+        "no progress arrived"
+    );
+
+    // The upstream's tools/list_changed reaches the client and the new list.
+    write_control(
+        &control,
+        json!({"tools": [{"name": "echo"}, {"name": "slow", "behavior": "sleep"},
+                         {"name": "boom", "behavior": "crash"}, {"name": "fresh"}],
+               "notify": true}),
+    );
+    eventually("tools/list_changed from the SSE upstream", || async {
+        (client.received.tools_changed() >= 1).then_some(())
+    })
+    .await;
+    assert_eq!(
+        client.tool_names().await,
+        vec!["leg__boom", "leg__echo", "leg__fresh", "leg__slow"]
+    );
+
+    // The server dies mid-call: a JSON-RPC error naming it, no hang.
+    let err = client.call_text("leg__boom", json!({})).await.unwrap_err();
+    let message = &rpc_error(&err).message;
+    assert!(message.starts_with("server 'leg'"), "{message}");
+    let _ = fixture.child.wait().await;
+
+    // Restarted on the same port, it is reached again.
+    let _back = HttpFixture::start_on(&addr, &args).await.unwrap();
+    eventually("the restarted SSE server answers", || async {
+        client
+            .call_text("leg__echo", json!({"text": "again"}))
+            .await
+            .ok()
+            .filter(|text| text == "again")
+    })
+    .await;
+
+    let log = hub.log();
+    assert!(
+        !log.contains(TOKEN),
+        "the token leaked into the log:\n{log}"
+    );
+    let status = hub.status().await.to_string();
+    assert!(!status.contains(TOKEN), "the token leaked into the status");
+    assert_eq!(hub.terminate().await, Some(0));
+}
+
+#[tokio::test]
+async fn a_stream_the_server_ends_fails_the_pending_call_and_is_reopened() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_file(
+        dir.path(),
+        json!([{"name": "echo"}, {"name": "slow", "behavior": "sleep"}]),
+    );
+    // Each stream ends after 40 messages: the slow call's progress
+    // notifications (one per 100 ms) use them up while it runs.
+    let fixture = HttpFixture::start(&["--sse", "--sse-close-after", "40", "--spec", &spec])
+        .await
+        .unwrap();
+    let mut hub = Hub::start(json!({"mcpServers": {
+        "leg": {"url": fixture.url, "transport": "sse"},
+    }}))
+    .await
+    .unwrap();
+    let client = hub.client().await;
+    assert_eq!(client.tool_names().await, vec!["leg__echo", "leg__slow"]);
+
+    let err = tokio::time::timeout(
+        switchboard_e2e::DEADLINE,
+        client.call_text("leg__slow", json!({"ms": 60000})),
+    )
+    .await
+    .expect("the call ends when the stream does")
+    .unwrap_err();
+    let err = rpc_error(&err);
+    assert_eq!(err.message, "server 'leg' closed the SSE stream");
+    assert_eq!(err.data, Some(json!({"server": "leg", "kind": "closed"})));
+    let leg = hub
+        .wait_server("leg", "the loss recorded", |s| {
+            s["lastError"] == "server 'leg' closed the SSE stream"
+        })
+        .await;
+    assert_eq!(leg["transport"], "sse");
+
+    // The next call opens a new stream.
+    eventually("a new SSE session", || async {
+        client
+            .call_text("leg__echo", json!({"text": "reopened"}))
+            .await
+            .ok()
+            .filter(|text| text == "reopened")
+    })
+    .await;
+    assert_eq!(hub.terminate().await, Some(0));
+}
