@@ -23,8 +23,9 @@ pub(crate) struct Converted {
 }
 
 /// The fields that decide which server an entry reaches. Two entries with the
-/// same key are the same server, whatever they are called. `type: sse` is not
-/// part of it: Switchboard reaches a URL the same way either way.
+/// same key are the same server, whatever they are called. The SSE marker
+/// (`type`/`transport: sse`) is not part of it: the same URL is the same
+/// server, whichever transport reaches it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum TransportKey {
     Stdio {
@@ -342,7 +343,16 @@ fn transport(
     f: &mut Fields<'_>,
     warnings: &mut Vec<String>,
 ) -> Result<Transport, String> {
-    let kind = f.str("type")?;
+    // `transport` is Switchboard's own key (a Switchboard-format file); it
+    // must agree with `type` on whether the server is a legacy SSE one.
+    let kind = match (f.str("type")?, f.str("transport")?) {
+        (Some(t), Some(tr)) if (t == "sse") != (tr == "sse") => {
+            return Err(format!(
+                "`type` {t:?} and `transport` {tr:?} disagree; keep one"
+            ));
+        }
+        (t, tr) => t.or(tr),
+    };
     let command = f.str("command")?;
     // (url, sse?) — `None` for sse means "the `type` decides".
     let url: Option<(&str, Option<bool>)> = match format {
@@ -462,6 +472,14 @@ fn remote(
         }
         _ => f.string_map("headers")?,
     };
+    if !sse && kind.is_none() && sse_by_key.is_none() && looks_like_sse(url) {
+        warnings.push(
+            "the URL ends in /sse but the client does not say which transport it speaks: it is \
+             imported as Streamable HTTP; if it is a legacy SSE server, add \
+             `\"transport\": \"sse\"`"
+                .into(),
+        );
+    }
     Ok(Transport::Remote {
         url: url.to_string(),
         headers,
@@ -470,6 +488,13 @@ fn remote(
 }
 
 /// Warns about `${...}` and `$NAME` placeholders that clients expand and
+/// Whether a URL's path ends in `/sse`, the usual address of a legacy SSE
+/// server's stream.
+fn looks_like_sse(url: &str) -> bool {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    path.trim_end_matches('/').ends_with("/sse")
+}
+
 /// Switchboard passes on literally (`${input:..}`, `${env:..}`, `$NAME`);
 /// `${NAME}` and `${NAME:-default}` are kept unwarned: the hub expands them.
 fn placeholders(t: &Transport, warnings: &mut Vec<String>) {
@@ -623,6 +648,75 @@ mod tests {
             "unsupported transport `type` \"ws\""
         );
         assert!(reason(json!({"url": "ftp://h"})).contains("http://"));
+    }
+
+    #[test]
+    fn sse_entries_stay_sse_in_every_format_that_marks_them() {
+        let sse = json!({"type": "sse", "url": "https://h/sse", "headers": {"X-K": "1"}});
+        for format in [
+            FileFormat::ClaudeCode,
+            FileFormat::VsCode,
+            FileFormat::McpServers,
+        ] {
+            let c = convert(format, &sse, false).unwrap();
+            assert_eq!(c.entry, sse, "{format:?}");
+            assert_eq!(c.warnings, Vec::<String>::new(), "{format:?}");
+        }
+        // Switchboard's own key, in a Switchboard-format file.
+        let own = convert(
+            FileFormat::McpServers,
+            &json!({"transport": "sse", "url": "https://h/sse"}),
+            false,
+        )
+        .unwrap();
+        assert_eq!(own.entry, json!({"type": "sse", "url": "https://h/sse"}));
+        assert_eq!(own.warnings, Vec::<String>::new());
+        let streamable = convert(
+            FileFormat::ClaudeCode,
+            &json!({"type": "http", "url": "https://h/mcp"}),
+            false,
+        )
+        .unwrap();
+        assert_eq!(streamable.entry, json!({"url": "https://h/mcp"}));
+        let clash = convert(
+            FileFormat::McpServers,
+            &json!({"type": "http", "transport": "sse", "url": "https://h/sse"}),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(
+            clash,
+            "`type` \"http\" and `transport` \"sse\" disagree; keep one"
+        );
+    }
+
+    #[test]
+    fn an_unmarked_url_ending_in_sse_is_streamable_with_a_hint() {
+        // Cursor and Windsurf write no transport: the hub cannot know, so it
+        // does not guess, and says what to add.
+        for (format, raw) in [
+            (FileFormat::McpServers, json!({"url": "https://h/sse"})),
+            (
+                FileFormat::Windsurf,
+                json!({"serverUrl": "https://h/sse/?k=1"}),
+            ),
+        ] {
+            let c = convert(format, &raw, false).unwrap();
+            assert!(c.entry.get("type").is_none(), "{format:?}: {}", c.entry);
+            assert_eq!(c.warnings.len(), 1, "{format:?}");
+            assert!(
+                c.warnings[0].contains("\"transport\": \"sse\""),
+                "{:?}",
+                c.warnings
+            );
+        }
+        let plain = convert(
+            FileFormat::McpServers,
+            &json!({"url": "https://h/mcp"}),
+            false,
+        )
+        .unwrap();
+        assert_eq!(plain.warnings, Vec::<String>::new());
     }
 
     #[test]
