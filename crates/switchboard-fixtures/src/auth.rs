@@ -10,14 +10,15 @@
 //!   and a token endpoint issuing short-lived access tokens
 //!   (`--token-lifetime-secs`) and rotating refresh tokens;
 //! - [`mcp`]: the fixture's own MCP server ([`crate::server::FixtureServer`])
-//!   at `/mcp`, behind a bearer check that answers
+//!   at `/mcp` (the legacy SSE transport at `/sse` with `--sse`), behind a
+//!   bearer check that answers
 //!   `401` + `WWW-Authenticate: Bearer resource_metadata="…"` without a valid token;
 //! - test hooks under `/test/`: `GET /test/stats` (counts of what happened),
 //!   `POST /test/revoke` (every token and refresh token stops working),
 //!   `POST /test/expire` (access tokens expire now; refresh tokens still work).
 //!
-//! Like the other fixtures it prints `listening on http://<addr>/mcp` to
-//! stdout once bound and nothing else.
+//! Like the other fixtures it prints `listening on http://<addr>/mcp` (`/sse`)
+//! to stdout once bound and nothing else.
 
 pub mod mcp;
 pub mod server;
@@ -65,6 +66,17 @@ pub struct Args {
     /// instead of our own (e.g. one that is not running).
     #[arg(long, value_name = "URL")]
     pub authorization_server: Option<String>,
+    /// Protect a legacy HTTP+SSE server (`/sse`, `/messages`) instead of
+    /// Streamable HTTP at `/mcp`; the protected resource is then `<issuer>/sse`.
+    #[arg(long)]
+    pub sse: bool,
+}
+
+impl Args {
+    /// The protected MCP endpoint's path.
+    pub fn mcp_path(&self) -> &'static str {
+        if self.sse { "/sse" } else { "/mcp" }
+    }
 }
 
 /// Binds, announces the address and serves until killed.
@@ -87,7 +99,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     });
     {
         let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "listening on {issuer}/mcp")
+        writeln!(stdout, "listening on {issuer}{}", args.mcp_path())
             .and_then(|()| stdout.flush())
             .context("announcing the address on stdout")?;
     }

@@ -178,19 +178,24 @@ async fn post_message(
     (StatusCode::ACCEPTED, "Accepted").into_response()
 }
 
-/// Binds `addr`, prints `listening on http://<addr>/sse` to stdout, and
-/// serves legacy SSE sessions until the process is killed.
-pub async fn serve(server: FixtureServer, addr: &str, options: SseOptions) -> anyhow::Result<()> {
+/// The legacy SSE routes (`GET /sse`, `POST /messages`) serving `server`.
+pub fn router(server: FixtureServer, options: SseOptions) -> axum::Router {
     let shared = Arc::new(Shared {
         server,
         options,
         sessions: Mutex::new(HashMap::new()),
         next: AtomicU64::new(1),
     });
-    let router = axum::Router::new()
+    axum::Router::new()
         .route("/sse", axum::routing::get(open_stream))
         .route("/messages", axum::routing::post(post_message))
-        .with_state(shared);
+        .with_state(shared)
+}
+
+/// Binds `addr`, prints `listening on http://<addr>/sse` to stdout, and
+/// serves legacy SSE sessions until the process is killed.
+pub async fn serve(server: FixtureServer, addr: &str, options: SseOptions) -> anyhow::Result<()> {
+    let router = router(server, options);
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("binding {addr}"))?;

@@ -1,5 +1,6 @@
 //! The protected MCP endpoint: the crate's [`FixtureServer`] over Streamable
-//! HTTP at `/mcp`, behind a bearer-token check against the [`AuthServer`].
+//! HTTP at `/mcp` (or the legacy SSE transport at `/sse` with `--sse`),
+//! behind a bearer-token check against the [`AuthServer`].
 
 use std::sync::Arc;
 
@@ -33,14 +34,17 @@ pub fn router(auth: Arc<AuthServer>, args: &Args) -> anyhow::Result<axum::Router
     spec.validate()?;
     let state = Arc::new(FixtureState::new(spec, RequestCounter::new(None)));
     let server = FixtureServer::new("auth-fixture", state);
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default(),
-    );
-    Ok(axum::Router::new()
-        .nest_service("/mcp", service)
-        .layer(middleware::from_fn_with_state(auth, require_bearer)))
+    let router = if args.sse {
+        crate::sse::router(server, crate::sse::SseOptions::default())
+    } else {
+        let service = StreamableHttpService::new(
+            move || Ok(server.clone()),
+            Arc::new(LocalSessionManager::default()),
+            StreamableHttpServerConfig::default(),
+        );
+        axum::Router::new().nest_service("/mcp", service)
+    };
+    Ok(router.layer(middleware::from_fn_with_state(auth, require_bearer)))
 }
 
 /// Lets a request through only with a live access token; otherwise answers

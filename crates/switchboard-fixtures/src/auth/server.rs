@@ -63,7 +63,7 @@ struct Inner {
 /// The authorization server's state, shared with the MCP bearer check.
 pub struct AuthServer {
     pub issuer: String,
-    /// The protected resource: `<issuer>/mcp`.
+    /// The protected resource: `<issuer>/mcp` (`<issuer>/sse` with `--sse`).
     pub resource: String,
     lifetime: Duration,
     registration: bool,
@@ -94,7 +94,7 @@ impl AuthServer {
         }
         Ok(Self {
             issuer: issuer.to_string(),
-            resource: format!("{issuer}/mcp"),
+            resource: format!("{issuer}{}", args.mcp_path()),
             lifetime: Duration::from_secs(args.token_lifetime_secs.max(1)),
             registration: !args.no_registration,
             deny_consent: args.deny_consent,
@@ -128,7 +128,11 @@ impl AuthServer {
 
     /// The URL of the protected-resource metadata, for the `WWW-Authenticate` challenge.
     pub fn resource_metadata_url(&self) -> String {
-        format!("{}/.well-known/oauth-protected-resource/mcp", self.issuer)
+        format!(
+            "{}/.well-known/oauth-protected-resource{}",
+            self.issuer,
+            self.resource.trim_start_matches(&self.issuer)
+        )
     }
 
     /// Whether `token` is a live access token (counts the request either way).
@@ -173,6 +177,10 @@ pub fn router(state: Arc<AuthServer>) -> Router {
         )
         .route(
             "/.well-known/oauth-protected-resource/mcp",
+            get(resource_metadata),
+        )
+        .route(
+            "/.well-known/oauth-protected-resource/sse",
             get(resource_metadata),
         )
         .route(
