@@ -12,7 +12,7 @@ use super::{Hub, spawn_listening};
 /// MCP server on one loopback port.
 pub struct AuthFixture {
     pub child: Child,
-    /// The MCP endpoint, `http://127.0.0.1:<port>/mcp`.
+    /// The MCP endpoint, `http://127.0.0.1:<port>/mcp` (`/sse` with `--sse`).
     pub url: String,
     /// `http://127.0.0.1:<port>`.
     pub base: String,
@@ -21,7 +21,11 @@ pub struct AuthFixture {
 impl AuthFixture {
     pub async fn start(args: &[&str]) -> Result<Self> {
         let (child, url) = spawn_listening("switchboard-auth-fixture", args).await?;
-        let base = url.trim_end_matches("/mcp").to_string();
+        // `/sse` with `--sse` (a legacy SSE server behind OAuth).
+        let base = url
+            .trim_end_matches("/mcp")
+            .trim_end_matches("/sse")
+            .to_string();
         Ok(Self { child, url, base })
     }
 

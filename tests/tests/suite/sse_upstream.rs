@@ -4,13 +4,17 @@
 //! passed on, its headers sent (the fixture refuses without its bearer
 //! token), a server dying mid-call or ending the stream mid-call fails the
 //! call with an error naming the server, and the server is reached again
-//! afterwards.
+//! afterwards; an OAuth login reaches a legacy SSE server as it does a
+//! Streamable HTTP one, and its refreshed token goes with the next messages.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::json;
-use switchboard_e2e::{Client, HttpFixture, Hub, eventually, rpc_error, spec_file, write_control};
+use switchboard_e2e::{
+    AuthFixture, Client, HttpFixture, Hub, assert_no_secrets, browse, eventually, rpc_error,
+    spec_file, write_control,
+};
 
 const TOKEN: &str = "sse-fixture-token-93d1";
 
@@ -186,5 +190,57 @@ async fn a_stream_the_server_ends_fails_the_pending_call_and_is_reopened() {
             .filter(|text| text == "reopened")
     })
     .await;
+    assert_eq!(hub.terminate().await, Some(0));
+}
+
+#[tokio::test]
+async fn an_oauth_login_reaches_a_legacy_sse_server() {
+    let fixture = AuthFixture::start(&["--sse", "--token-lifetime-secs", "2", "--tools", "echo"])
+        .await
+        .unwrap();
+    assert!(fixture.url.ends_with("/sse"), "{}", fixture.url);
+    let mut hub = Hub::start_with_env(
+        json!({"mcpServers": {"remote": {"url": fixture.url, "transport": "sse"}}}),
+        &[("SWITCHBOARD_TOKEN_STORE", "memory")],
+    )
+    .await
+    .unwrap();
+    let client = hub.client().await;
+    assert_eq!(client.tool_names().await, Vec::<String>::new());
+    hub.wait_server("remote", "remote needs a login", |s| {
+        s["state"] == "authRequired" && s["auth"]["required"] == true
+    })
+    .await;
+
+    let (code, body) = hub.start_login("remote").await;
+    assert_eq!(code, 200, "{body}");
+    let page = browse(body["authorizationUrl"].as_str().unwrap()).await;
+    assert!(page.contains("You are logged in"), "{page}");
+    hub.wait_server("remote", "remote ready after login", |s| {
+        s["state"] == "ready" && s["auth"]["loggedIn"] == true && s["toolCount"] == 1
+    })
+    .await;
+    assert_eq!(
+        client
+            .call_text("remote__echo", json!({"text": "with a token"}))
+            .await
+            .unwrap(),
+        "with a token"
+    );
+
+    // The 2 s token is refreshed; the next message carries the new one
+    // (the fixture refuses an expired token with 401).
+    eventually("a refresh", || async {
+        (fixture.stats().await["refreshGrants"].as_u64().unwrap() >= 2).then_some(())
+    })
+    .await;
+    assert_eq!(
+        client
+            .call_text("remote__echo", json!({"text": "refreshed"}))
+            .await
+            .unwrap(),
+        "refreshed"
+    );
+    assert_no_secrets("the hub's log", &hub.log());
     assert_eq!(hub.terminate().await, Some(0));
 }
