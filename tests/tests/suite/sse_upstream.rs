@@ -244,3 +244,46 @@ async fn an_oauth_login_reaches_a_legacy_sse_server() {
     assert_no_secrets("the hub's log", &hub.log());
     assert_eq!(hub.terminate().await, Some(0));
 }
+
+#[tokio::test]
+async fn an_event_over_the_size_bound_ends_the_stream_and_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_file(
+        dir.path(),
+        json!([{"name": "echo"}, {"name": "big", "behavior": "large"}]),
+    );
+    let fixture = HttpFixture::start(&["--sse", "--spec", &spec])
+        .await
+        .unwrap();
+    let mut hub = Hub::start(json!({"mcpServers": {
+        "leg": {"url": fixture.url, "transport": "sse"},
+    }}))
+    .await
+    .unwrap();
+    let client = hub.client().await;
+    assert_eq!(client.tool_names().await, vec!["leg__big", "leg__echo"]);
+
+    // An answer of 17 MB is one event over the 16 MiB bound: the hub stops
+    // reading (it does not buffer it whole) and the call fails, naming the server.
+    let err = client
+        .call_text("leg__big", json!({"bytes": 17_000_000}))
+        .await
+        .unwrap_err();
+    let err = rpc_error(&err);
+    assert_eq!(err.message, "server 'leg' closed the SSE stream");
+    assert!(
+        hub.log().contains("larger than 16777216 bytes"),
+        "{}",
+        hub.log()
+    );
+
+    eventually("a new SSE session", || async {
+        client
+            .call_text("leg__echo", json!({"text": "small"}))
+            .await
+            .ok()
+            .filter(|text| text == "small")
+    })
+    .await;
+    assert_eq!(hub.terminate().await, Some(0));
+}
