@@ -37,6 +37,8 @@ use crate::util::redact;
 
 /// Server messages read ahead of the hub's handler before the reader waits.
 const INCOMING_QUEUE: usize = 256;
+/// How much of a `POST`'s answer is read (it carries nothing the client needs).
+const POST_ANSWER_BYTES: usize = 64 * 1024;
 
 /// Why a message could not be sent or the stream could not be opened, in
 /// words for people (no URL, no header value).
@@ -57,16 +59,23 @@ enum OpenError {
 
 /// What each `POST` needs; shared by the concurrent sends.
 struct Poster {
+    /// The hub's pooled client.
     http: reqwest::Client,
+    /// Where messages go: the `endpoint` event's URL (the stream's URL
+    /// until the event arrives).
     endpoint: reqwest::Url,
+    /// The configured headers (values marked sensitive) and the hub's identity.
     headers: HeaderMap,
+    /// A stored OAuth login: its (refreshed) token goes with each request.
     auth: Option<AuthClient<reqwest::Client>>,
+    /// Bounds each `POST` (the server's call timeout).
     timeout: Duration,
 }
 
 /// A connected legacy SSE session.
 pub(crate) struct SseTransport {
     poster: Arc<Poster>,
+    /// The server's messages, from the stream reader; ends when it does.
     incoming: mpsc::Receiver<ServerJsonRpcMessage>,
     /// Stops the stream reader when the transport is closed or dropped.
     reader: Option<DropGuard>,
@@ -125,6 +134,16 @@ impl Poster {
                 describe::status_text(status.as_u16())
             )));
         }
+        // Read the short answer ("Accepted") so the connection goes back to
+        // the pool; a long one is cut off (and its connection not reused).
+        let mut response = response;
+        let mut read = 0;
+        while let Ok(Some(chunk)) = response.chunk().await {
+            read += chunk.len();
+            if read > POST_ANSWER_BYTES {
+                break;
+            }
+        }
         Ok(())
     }
 }
@@ -146,15 +165,12 @@ async fn bearer(
     Ok(Some(value))
 }
 
-/// Opens the stream at `url` and waits for its `endpoint` event (the caller
+/// Opens the stream at `poster.endpoint` and waits for its `endpoint` event (the caller
 /// bounds the wait); the reader task then forwards `message` events.
-async fn open(
-    server: &ServerId,
-    url: &str,
-    poster: impl FnOnce(reqwest::Url) -> Poster,
-) -> Result<SseTransport, OpenError> {
-    let base = reqwest::Url::parse(url).map_err(|err| OpenError::Failed(err.to_string()))?;
-    let poster = poster(base.clone());
+///
+/// `poster.endpoint` then becomes the URL the event announces.
+async fn open(server: &ServerId, poster: Poster) -> Result<SseTransport, OpenError> {
+    let base = poster.endpoint.clone();
     let mut request = poster
         .http
         .get(base.clone())
@@ -393,16 +409,19 @@ impl Upstream {
                 .map_err(|err| self.auth_setup_error(url, err))?
         };
         let refresher = authorized.as_ref().map(|a| a.refresher());
-        let http = (self.http)();
-        let timeout = self.call_timeout();
-        let opened = open(&self.id, url, |endpoint| Poster {
-            http,
+        let endpoint = reqwest::Url::parse(url).map_err(|err| UpstreamError::Connect {
+            server: self.id.clone(),
+            url: redact::url(url),
+            message: err.to_string(),
+        })?;
+        let poster = Poster {
+            http: (self.http)(),
             endpoint,
             headers: header_map,
             auth: authorized.map(|a| a.client),
-            timeout,
-        })
-        .await;
+            timeout: self.call_timeout(),
+        };
+        let opened = open(&self.id, poster).await;
         let transport = match opened {
             Ok(transport) => transport,
             Err(OpenError::AuthRequired { challenge }) => {
