@@ -201,7 +201,9 @@ pub enum TransportConfig {
     /// A remote server over Streamable HTTP.
     Http {
         url: String,
-        headers: BTreeMap<String, String>,
+        /// Values given as `{"keyring": "<name>"}` are read from the OS keyring
+        /// each time the server is connected.
+        headers: BTreeMap<String, ConfigValue>,
     },
 }
 
