@@ -101,11 +101,21 @@ impl Gateway {
         downstream: Option<Downstream>,
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Result<CallToolResponse, ErrorData> {
-        let started = self.begin_call(Method::Tool, &request.name, request.arguments.as_ref());
+        let mut request = request;
+        let mut started = self.begin_call(Method::Tool, &request.name, request.arguments.as_ref());
         let mut served = Served::Nobody;
-        let result = self
-            .route_call(request, downstream, cancel, &mut served)
-            .await;
+        let result = match self.search_mode_call(&mut request, &mut served).await {
+            Some(answer) => answer.map(CallToolResponse::Complete),
+            None => {
+                if started.name() != request.name {
+                    // `switchboard__call_tool`: the log shows the call it names.
+                    started =
+                        self.begin_named_call(&started, &request.name, request.arguments.as_ref());
+                }
+                self.route_call(request, downstream, cancel, &mut served)
+                    .await
+            }
+        };
         self.end_call(started, served, &result, cancel);
         result
     }
@@ -117,9 +127,6 @@ impl Gateway {
         cancel: &tokio_util::sync::CancellationToken,
         served: &mut Served,
     ) -> Result<CallToolResponse, ErrorData> {
-        if let Some(answer) = self.search_mode_call(&mut request, served).await {
-            return answer.map(CallToolResponse::Complete);
-        }
         if *self.scope() == Scope::Merged
             && self.hub.settings().builtin_tools
             && crate::builtin::is_builtin(&request.name)

@@ -72,6 +72,10 @@ pub struct Args {
     /// that quotes what it was sent in its error pages).
     #[arg(long, value_name = "CODE", alias = "fail-http")]
     pub fail_status: Option<u16>,
+    /// With --http: answer 401 to every request that lacks this header with
+    /// exactly this value (`NAME: VALUE`), as a server with an API key does.
+    #[arg(long, value_name = "NAME: VALUE")]
+    pub require_header: Option<String>,
     /// Write a stderr line that is not UTF-8, then `stderr tick N` every 50 ms.
     #[arg(long)]
     pub stderr_invalid_utf8: bool,
@@ -167,7 +171,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
             };
             crate::sse::serve(server, addr, options).await
         }
-        Some(addr) => serve::http(server, addr).await,
+        Some(addr) => serve::http(server, addr, args.require_header.as_deref()).await,
         None => {
             serve::stdio(server).await?;
             if args.ignore_stdin_eof {

@@ -48,14 +48,44 @@ pub async fn stdio<S: ServerHandler>(server: S) -> anyhow::Result<()> {
 }
 
 /// Binds `addr`, prints `listening on http://<addr>/mcp` to stdout, and serves
-/// Streamable HTTP sessions there.
-pub async fn http(server: FixtureServer, addr: &str) -> anyhow::Result<()> {
+/// Streamable HTTP sessions there. With `required` (`NAME: VALUE`), a request
+/// without that header and value is answered 401.
+pub async fn http(server: FixtureServer, addr: &str, required: Option<&str>) -> anyhow::Result<()> {
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
-    serve_mcp_router(axum::Router::new().nest_service("/mcp", service), addr).await
+    let mut router = axum::Router::new().nest_service("/mcp", service);
+    if let Some(required) = required {
+        let (name, value) = required
+            .split_once(':')
+            .context("--require-header takes `NAME: VALUE`")?;
+        let name = axum::http::HeaderName::from_bytes(name.trim().as_bytes())
+            .context("--require-header: the header name")?;
+        let value = value.trim().to_string();
+        router = router.layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                let sent = request
+                    .headers()
+                    .get(&name)
+                    .is_some_and(|v| v.as_bytes() == value.as_bytes());
+                async move {
+                    if sent {
+                        next.run(request).await
+                    } else {
+                        use axum::response::IntoResponse as _;
+                        (
+                            axum::http::StatusCode::UNAUTHORIZED,
+                            "a required header is missing or wrong",
+                        )
+                            .into_response()
+                    }
+                }
+            },
+        ));
+    }
+    serve_mcp_router(router, addr).await
 }
 
 /// Binds `addr` and answers every request (any path) with `status` and a

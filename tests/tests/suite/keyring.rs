@@ -18,7 +18,7 @@
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
-use switchboard_e2e::{AuthFixture, Hub, assert_no_secrets, bin, browse};
+use switchboard_e2e::{AuthFixture, HttpFixture, Hub, assert_no_secrets, bin, browse};
 
 const SECRET_SERVICE: [(&str, &str); 1] = [("SWITCHBOARD_TOKEN_STORE", "secret-service")];
 const NEEDS: &str = "needs the Secret Service: run with --ignored under dbus-run-session + \
@@ -207,6 +207,16 @@ async fn keyring_secrets_reach_stdio_servers_and_stay_out_of_files() {
         Some(value.as_str())
     );
 
+    // A remote server that answers 401 unless the header carries the secret.
+    let mut remote = HttpFixture::start(&[
+        "--tools",
+        "r",
+        "--require-header",
+        &format!("X-Api-Key: {value}"),
+    ])
+    .await
+    .unwrap();
+
     let dir = tempfile::tempdir().unwrap();
     let seen = dir.path().join("seen");
     let script = format!(
@@ -219,14 +229,31 @@ async fn keyring_secrets_reach_stdio_servers_and_stay_out_of_files() {
             "s": {"command": "sh", "args": ["-c", script], "env": {"API_KEY": {"keyring": name}}},
             "missing": {"command": "sh", "args": ["-c", "exit 0"],
                         "env": {"K": {"keyring": format!("SB_MISSING_{pid}")}}},
+            "remote": {"url": remote.url, "headers": {"X-Api-Key": {"keyring": name}}},
+            "remote-missing": {"url": remote.url,
+                               "headers": {"X-Api-Key": {"keyring": format!("SB_MISSING_{pid}")}}},
         }}),
         &SECRET_SERVICE,
     )
     .await
     .unwrap();
     let client = hub.client().await;
-    assert_eq!(client.tool_names().await, vec!["s__x"]);
+    let mut names = client.tool_names().await;
+    names.sort();
+    assert_eq!(names, vec!["remote__r", "s__x"]);
     assert_eq!(std::fs::read_to_string(&seen).unwrap(), value);
+    let remote_missing = hub
+        .wait_server("remote-missing", "missing header secret reported", |s| {
+            s["state"] == "failed"
+        })
+        .await;
+    let error = remote_missing["lastError"].as_str().unwrap();
+    assert!(
+        error.contains(&format!(
+            "header X-Api-Key: secret 'SB_MISSING_{pid}' is not in the keyring"
+        )),
+        "{error}"
+    );
     let missing = hub
         .wait_server("missing", "missing secret reported", |s| {
             s["state"] == "failed"
@@ -245,6 +272,7 @@ async fn keyring_secrets_reach_stdio_servers_and_stay_out_of_files() {
     for (what, text) in [("snapshot", status), ("config", config), ("log", hub.log())] {
         assert!(!text.contains(&value), "the {what} contains the secret");
     }
+    remote.stop().await;
 
     let out = Command::new(bin("switchboard"))
         .args(["secret", "delete", &name])

@@ -471,7 +471,7 @@ struct RawServer {
     cwd: Option<PathBuf>,
     url: Option<String>,
     #[serde(default)]
-    headers: BTreeMap<String, String>,
+    headers: BTreeMap<String, ConfigValue>,
     #[serde(default = "yes")]
     enabled: bool,
     #[serde(default)]
@@ -585,9 +585,17 @@ impl RawServer {
                         "`url` {shown:?} must start with http:// or https://"
                     ));
                 }
-                for name in self.headers.keys() {
+                for (name, value) in &self.headers {
                     if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
                         return Err(format!("header name {name:?} is not a valid HTTP header"));
+                    }
+                    // A keyring value is checked when it is read, at connect.
+                    if let ConfigValue::Literal(text) = value
+                        && http::HeaderValue::from_str(text).is_err()
+                    {
+                        return Err(format!(
+                            "the value of header {name:?} has characters an HTTP header cannot carry (control characters or line breaks)"
+                        ));
                     }
                 }
                 TransportConfig::Http {
@@ -680,7 +688,9 @@ impl RawServer {
             one("url".into(), url)?;
         }
         for (name, value) in &mut self.headers {
-            one(format!("headers.{name}"), value)?;
+            if let ConfigValue::Literal(text) = value {
+                one(format!("headers.{name}"), text)?;
+            }
         }
         Ok(values)
     }
@@ -777,7 +787,10 @@ mod tests {
             panic!("http expected")
         };
         assert_eq!(url, "http://127.0.0.1:9/mcp");
-        assert_eq!(headers["Authorization"], "Bearer ghp-secret-1");
+        assert_eq!(
+            headers["Authorization"],
+            ConfigValue::from("Bearer ghp-secret-1")
+        );
 
         let err = Config::parse_with_vars(
             r#"{"mcpServers": {"github": {"url": "https://h/mcp",
@@ -811,6 +824,35 @@ mod tests {
             Path::new("cfg.json"),
         )
         .unwrap();
+    }
+
+    #[test]
+    fn header_values_may_live_in_the_keyring() {
+        let cfg = parse(
+            r#"{"mcpServers": {"web": {"url": "https://h/mcp",
+                "headers": {"X-Api-Key": {"keyring": "web-key"}, "Accept": "text/plain"}}}}"#,
+        )
+        .unwrap();
+        let TransportConfig::Http { headers, .. } = &cfg.servers[0].transport else {
+            panic!("http expected")
+        };
+        assert_eq!(headers["X-Api-Key"], ConfigValue::Keyring("web-key".into()));
+        assert_eq!(headers["Accept"], ConfigValue::from("text/plain"));
+        // Only literal values are remembered as secrets; a keyring one is when read.
+        assert!(cfg.servers[0].secret_values().is_empty());
+        let bad = parse(
+            r#"{"mcpServers": {"web": {"url": "https://h/mcp",
+                "headers": {"X-Api-Key": {"keyring": "no spaces"}}}}}"#,
+        )
+        .unwrap_err();
+        assert!(bad.to_string().contains("secret name"), "{bad}");
+        let bad = parse(
+            r#"{"mcpServers": {"web": {"url": "https://h/mcp",
+                "headers": {"X-Api-Key": "line\nbreak-secret"}}}}"#,
+        )
+        .unwrap_err();
+        assert!(bad.to_string().contains("header \"X-Api-Key\""), "{bad}");
+        assert!(!bad.to_string().contains("break-secret"), "{bad}");
     }
 
     #[test]

@@ -203,7 +203,9 @@ pub enum TransportConfig {
     /// Headers, OAuth, `${VAR}` expansion and redaction apply alike.
     Http {
         url: String,
-        headers: BTreeMap<String, String>,
+        /// Values given as `{"keyring": "<name>"}` are read from the OS keyring
+        /// each time the server is connected.
+        headers: BTreeMap<String, ConfigValue>,
         /// Left out when false, so Streamable HTTP servers keep the
         /// fingerprint they had before the field existed.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]

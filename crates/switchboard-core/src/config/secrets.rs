@@ -48,7 +48,9 @@ impl ServerConfig {
             TransportConfig::Http { url, headers, .. } => {
                 found.extend(url_secrets(url));
                 for (name, value) in headers {
-                    found.extend(secrets_in(name, value));
+                    if let ConfigValue::Literal(value) = value {
+                        found.extend(secrets_in(name, value));
+                    }
                 }
             }
         }

@@ -32,6 +32,13 @@ pub(super) struct Started {
     arguments: Option<serde_json::Value>,
 }
 
+impl Started {
+    /// The name the call was made with.
+    pub(super) fn name(&self) -> &str {
+        &self.name
+    }
+}
+
 /// An answer whose size (and tool-level failure) the log records.
 pub(super) trait Answer {
     /// Its size as JSON, in bytes.
@@ -95,6 +102,22 @@ impl Gateway {
             arguments: arguments
                 .filter(|_| keep)
                 .map(|a| serde_json::Value::Object(a.clone())),
+        }
+    }
+
+    /// The record of the call `outer` turned out to name
+    /// (`switchboard__call_tool`): its own name and arguments, timed from
+    /// when `outer` started.
+    pub(super) fn begin_named_call(
+        &self,
+        outer: &Started,
+        name: &str,
+        arguments: Option<&JsonObject>,
+    ) -> Started {
+        Started {
+            at: outer.at,
+            clock: outer.clock,
+            ..self.begin_call(outer.method, name, arguments)
         }
     }
 

@@ -180,6 +180,25 @@ mod tests {
         assert_eq!(bad.is_error, Some(true));
         let bad = call(&merged, CALL_TOOL, json!({"arguments": {}})).await;
         assert_eq!(bad.is_error, Some(true));
+        // A forwarded call is logged as the tool it names, with its arguments.
+        let request: CallToolRequestParams = serde_json::from_value(json!({"name": CALL_TOOL,
+            "arguments": {"name": "b__x", "arguments": {"k": 1}}}))
+        .unwrap();
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let _ = merged.forward_call(request, None, &cancel).await;
+        // The recorder is not running in this hub: run it until what is queued is written.
+        let stop = tokio_util::sync::CancellationToken::new();
+        let writer = tokio::spawn(handle.activity().clone().run(stop.clone()));
+        stop.cancel();
+        writer.await.unwrap();
+        let logged = handle.activity().recent(10, None);
+        let names: Vec<&str> = logged.iter().map(|e| e.name.as_str()).collect();
+        assert!(names.contains(&"b__x"), "{names:?}");
+        assert!(names.contains(&SEARCH_TOOLS), "{names:?}");
+        assert!(
+            !names.contains(&CALL_TOOL) || names.iter().filter(|n| **n == CALL_TOOL).count() == 1,
+            "{names:?}"
+        );
 
         // A reload to `all` lists everything again.
         let mut next =

@@ -22,7 +22,6 @@ use switchboard_api as api;
 
 use super::control::{not_found, reload_response};
 use crate::hub::HubHandle;
-use crate::search::{Index, ToolDoc};
 use crate::token_count::count_tool;
 
 /// Results of a search when the request does not say.
@@ -128,23 +127,15 @@ async fn search(
     let catalog = hub.catalog();
     let snapshot = hub.snapshot();
     let found = tokio::task::spawn_blocking(move || {
-        let docs: Vec<ToolDoc> = catalog
-            .tools
-            .iter()
-            .filter_map(|tool| {
-                let route = catalog.tool(&tool.name)?;
-                let mut doc = ToolDoc::from_tool(&tool.name, route.server.as_str(), tool);
-                doc.tool = route.name.to_string();
-                Some(doc)
-            })
-            .collect();
-        let index = Index::build(docs);
+        // The index search mode uses: built once per tools version.
+        let index = hub.search_index(&catalog);
         index
+            .index
             .search(&query.q, limit)
             .into_iter()
             .filter_map(|hit| {
-                let doc = index.docs().get(hit.doc)?;
-                let tool = catalog.tools.iter().find(|t| t.name == doc.name.as_str())?;
+                let doc = index.index.docs().get(hit.doc)?;
+                let (tool, _) = index.route(hit.doc)?;
                 let running = snapshot
                     .servers
                     .iter()

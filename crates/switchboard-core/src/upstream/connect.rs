@@ -266,7 +266,7 @@ impl Upstream {
     pub(super) async fn connect_http(
         self: &Arc<Self>,
         url: &str,
-        headers: &std::collections::BTreeMap<String, String>,
+        headers: &std::collections::BTreeMap<String, crate::config::ConfigValue>,
     ) -> Result<Connection, UpstreamError> {
         if self.identity.is_own_address(url) {
             return Err(UpstreamError::SelfReference {
@@ -276,16 +276,29 @@ impl Upstream {
         }
         let mut custom = HashMap::new();
         for (name, value) in headers {
+            // `{"keyring": "<name>"}` values are read now, as for a stdio
+            // server's env: a changed secret applies at the next connect.
+            let value = self
+                .auth
+                .resolve(value)
+                .await
+                .map_err(|err| UpstreamError::Protocol {
+                    server: self.id.clone(),
+                    message: format!("header {name}: {err}"),
+                })?;
             let name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|e| {
                 UpstreamError::Protocol {
                     server: self.id.clone(),
                     message: format!("header {name:?}: {e}"),
                 }
             })?;
+            // The value itself is never quoted: it may be a secret.
             let value =
-                http::HeaderValue::from_str(value).map_err(|e| UpstreamError::Protocol {
+                http::HeaderValue::from_str(&value).map_err(|_| UpstreamError::Protocol {
                     server: self.id.clone(),
-                    message: format!("value of header {name}: {e}"),
+                    message: format!(
+                        "the value of header {name} has characters an HTTP header cannot carry"
+                    ),
                 })?;
             custom.insert(name, value);
         }

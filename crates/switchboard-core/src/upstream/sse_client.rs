@@ -32,7 +32,7 @@ use self::events::{Event, EventParser};
 use super::connect::Connection;
 use super::stdio::MAX_MESSAGE_BYTES;
 use super::{Upstream, UpstreamError, describe};
-use crate::config::ServerId;
+use crate::config::{ConfigValue, ServerId};
 use crate::util::redact;
 
 /// Server messages read ahead of the hub's handler before the reader waits.
@@ -352,41 +352,53 @@ fn decode(server: &ServerId, event: Event) -> Vec<ServerJsonRpcMessage> {
     })
 }
 
-/// The configured headers as a header map, plus the hub's identity header.
-fn header_map(
-    server: &ServerId,
-    headers: &BTreeMap<String, String>,
-    instance: &str,
-) -> Result<HeaderMap, UpstreamError> {
-    let mut map = HeaderMap::new();
-    for (name, value) in headers {
-        let header =
-            HeaderName::from_bytes(name.as_bytes()).map_err(|e| UpstreamError::Protocol {
-                server: server.clone(),
-                message: format!("header {name:?}: {e}"),
-            })?;
-        let mut value = HeaderValue::from_str(value).map_err(|e| UpstreamError::Protocol {
-            server: server.clone(),
-            message: format!("value of header {header}: {e}"),
-        })?;
-        value.set_sensitive(true);
-        map.insert(header, value);
-    }
-    // Names this hub, so that a URL leading back to it by another way is
-    // answered 508 by its listener (as for Streamable HTTP).
-    if let Ok(value) = HeaderValue::from_str(instance) {
-        map.insert(HeaderName::from_static(crate::identity::VIA_HEADER), value);
-    }
-    Ok(map)
-}
-
 impl Upstream {
+    /// The configured headers as a header map (values marked sensitive), plus
+    /// the hub's identity header. `{"keyring": "<name>"}` values are read now,
+    /// as for Streamable HTTP: a changed secret applies at the next connect.
+    async fn sse_headers(
+        &self,
+        headers: &BTreeMap<String, ConfigValue>,
+    ) -> Result<HeaderMap, UpstreamError> {
+        let mut map = HeaderMap::new();
+        for (name, value) in headers {
+            let value = self
+                .auth
+                .resolve(value)
+                .await
+                .map_err(|err| UpstreamError::Protocol {
+                    server: self.id.clone(),
+                    message: format!("header {name}: {err}"),
+                })?;
+            let header =
+                HeaderName::from_bytes(name.as_bytes()).map_err(|e| UpstreamError::Protocol {
+                    server: self.id.clone(),
+                    message: format!("header {name:?}: {e}"),
+                })?;
+            // The value itself is never quoted: it may be a secret.
+            let mut value = HeaderValue::from_str(&value).map_err(|_| UpstreamError::Protocol {
+                server: self.id.clone(),
+                message: format!(
+                    "the value of header {header} has characters an HTTP header cannot carry"
+                ),
+            })?;
+            value.set_sensitive(true);
+            map.insert(header, value);
+        }
+        // Names this hub, so that a URL leading back to it by another way is
+        // answered 508 by its listener (as for Streamable HTTP).
+        if let Ok(value) = HeaderValue::from_str(&self.identity.instance) {
+            map.insert(HeaderName::from_static(crate::identity::VIA_HEADER), value);
+        }
+        Ok(map)
+    }
+
     /// Connects to a legacy HTTP+SSE server: headers and a stored OAuth login
     /// as for Streamable HTTP, then the MCP handshake over the new session.
     pub(super) async fn connect_sse(
         self: &Arc<Self>,
         url: &str,
-        headers: &BTreeMap<String, String>,
+        headers: &BTreeMap<String, ConfigValue>,
     ) -> Result<Connection, UpstreamError> {
         if self.identity.is_own_address(url) {
             return Err(UpstreamError::SelfReference {
@@ -394,7 +406,7 @@ impl Upstream {
                 url: url.to_string(),
             });
         }
-        let header_map = header_map(&self.id, headers, &self.identity.instance)?;
+        let header_map = self.sse_headers(headers).await?;
         // A configured `Authorization` header is the person's own scheme: no OAuth then.
         let static_auth = headers
             .keys()
