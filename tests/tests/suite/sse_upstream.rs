@@ -45,11 +45,16 @@ async fn sse_upstream_is_listed_called_and_passes_notifications_on() {
         .trim_start_matches("http://")
         .trim_end_matches("/sse")
         .to_string();
-    let bearer = format!("Bearer {TOKEN}");
-    let mut hub = Hub::start(json!({"mcpServers": {
-        "leg": {"url": fixture.url, "transport": "sse", "headers": {"Authorization": bearer}},
-        "bare": {"url": fixture.url, "type": "sse"},
-    }}))
+    // The header's value comes from a `${VAR}` reference, as it would for
+    // Streamable HTTP.
+    let mut hub = Hub::start_with_env(
+        json!({"mcpServers": {
+            "leg": {"url": fixture.url, "transport": "sse",
+                    "headers": {"Authorization": "Bearer ${SSE_FIXTURE_TOKEN}"}},
+            "bare": {"url": fixture.url, "type": "sse"},
+        }}),
+        &[("SSE_FIXTURE_TOKEN", TOKEN)],
+    )
     .await
     .unwrap();
 
