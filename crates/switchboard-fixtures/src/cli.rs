@@ -40,6 +40,12 @@ pub struct Args {
     /// With --sse: end each event stream after it carried N messages.
     #[arg(long, value_name = "N", requires = "sse")]
     pub sse_close_after: Option<u64>,
+    /// With --sse: answer every POST with this HTTP status.
+    #[arg(long, value_name = "CODE", requires = "sse")]
+    pub sse_post_status: Option<u16>,
+    /// With --sse: announce this URL in the endpoint event.
+    #[arg(long, value_name = "URL", requires = "sse")]
+    pub sse_endpoint: Option<String>,
     /// The serverInfo name.
     #[arg(long, default_value = "fixture")]
     pub name: String,
@@ -168,6 +174,8 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
             let options = crate::sse::SseOptions {
                 bearer: args.sse_bearer.clone(),
                 close_after: args.sse_close_after,
+                post_status: args.sse_post_status,
+                endpoint: args.sse_endpoint.clone(),
             };
             crate::sse::serve(server, addr, options).await
         }

@@ -9,8 +9,9 @@
 //! the other transports. Misbehaviours for the hub's tests:
 //! `--sse-bearer TOKEN` refuses (401) a `GET` or `POST` without
 //! `Authorization: Bearer TOKEN`; `--sse-close-after N` ends each stream after
-//! it carried N messages (the session ends with it). A session ends when its
-//! stream is closed by either side.
+//! it carried N messages (the session ends with it); `--sse-post-status CODE`
+//! answers every `POST` with CODE; `--sse-endpoint URL` announces URL as the
+//! endpoint. A session ends when its stream is closed by either side.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -38,6 +39,10 @@ pub struct SseOptions {
     pub bearer: Option<String>,
     /// End each stream after it carried this many messages.
     pub close_after: Option<u64>,
+    /// Answer every `POST` with this status instead (and drop the message).
+    pub post_status: Option<u16>,
+    /// Announce this endpoint instead of `/messages?sessionId=<id>`.
+    pub endpoint: Option<String>,
 }
 
 struct Shared {
@@ -122,9 +127,13 @@ async fn open_stream(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> R
         id: id.clone(),
         stop,
     };
-    let endpoint = format!(
-        ": switchboard legacy SSE fixture\n\nevent: endpoint\ndata: /messages?sessionId={id}\n\n"
-    );
+    let announced = shared
+        .options
+        .endpoint
+        .clone()
+        .unwrap_or_else(|| format!("/messages?sessionId={id}"));
+    let endpoint =
+        format!(": switchboard legacy SSE fixture\n\nevent: endpoint\ndata: {announced}\n\n");
     let limit = shared.options.close_after.unwrap_or(u64::MAX);
     let messages = from_server
         .take(usize::try_from(limit).unwrap_or(usize::MAX))
@@ -154,6 +163,10 @@ async fn post_message(
 ) -> Response {
     if !shared.authorized(&headers) {
         return unauthorized();
+    }
+    if let Some(status) = shared.options.post_status {
+        let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        return (status, "refused on purpose").into_response();
     }
     let Some(id) = query.get("sessionId") else {
         return (StatusCode::BAD_REQUEST, "sessionId is required").into_response();

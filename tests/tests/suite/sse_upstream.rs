@@ -292,3 +292,66 @@ async fn an_event_over_the_size_bound_ends_the_stream_and_the_call() {
     .await;
     assert_eq!(hub.terminate().await, Some(0));
 }
+
+#[tokio::test]
+async fn misbehaving_sse_servers_get_errors_naming_them() {
+    // Every POST refused; an endpoint on another origin; a Streamable HTTP
+    // server configured as SSE; nothing listening.
+    let refusing = HttpFixture::start(&["--sse", "--sse-post-status", "503", "--tools", "x"])
+        .await
+        .unwrap();
+    let elsewhere = HttpFixture::start(&[
+        "--sse",
+        "--sse-endpoint",
+        "http://127.0.0.2:9/messages?sessionId=1",
+        "--tools",
+        "x",
+    ])
+    .await
+    .unwrap();
+    let streamable = HttpFixture::start(&["--tools", "x"]).await.unwrap();
+    let nothing = format!("http://127.0.0.1:{}/sse", switchboard_e2e::free_port());
+    let mut hub = Hub::start(json!({"mcpServers": {
+        "refusing": {"url": refusing.url, "transport": "sse"},
+        "elsewhere": {"url": elsewhere.url, "transport": "sse"},
+        "modern": {"url": streamable.url, "transport": "sse"},
+        "gone": {"url": nothing, "transport": "sse"},
+    }}))
+    .await
+    .unwrap();
+    let client = hub.client().await;
+    assert_eq!(client.tool_names().await, Vec::<String>::new());
+
+    let failed = |id: &'static str| {
+        let hub = &hub;
+        async move {
+            let server = hub
+                .wait_server(id, "the failure recorded", |s| s["state"] == "failed")
+                .await;
+            let error = server["lastError"].as_str().unwrap().to_string();
+            assert!(error.starts_with(&format!("server '{id}'")), "{error}");
+            error
+        }
+    };
+    let refused = failed("refusing").await;
+    assert!(
+        refused.ends_with("posting a message: the server answered HTTP 503 Service Unavailable"),
+        "{refused}"
+    );
+    let redirected = failed("elsewhere").await;
+    assert!(
+        redirected.contains("the `endpoint` event names another origin (http://127.0.0.2:9)"),
+        "{redirected}"
+    );
+    let modern = failed("modern").await;
+    assert!(
+        modern.ends_with(
+            "opening the event stream: the server answered HTTP 400 Bad Request \
+             (a Streamable HTTP server needs no `\"transport\": \"sse\"`)"
+        ),
+        "{modern}"
+    );
+    let gone = failed("gone").await;
+    assert!(gone.contains("connection refused"), "{gone}");
+    assert_eq!(hub.terminate().await, Some(0));
+}

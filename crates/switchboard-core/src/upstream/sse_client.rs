@@ -199,8 +199,14 @@ async fn open(server: &ServerId, poster: Poster) -> Result<SseTransport, OpenErr
         return Err(OpenError::Loop);
     }
     if !response.status().is_success() {
+        // What a Streamable HTTP server answers a GET without a session.
+        let hint = if matches!(status, 400 | 405 | 406) {
+            " (a Streamable HTTP server needs no `\"transport\": \"sse\"`)"
+        } else {
+            ""
+        };
         return Err(OpenError::Failed(format!(
-            "opening the event stream: {}",
+            "opening the event stream: {}{hint}",
             describe::status_text(status)
         )));
     }
