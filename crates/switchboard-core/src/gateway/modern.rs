@@ -98,6 +98,12 @@ impl Gateway {
     pub(super) fn cache_hint(&self) -> CacheHint {
         let upstreams = match self.scope() {
             Scope::Merged => self.hub.running_upstreams(),
+            Scope::Profile(_) => self
+                .hub
+                .running_upstreams()
+                .into_iter()
+                .filter(|u| self.in_scope(&u.id))
+                .collect(),
             Scope::Server(id) => self.hub.upstream(id.as_str()).into_iter().collect(),
         };
         let mut ttl: Option<Duration> = None;
