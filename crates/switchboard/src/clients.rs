@@ -41,8 +41,8 @@ use std::path::PathBuf;
 
 pub use catalog::{Bases, Client, FileFormat, UnknownClient, detect_format};
 pub use connect::{
-    ConnectReport, ConnectRequest, DisableMethod, DisabledServer, EntryChange, SWITCHBOARD_ENTRY,
-    connect, snippet,
+    ConnectReport, ConnectRequest, DisableMethod, DisabledServer, EntryChange, ProfileEntry,
+    SWITCHBOARD_ENTRY, connect, entry_name, profile_snippet, snippet,
 };
 pub use import::{
     AddedServer, ApplyOutcome, FileStatus, ImportPlan, ImportRequest, ImportSource, InvalidServer,
@@ -87,4 +87,11 @@ pub enum ClientError {
     Refused { path: PathBuf, message: String },
     #[error("cannot find the home directory; set HOME")]
     NoHome,
+    /// A profile with a token, for a client that cannot send its header.
+    #[error(
+        "{client} reaches Switchboard through the `switchboard stdio` bridge, which cannot send \
+         profile '{profile}''s token; connect a client that speaks HTTP (claude-code, cursor, \
+         vscode, windsurf, codex, gemini), or use a profile without a token"
+    )]
+    NoHeaders { client: Client, profile: String },
 }
