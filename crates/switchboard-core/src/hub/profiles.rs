@@ -218,6 +218,18 @@ impl HubHandle {
             {
                 diff.tools = true;
             }
+            // Other servers: every list may differ once they are listed (a
+            // server never listed shows up on the next list request, so the
+            // client is told to ask).
+            if let Some(p) = previous
+                && p.config.servers != config.servers
+            {
+                diff = CatalogDiff {
+                    tools: true,
+                    prompts: true,
+                    resources: true,
+                };
+            }
             if let Some(p) = previous
                 && !diff.any()
                 && p.config == config
