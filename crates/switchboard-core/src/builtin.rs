@@ -3,11 +3,15 @@
 //! `switchboard__list_servers`, `switchboard__server_status` and
 //! `switchboard__refresh`. Turned off with `settings.builtinTools: false`.
 //! They take precedence over a configured server that happens to be called
-//! `switchboard`. In search mode two more, in [`search`].
+//! `switchboard`. In search mode two more, in [`search`]. On a profile's
+//! endpoint they answer about the profile's servers only ([`call_for`]).
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ErrorData, Tool};
 use serde_json::{Value, json};
 
+use std::collections::HashSet;
+
+use crate::config::ServerId;
 use crate::hub::HubHandle;
 use crate::listing::RefreshTrigger;
 
@@ -99,8 +103,22 @@ pub async fn call(
     hub: &HubHandle,
     params: &CallToolRequestParams,
 ) -> Result<CallToolResult, ErrorData> {
+    call_for(hub, params, None).await
+}
+
+/// Runs a built-in tool for a session that sees only the servers in `only`
+/// (a profile's; `None`: every server): the others are not listed, and
+/// asking about one answers as for an id no server has.
+pub async fn call_for(
+    hub: &HubHandle,
+    params: &CallToolRequestParams,
+    only: Option<&HashSet<ServerId>>,
+) -> Result<CallToolResult, ErrorData> {
+    let visible = |id: &str| only.is_none_or(|set| set.iter().any(|s| s.as_str() == id));
     let snapshot = hub.snapshot();
-    let servers = serde_json::to_value(&snapshot.servers).unwrap_or(Value::Null);
+    let servers: Vec<&crate::snapshot::ServerSnapshot> =
+        snapshot.servers.iter().filter(|s| visible(&s.id)).collect();
+    let servers = serde_json::to_value(&servers).unwrap_or(Value::Null);
     match params.name.as_ref() {
         LIST_SERVERS => {
             let summary: Vec<Value> = servers
@@ -134,7 +152,7 @@ pub async fn call(
         }
         REFRESH => {
             let results = match requested_id(params) {
-                Some(id) => match hub.upstream(&id) {
+                Some(id) => match hub.upstream(&id).filter(|_| visible(&id)) {
                     Some(upstream) => {
                         vec![(
                             upstream.id.clone(),
@@ -147,7 +165,22 @@ pub async fn call(
                         ))]));
                     }
                 },
-                None => hub.refresh_all(RefreshTrigger::Manual).await,
+                None => match only {
+                    None => hub.refresh_all(RefreshTrigger::Manual).await,
+                    Some(set) => {
+                        let ids: Vec<ServerId> = hub
+                            .enabled_upstreams()
+                            .iter()
+                            .filter(|u| set.contains(&u.id))
+                            .map(|u| u.id.clone())
+                            .collect();
+                        let refreshed = futures::future::join_all(
+                            ids.iter().map(|id| hub.refresh(id, RefreshTrigger::Manual)),
+                        )
+                        .await;
+                        ids.into_iter().zip(refreshed).collect()
+                    }
+                },
             };
             let failed = results.iter().any(|(_, r)| r.is_err());
             let body: Vec<Value> = results

@@ -129,9 +129,14 @@ impl Gateway {
             && crate::builtin::is_builtin(&request.name)
         {
             *served = Served::Builtin;
-            return crate::builtin::call(&self.hub, &request)
-                .await
-                .map(CallToolResponse::Complete);
+            let profile = self.profile_name().and_then(|name| self.hub.profile(name));
+            return crate::builtin::call_for(
+                &self.hub,
+                &request,
+                profile.as_ref().map(|p| p.servers.as_ref()),
+            )
+            .await
+            .map(CallToolResponse::Complete);
         }
         let (upstream, route) = self.route(Target::Tool(&request.name)).await?;
         *served = Served::Server(upstream.id.clone());

@@ -561,6 +561,44 @@ mod tests {
         assert_eq!(found, vec!["a__weather_forecast"]);
         assert!(search.in_search_mode());
         assert!(!profile.in_search_mode());
+        // The built-in tools answer about the profile's servers only.
+        let builtin = |name: &str, arguments: serde_json::Value| {
+            serde_json::from_value::<rmcp::model::CallToolRequestParams>(
+                json!({"name": name, "arguments": arguments}),
+            )
+            .unwrap()
+        };
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let rmcp::model::CallToolResponse::Complete(listed) = profile
+            .forward_call(
+                builtin("switchboard__list_servers", json!({})),
+                None,
+                &cancel,
+            )
+            .await
+            .unwrap()
+        else {
+            panic!("no result");
+        };
+        let ids: Vec<&str> = listed.structured_content.as_ref().unwrap()["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, vec!["a"]);
+        let rmcp::model::CallToolResponse::Complete(other) = profile
+            .forward_call(
+                builtin("switchboard__server_status", json!({"id": "b"})),
+                None,
+                &cancel,
+            )
+            .await
+            .unwrap()
+        else {
+            panic!("no result");
+        };
+        assert_eq!(other.is_error, Some(true));
 
         // A reload drops `p`: its sessions' requests fail, naming the profile.
         let mut next = Config::parse(
