@@ -4,7 +4,7 @@
 //! `switchboard__refresh`. Turned off with `settings.builtinTools: false`.
 //! They take precedence over a configured server that happens to be called
 //! `switchboard`. In search mode two more, in [`search`]. On a profile's
-//! endpoint they answer about the profile's servers only ([`call_for`]).
+//! endpoint they answer about the profile's servers only ([`call`]).
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ErrorData, Tool};
 use serde_json::{Value, json};
@@ -98,18 +98,10 @@ fn requested_id(params: &CallToolRequestParams) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Runs a built-in tool.
-pub async fn call(
-    hub: &HubHandle,
-    params: &CallToolRequestParams,
-) -> Result<CallToolResult, ErrorData> {
-    call_for(hub, params, None).await
-}
-
 /// Runs a built-in tool for a session that sees only the servers in `only`
 /// (a profile's; `None`: every server): the others are not listed, and
 /// asking about one answers as for an id no server has.
-pub async fn call_for(
+pub async fn call(
     hub: &HubHandle,
     params: &CallToolRequestParams,
     only: Option<&HashSet<ServerId>>,
@@ -230,35 +222,35 @@ mod tests {
         .await;
         listed(&handle, "a", &["t"]);
 
-        let all = call(&handle, &request(LIST_SERVERS, json!({})))
+        let all = call(&handle, &request(LIST_SERVERS, json!({})), None)
             .await
             .unwrap();
         let servers = &all.structured_content.unwrap()["servers"];
         assert_eq!(servers[0]["id"], "a");
         assert_eq!(servers[0]["tools"], 1);
 
-        let status = call(&handle, &request(SERVER_STATUS, json!({"id": "a"})))
+        let status = call(&handle, &request(SERVER_STATUS, json!({"id": "a"})), None)
             .await
             .unwrap();
         assert_eq!(status.structured_content.unwrap()["id"], "a");
-        let unknown = call(&handle, &request(SERVER_STATUS, json!({"id": "zz"})))
+        let unknown = call(&handle, &request(SERVER_STATUS, json!({"id": "zz"})), None)
             .await
             .unwrap();
         assert_eq!(unknown.is_error, Some(true));
         assert!(
-            call(&handle, &request(SERVER_STATUS, json!({})))
+            call(&handle, &request(SERVER_STATUS, json!({})), None)
                 .await
                 .is_err()
         );
 
         // The server cannot start: the refresh reports it, as a tool error.
-        let refreshed = call(&handle, &request(REFRESH, json!({"id": "a"})))
+        let refreshed = call(&handle, &request(REFRESH, json!({"id": "a"})), None)
             .await
             .unwrap();
         assert_eq!(refreshed.is_error, Some(true));
         let body = refreshed.structured_content.unwrap();
         assert_eq!(body["servers"][0]["ok"], false);
-        let unknown = call(&handle, &request(REFRESH, json!({"id": "zz"})))
+        let unknown = call(&handle, &request(REFRESH, json!({"id": "zz"})), None)
             .await
             .unwrap();
         assert_eq!(unknown.is_error, Some(true));

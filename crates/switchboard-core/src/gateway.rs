@@ -130,7 +130,7 @@ impl Gateway {
         {
             *served = Served::Builtin;
             let profile = self.profile_name().and_then(|name| self.hub.profile(name));
-            return crate::builtin::call_for(
+            return crate::builtin::call(
                 &self.hub,
                 &request,
                 profile.as_ref().map(|p| p.servers.as_ref()),
