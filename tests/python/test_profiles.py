@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import subprocess
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -21,10 +23,9 @@ import httpx
 import pytest
 from mcp import ClientSession, types
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import McpError
 
-from conftest import fixture_bin
+from conftest import fixture_bin, switchboard_bin
 
 WAIT_S = 15.0
 POLL_S = 0.05
@@ -100,7 +101,8 @@ def server_tools(tools: types.ListToolsResult) -> list[str]:
 async def session_to(url: str, token: str | None = None,
                      on_message: Any = None) -> AsyncIterator[ClientSession]:
     headers = {"Authorization": f"Bearer {token}"} if token else None
-    async with create_mcp_http_client(headers=headers) as http:
+    timeout = httpx.Timeout(30.0, read=300.0)
+    async with httpx.AsyncClient(headers=headers, timeout=timeout, trust_env=False) as http:
         async with streamable_http_client(url, http_client=http) as (read, write, _):
             async with ClientSession(read, write, message_handler=on_message) as session:
                 await session.initialize()
@@ -216,3 +218,37 @@ async def test_a_reload_adds_changes_and_removes_profiles(hub_factory, tmp_path)
         with anyio.fail_after(WAIT_S):
             with pytest.raises(Exception):  # noqa: B017 - the SDK's error for a 404
                 await session.list_tools()
+
+
+def test_connect_writes_a_profile_with_its_token(tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"mcpServers": servers(tmp_path),
+                                  "profiles": {"work": {"servers": ["w"], "token": TOKEN}}}))
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+
+    def connect(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(switchboard_bin()), "connect", *args, "--config", str(config),
+             "--url", "http://127.0.0.1:8420"],
+            capture_output=True, text=True, env=env, timeout=60)
+
+    printed = connect("cursor", "--profile", "work", "--print")
+    assert printed.returncode == 0, printed.stderr
+    assert json.loads(printed.stdout)["mcpServers"]["switchboard-work"] == {
+        "url": "http://127.0.0.1:8420/profiles/work/mcp",
+        "headers": {"Authorization": f"Bearer {TOKEN}"}}
+
+    written = connect("claude-code", "--profile", "work")
+    assert written.returncode == 0, written.stderr
+    assert TOKEN not in written.stdout + written.stderr
+    path = tmp_path / "home" / ".claude.json"
+    entry = json.loads(path.read_text())["mcpServers"]["switchboard-work"]
+    assert entry["headers"] == {"Authorization": f"Bearer {TOKEN}"}
+    assert path.stat().st_mode & 0o077 == 0, "a file holding a token is the owner's only"
+
+    bridge = connect("claude-desktop", "--profile", "work")
+    assert bridge.returncode != 0
+    assert "cannot send profile 'work''s token" in bridge.stderr
+    unknown = connect("cursor", "--profile", "nope", "--print")
+    assert unknown.returncode != 0
+    assert "no profile 'nope'" in unknown.stderr
