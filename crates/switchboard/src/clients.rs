@@ -34,6 +34,8 @@ mod hub_probe;
 mod import;
 #[path = "clients/jsonc.rs"]
 mod jsonc;
+#[path = "clients/profile.rs"]
+mod profile;
 #[path = "clients/read.rs"]
 mod read;
 
@@ -41,13 +43,14 @@ use std::path::PathBuf;
 
 pub use catalog::{Bases, Client, FileFormat, UnknownClient, detect_format};
 pub use connect::{
-    ConnectReport, ConnectRequest, DisableMethod, DisabledServer, EntryChange, ProfileEntry,
-    SWITCHBOARD_ENTRY, connect, entry_name, profile_snippet, snippet,
+    ConnectReport, ConnectRequest, DisableMethod, DisabledServer, EntryChange, SWITCHBOARD_ENTRY,
+    connect, profile_snippet, snippet,
 };
 pub use import::{
     AddedServer, ApplyOutcome, FileStatus, ImportPlan, ImportRequest, ImportSource, InvalidServer,
     Origin, SkipReason, SkippedServer, SourceFile, apply_import, import, import_with,
 };
+pub use profile::{ProfileEntry, entry_name, profile_entry};
 
 /// Why reading or writing a client's or Switchboard's config failed.
 #[derive(Debug, thiserror::Error)]

@@ -524,7 +524,9 @@ async fn connect(args: ConnectArgs) -> anyhow::Result<std::process::ExitCode> {
     let base = args.hub.base_url()?;
     let exe = std::env::current_exe().context("locating the switchboard binary")?;
     let profile = match &args.profile {
-        Some(name) => Some(profile_entry(name, args.hub.config.clone()).await?),
+        Some(name) => {
+            Some(clients::profile_entry(name, &switchboard_config(args.hub.config.clone())).await?)
+        }
         None => None,
     };
     let endpoint = match &profile {
@@ -567,51 +569,6 @@ async fn connect(args: ConnectArgs) -> anyhow::Result<std::process::ExitCode> {
         eprintln!("switchboard: warning: {warning}");
     }
     Ok(std::process::ExitCode::SUCCESS)
-}
-
-/// The profile `name` of Switchboard's config for `connect --profile`: its
-/// token read from the config, or from the OS keyring for `{"keyring": ...}`.
-async fn profile_entry(
-    name: &str,
-    config: Option<PathBuf>,
-) -> anyhow::Result<clients::ProfileEntry> {
-    use switchboard_core::config::ConfigValue;
-    let path = switchboard_config(config);
-    let config = effective_config(&path)?;
-    let Some(profile) = config.profiles.iter().find(|p| p.name.as_str() == name) else {
-        let known: Vec<&str> = config.profiles.iter().map(|p| p.name.as_str()).collect();
-        anyhow::bail!(
-            "no profile '{name}' in {} ({})",
-            path.display(),
-            if known.is_empty() {
-                "it has no `profiles`".to_string()
-            } else {
-                format!("its profiles: {}", known.join(", "))
-            }
-        );
-    };
-    let token = match &profile.token {
-        None => None,
-        Some(ConfigValue::Literal(token)) => Some(token.clone()),
-        Some(ConfigValue::Keyring(secret)) => {
-            use switchboard_core::auth::store;
-            let opened = store::open_async(config.settings.token_store).await;
-            let account = store::secret_account(secret);
-            let value = store::call(&opened.store, move |s| s.get(&account))
-                .await
-                .with_context(|| format!("reading profile '{name}''s token from the keyring"))?;
-            Some(value.with_context(|| {
-                format!(
-                    "profile '{name}''s token is kept in the keyring as '{secret}', which has no \
-                     value; store it with `switchboard secret set {secret}`"
-                )
-            })?)
-        }
-    };
-    Ok(clients::ProfileEntry {
-        name: profile.name.to_string(),
-        token,
-    })
 }
 
 /// The config file at `path` with the `SWITCHBOARD_*` overrides applied; a

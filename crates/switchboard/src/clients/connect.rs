@@ -34,6 +34,7 @@ use toml_edit::{DocumentMut, Item, Table};
 use super::convert::{TransportKey, convert};
 use super::import::{existing_servers, points_at_switchboard};
 use super::jsonc::{Doc, render};
+use super::profile::{EntrySpec, ProfileEntry, codex_headers, entry_name};
 use super::read::{container_key, entries, item_to_json};
 use super::{Bases, Client, ClientError, FileFormat, fsio};
 
@@ -57,48 +58,6 @@ pub struct ConnectRequest {
     pub config_path: PathBuf,
     /// Connect this profile (its endpoint is `endpoint`) instead of the hub.
     pub profile: Option<ProfileEntry>,
-}
-
-/// A profile to connect (`connect --profile`): the entry's name and the
-/// header it needs.
-#[derive(Clone, PartialEq, Eq)]
-pub struct ProfileEntry {
-    pub name: String,
-    /// The profile's bearer token, if it has one.
-    pub token: Option<String>,
-}
-
-impl fmt::Debug for ProfileEntry {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ProfileEntry")
-            .field("name", &self.name)
-            .field("token", &self.token.as_ref().map(|_| "***"))
-            .finish()
-    }
-}
-
-/// The entry `connect` writes: its name and the bearer token it sends.
-#[derive(Clone, Copy)]
-struct EntrySpec<'a> {
-    name: &'a str,
-    token: Option<&'a str>,
-}
-
-impl<'a> EntrySpec<'a> {
-    fn of(profile: Option<&'a ProfileEntry>, name: &'a str) -> Self {
-        Self {
-            name,
-            token: profile.and_then(|p| p.token.as_deref()),
-        }
-    }
-}
-
-/// The name of the entry for `profile` (`switchboard` without one).
-pub fn entry_name(profile: Option<&ProfileEntry>) -> String {
-    match profile {
-        Some(p) => format!("{SWITCHBOARD_ENTRY}-{}", p.name),
-        None => SWITCHBOARD_ENTRY.to_string(),
-    }
 }
 
 /// What happened to the `switchboard` entry.
@@ -658,13 +617,6 @@ fn edit_toml(
         moved_out: None,
         notes,
     })
-}
-
-/// Codex's `http_headers` inline table with the bearer token.
-fn codex_headers(token: &str) -> Item {
-    let mut headers = toml_edit::InlineTable::new();
-    headers.insert("Authorization", format!("Bearer {token}").into());
-    toml_edit::value(headers)
 }
 
 impl fmt::Display for ConnectReport {
