@@ -2,13 +2,17 @@
 //! client that starts with `server/discover` and sends every request
 //! stateless, with the profile's token as `Authorization: Bearer`. It lists
 //! only the profile's servers' tools, calls one, is refused another server's
-//! tool (naming the tool only), and is refused without the token. (The
+//! tool (naming the tool only), and is refused without the token. Its
+//! `subscriptions/listen` stream hears `list_changed` when a reload changes
+//! the profile's servers, and ends when a reload removes the profile. (The
 //! 2025 session clients are covered by `tests/python/test_profiles.py`.)
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use rmcp::model::{CallToolRequestParams, ProtocolVersion};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, ProtocolVersion, ServerNotification, SubscriptionFilter};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -38,11 +42,12 @@ async fn modern_client(
 
 #[tokio::test]
 async fn a_2026_07_28_client_uses_a_profile_with_its_token() {
+    let servers = json!({
+        "a": stdio_fixture(&["--tools", "x,y"]),
+        "b": stdio_fixture(&["--tools", "z"]),
+    });
     let mut hub = Hub::start(json!({
-        "mcpServers": {
-            "a": stdio_fixture(&["--tools", "x,y"]),
-            "b": stdio_fixture(&["--tools", "z"]),
-        },
+        "mcpServers": servers,
         "profiles": {"p": {"servers": ["a"], "token": TOKEN}},
     }))
     .await
@@ -86,6 +91,34 @@ async fn a_2026_07_28_client_uses_a_profile_with_its_token() {
     let refused = refused.to_string();
     assert!(refused.contains("unknown tool 'b__z'"), "{refused}");
     assert!(!refused.contains("server 'b'"), "{refused}");
+
+    // A reload that changes the profile's servers is heard on its stream;
+    // one that removes the profile ends the stream.
+    let filter = SubscriptionFilter::builder().tools_list_changed().build();
+    let mut sub = client.peer().listen(filter).await.expect("listen");
+    let write = |profiles: serde_json::Value| {
+        let config = json!({"mcpServers": servers, "profiles": profiles});
+        std::fs::write(&hub.config_path, config.to_string()).unwrap();
+    };
+    write(json!({"p": {"servers": ["a", "b"], "token": TOKEN}}));
+    let notification = tokio::time::timeout(Duration::from_secs(30), sub.next())
+        .await
+        .expect("a list_changed within 30 s")
+        .expect("the stream is open")
+        .expect("a notification");
+    assert!(
+        matches!(
+            notification,
+            ServerNotification::ToolListChangedNotification(_)
+        ),
+        "{notification:?}"
+    );
+    write(json!({}));
+    let ended = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Ok(Some(_)) = sub.next().await {}
+    })
+    .await;
+    assert!(ended.is_ok(), "the stream of a removed profile ends");
 
     let _ = client.cancel().await;
     assert!(!hub.log().contains(TOKEN), "the token is never logged");

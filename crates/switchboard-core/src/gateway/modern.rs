@@ -157,9 +157,18 @@ impl Gateway {
                 .collect(),
         );
         let stop = self.hub.shutdown_token();
+        // A profile's stream also ends when a reload removes the profile.
+        let removed = match self.scope() {
+            Scope::Profile(name) => self
+                .hub
+                .profile_removed(name)
+                .ok_or_else(|| super::route::profile_removed(name))?,
+            _ => tokio_util::sync::CancellationToken::new(),
+        };
         tokio::select! {
             () = context.cancelled() => {}
             () = stop.cancelled() => {}
+            () = removed.cancelled() => {}
         }
         drop(guard);
         for (uri, upstream) in resources {

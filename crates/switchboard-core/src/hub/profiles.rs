@@ -134,6 +134,9 @@ impl Profile {
 pub(crate) struct ProfilesState {
     configs: Mutex<Vec<(ProfileConfig, Arc<ProfileToken>)>>,
     live: RwLock<HashMap<Arc<str>, Arc<Profile>>>,
+    /// Cancelled when a profile is removed (its `subscriptions/listen`
+    /// streams end), by name, for as long as the profile exists.
+    gone: Mutex<HashMap<Arc<str>, tokio_util::sync::CancellationToken>>,
 }
 
 impl HubHandle {
@@ -169,6 +172,13 @@ impl HubHandle {
             *current = resolved;
             gone
         };
+        if let Ok(mut tokens) = self.inner.profiles.gone.lock() {
+            for name in &removed {
+                if let Some(token) = tokens.remove(name) {
+                    token.cancel();
+                }
+            }
+        }
         self.refresh_profiles();
         for name in removed {
             tracing::info!(profile = %name, "profile removed");
@@ -277,6 +287,16 @@ impl HubHandle {
     /// The profile called `name`, as served now.
     pub(crate) fn profile(&self, name: &str) -> Option<Arc<Profile>> {
         self.inner.profiles.live.read().ok()?.get(name).cloned()
+    }
+
+    /// Cancelled when profile `name` is removed; `None` when it does not exist.
+    pub(crate) fn profile_removed(
+        &self,
+        name: &str,
+    ) -> Option<tokio_util::sync::CancellationToken> {
+        self.profile(name)?;
+        let mut tokens = self.inner.profiles.gone.lock().ok()?;
+        Some(tokens.entry(Arc::from(name)).or_default().clone())
     }
 
     /// Every profile, by name.
