@@ -325,3 +325,78 @@ impl HubHandle {
         self.profile(name)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn profile(token: ProfileToken) -> Profile {
+        Profile {
+            name: Arc::from("p"),
+            config: ProfileConfig {
+                name: crate::config::ProfileName::new("p").unwrap(),
+                servers: Vec::new(),
+                tool_mode: None,
+                token: None,
+            },
+            servers: Arc::default(),
+            mode: ToolMode::All,
+            token: Arc::new(token),
+            catalog: Arc::default(),
+            view: Arc::default(),
+            index: OnceLock::new(),
+            search_list: OnceLock::new(),
+        }
+    }
+
+    #[test]
+    fn admission_needs_the_exact_bearer_token() {
+        let open = profile(ProfileToken::None);
+        assert!(!open.has_token());
+        assert_eq!(open.admit(None), Ok(()));
+        assert_eq!(open.admit(Some("Bearer anything")), Ok(()));
+
+        let guarded = profile(ProfileToken::Ready("s3cret-token-0123456".into()));
+        assert!(guarded.has_token());
+        for good in [
+            "Bearer s3cret-token-0123456",
+            "bearer s3cret-token-0123456",
+            "  BEARER   s3cret-token-0123456 ",
+        ] {
+            assert_eq!(guarded.admit(Some(good)), Ok(()), "{good}");
+        }
+        assert_eq!(
+            guarded.admit(None),
+            Err(Refused::Unauthorized(
+                "profile 'p' needs its token: send `Authorization: Bearer <token>`".into()
+            ))
+        );
+        for bad in [
+            "Bearer s3cret-token-012345",
+            "Bearer s3cret-token-01234567",
+            "Basic s3cret-token-0123456",
+            "s3cret-token-0123456",
+            "Bearer",
+        ] {
+            let refused = guarded.admit(Some(bad));
+            assert!(
+                matches!(refused, Err(Refused::Unauthorized(_))),
+                "{bad}: {refused:?}"
+            );
+            assert!(!format!("{refused:?}").contains("s3cret"), "{bad}");
+        }
+
+        let unreadable = profile(ProfileToken::Unavailable(
+            "its token could not be read".into(),
+        ));
+        assert!(unreadable.has_token());
+        assert_eq!(
+            unreadable.admit(Some("Bearer x")),
+            Err(Refused::Unavailable(
+                "profile 'p' cannot be used: its token could not be read".into()
+            ))
+        );
+    }
+}
