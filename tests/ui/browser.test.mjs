@@ -70,6 +70,8 @@ describe('dashboard in Chromium', () => {
     assert.deepEqual(ids, ['docs', 'alpha', 'beta', 'crashy', 'broken']);
     assert.equal(await page.getByTestId('endpoint').innerText(), hub.endpoint);
     assert.match(await page.getByTestId('totals').innerText(), /5 servers/);
+    // The endpoints: `/mcp`, with its mode and tool count.
+    assert.match(await page.getByTestId('endpoints').innerText(), /\/mcp\s+All servers\s+all tools · \d+ tools/);
     assert.match(await page.getByTestId('snippet-text').innerText(), new RegExp(hub.endpoint.replace(/[.]/g, '\\.')));
     await page.getByRole('tab', { name: 'Claude Desktop' }).click();
     assert.match(await page.getByTestId('snippet-text').innerText(), /"args": \[\s*"stdio"\s*\]/);

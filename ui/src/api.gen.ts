@@ -300,7 +300,7 @@ notifiedAt: string | null,
 behind: boolean, };
 
 /**
- * One merged MCP endpoint.
+ * One merged MCP endpoint: `/mcp`, or a profile's `/profiles/<name>/mcp`.
  */
 export type EndpointSnapshot = { 
 /**
@@ -314,7 +314,33 @@ toolMode: ToolMode,
 /**
  * How many tools its `tools/list` returns, built-in tools included.
  */
-tools: number, };
+tools: number, 
+/**
+ * Tokens of the tool definitions its `tools/list` returns (`o200k_base`,
+ * counted as each server's `toolTokens`); 0 until first counted.
+ */
+toolTokens: number, 
+/**
+ * The profile it serves; absent for `/mcp`.
+ */
+profile?: EndpointProfile, };
+
+/**
+ * What a profile's endpoint serves (never its token).
+ */
+export type EndpointProfile = { 
+/**
+ * The profile's name (the `<name>` of its path).
+ */
+name: string, 
+/**
+ * The server ids it serves, as configured.
+ */
+servers: Array<string>, 
+/**
+ * Whether requests need its bearer token.
+ */
+hasToken: boolean, };
 
 /**
  * What a merged endpoint lists (`settings.toolMode`).

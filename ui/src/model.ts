@@ -3,6 +3,7 @@
 // without a DOM; render.ts only lays these values out.
 
 import { ago, clock, duration, nameList, parseTime, plural, until } from './format';
+import { endpointRows, type EndpointRow } from './endpoints';
 import type {
   ConfigError,
   Health,
@@ -72,6 +73,8 @@ export interface ServerRow {
 
 export interface DashboardView {
   endpoint: string;
+  /** The merged endpoints with their tool and token totals (endpoints.ts). */
+  endpoints: EndpointRow[];
   version: string;
   totalsLabel: string;
   healthSummary: string;
@@ -371,6 +374,7 @@ export function dashboard(snapshot: HubSnapshot, now: number, tracker?: ChangeTr
     .join(' · ');
   return {
     endpoint: snapshot.endpoint,
+    endpoints: endpointRows(snapshot.endpoints),
     version: snapshot.version,
     totalsLabel: [
       plural(t.servers, 'server'),

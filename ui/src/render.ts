@@ -12,6 +12,7 @@ import { heldBlock, type ServerPins } from './held';
 import { activitySection, type ActivityState } from './activity';
 import { toolsButton, toolsRow, type ToolsActions, type ToolsState } from './tools';
 import { searchSection, type SearchActions, type SearchState } from './search';
+import { endpointsView } from './endpoints';
 
 export interface Notice {
   kind: 'ok' | 'error';
@@ -86,7 +87,8 @@ function header(s: PageState, a: Actions): TemplateResult {
         <div class="totals" data-testid="totals">
           <span>${v.totalsLabel}</span>
           ${v.healthSummary ? html`<span class="muted">${v.healthSummary}</span>` : nothing}
-        </div>`
+        </div>
+        ${endpointsView(v.endpoints)}`
       : nothing}
     <div class="header-actions">
       <span class="conn conn-${s.connection}" role="status" title=${s.connectionDetail ?? conn}>${conn}</span>

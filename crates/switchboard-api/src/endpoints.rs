@@ -18,7 +18,7 @@ pub enum ToolMode {
     Search,
 }
 
-/// One merged MCP endpoint.
+/// One merged MCP endpoint: `/mcp`, or a profile's `/profiles/<name>/mcp`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "camelCase")]
@@ -29,4 +29,25 @@ pub struct EndpointSnapshot {
     pub tool_mode: ToolMode,
     /// How many tools its `tools/list` returns, built-in tools included.
     pub tools: usize,
+    /// Tokens of the tool definitions its `tools/list` returns (`o200k_base`,
+    /// counted as each server's `toolTokens`); 0 until first counted.
+    #[serde(default)]
+    pub tool_tokens: usize,
+    /// The profile it serves; absent for `/mcp`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub profile: Option<EndpointProfile>,
+}
+
+/// What a profile's endpoint serves (never its token).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointProfile {
+    /// The profile's name (the `<name>` of its path).
+    pub name: String,
+    /// The server ids it serves, as configured.
+    pub servers: Vec<String>,
+    /// Whether requests need its bearer token.
+    pub has_token: bool,
 }

@@ -26,7 +26,7 @@ pub use control::{
     AuthErrorDetail, AuthFailure, DashboardLink, ErrorResponse, LogLine, LoginResponse,
     LogoutResponse, LogsResponse, RefreshAllResponse, RefreshResult, ReloadResponse, WireDuration,
 };
-pub use endpoints::{EndpointSnapshot, ToolMode};
+pub use endpoints::{EndpointProfile, EndpointSnapshot, ToolMode};
 pub use pins::{ApproveRequest, ApproveResponse, HeldDefinition, HeldResponse, HeldTool};
 pub use servers::{
     ImportCandidate, ImportOffer, ImportResponse, ImportSelection, ServerDefinition,

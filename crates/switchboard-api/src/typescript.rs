@@ -28,6 +28,7 @@ pub fn render() -> String {
         decl::<ListChange>(),
         decl::<SessionSnapshot>(),
         decl::<EndpointSnapshot>(),
+        decl::<EndpointProfile>(),
         decl::<ToolMode>(),
         decl::<AuthSnapshot>(),
         decl::<KeyringKind>(),

@@ -114,6 +114,7 @@ impl Kind {
         }
         if path == "/mcp"
             || path.starts_with("/mcp/")
+            || (path.starts_with("/profiles/") && path.ends_with("/mcp"))
             || (path.starts_with("/servers/") && (path.ends_with("/mcp") || path.contains("/mcp/")))
         {
             return Self::Mcp;
@@ -344,7 +345,7 @@ impl Access {
 }
 
 /// Compares secrets in time that does not depend on where they differ.
-fn same(a: &str, b: &str) -> bool {
+pub(crate) fn same(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;

@@ -3,11 +3,15 @@
 //! `switchboard__list_servers`, `switchboard__server_status` and
 //! `switchboard__refresh`. Turned off with `settings.builtinTools: false`.
 //! They take precedence over a configured server that happens to be called
-//! `switchboard`. In search mode two more, in [`search`].
+//! `switchboard`. In search mode two more, in [`search`]. On a profile's
+//! endpoint they answer about the profile's servers only ([`call`]).
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ErrorData, Tool};
 use serde_json::{Value, json};
 
+use std::collections::HashSet;
+
+use crate::config::ServerId;
 use crate::hub::HubHandle;
 use crate::listing::RefreshTrigger;
 
@@ -94,13 +98,19 @@ fn requested_id(params: &CallToolRequestParams) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Runs a built-in tool.
+/// Runs a built-in tool for a session that sees only the servers in `only`
+/// (a profile's; `None`: every server): the others are not listed, and
+/// asking about one answers as for an id no server has.
 pub async fn call(
     hub: &HubHandle,
     params: &CallToolRequestParams,
+    only: Option<&HashSet<ServerId>>,
 ) -> Result<CallToolResult, ErrorData> {
+    let visible = |id: &str| only.is_none_or(|set| set.iter().any(|s| s.as_str() == id));
     let snapshot = hub.snapshot();
-    let servers = serde_json::to_value(&snapshot.servers).unwrap_or(Value::Null);
+    let servers: Vec<&crate::snapshot::ServerSnapshot> =
+        snapshot.servers.iter().filter(|s| visible(&s.id)).collect();
+    let servers = serde_json::to_value(&servers).unwrap_or(Value::Null);
     match params.name.as_ref() {
         LIST_SERVERS => {
             let summary: Vec<Value> = servers
@@ -134,7 +144,7 @@ pub async fn call(
         }
         REFRESH => {
             let results = match requested_id(params) {
-                Some(id) => match hub.upstream(&id) {
+                Some(id) => match hub.upstream(&id).filter(|_| visible(&id)) {
                     Some(upstream) => {
                         vec![(
                             upstream.id.clone(),
@@ -147,7 +157,22 @@ pub async fn call(
                         ))]));
                     }
                 },
-                None => hub.refresh_all(RefreshTrigger::Manual).await,
+                None => match only {
+                    None => hub.refresh_all(RefreshTrigger::Manual).await,
+                    Some(set) => {
+                        let ids: Vec<ServerId> = hub
+                            .enabled_upstreams()
+                            .iter()
+                            .filter(|u| set.contains(&u.id))
+                            .map(|u| u.id.clone())
+                            .collect();
+                        let refreshed = futures::future::join_all(
+                            ids.iter().map(|id| hub.refresh(id, RefreshTrigger::Manual)),
+                        )
+                        .await;
+                        ids.into_iter().zip(refreshed).collect()
+                    }
+                },
             };
             let failed = results.iter().any(|(_, r)| r.is_err());
             let body: Vec<Value> = results
@@ -197,35 +222,35 @@ mod tests {
         .await;
         listed(&handle, "a", &["t"]);
 
-        let all = call(&handle, &request(LIST_SERVERS, json!({})))
+        let all = call(&handle, &request(LIST_SERVERS, json!({})), None)
             .await
             .unwrap();
         let servers = &all.structured_content.unwrap()["servers"];
         assert_eq!(servers[0]["id"], "a");
         assert_eq!(servers[0]["tools"], 1);
 
-        let status = call(&handle, &request(SERVER_STATUS, json!({"id": "a"})))
+        let status = call(&handle, &request(SERVER_STATUS, json!({"id": "a"})), None)
             .await
             .unwrap();
         assert_eq!(status.structured_content.unwrap()["id"], "a");
-        let unknown = call(&handle, &request(SERVER_STATUS, json!({"id": "zz"})))
+        let unknown = call(&handle, &request(SERVER_STATUS, json!({"id": "zz"})), None)
             .await
             .unwrap();
         assert_eq!(unknown.is_error, Some(true));
         assert!(
-            call(&handle, &request(SERVER_STATUS, json!({})))
+            call(&handle, &request(SERVER_STATUS, json!({})), None)
                 .await
                 .is_err()
         );
 
         // The server cannot start: the refresh reports it, as a tool error.
-        let refreshed = call(&handle, &request(REFRESH, json!({"id": "a"})))
+        let refreshed = call(&handle, &request(REFRESH, json!({"id": "a"})), None)
             .await
             .unwrap();
         assert_eq!(refreshed.is_error, Some(true));
         let body = refreshed.structured_content.unwrap();
         assert_eq!(body["servers"][0]["ok"], false);
-        let unknown = call(&handle, &request(REFRESH, json!({"id": "zz"})))
+        let unknown = call(&handle, &request(REFRESH, json!({"id": "zz"})), None)
             .await
             .unwrap();
         assert_eq!(unknown.is_error, Some(true));

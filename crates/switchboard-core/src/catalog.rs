@@ -37,6 +37,8 @@ use sha2::{Digest, Sha256};
 use crate::config::ServerId;
 use crate::listing::Capabilities;
 
+mod filter;
+
 /// Longest exposed tool or prompt name.
 pub const MAX_NAME_LEN: usize = 64;
 const SEPARATOR: &str = "__";

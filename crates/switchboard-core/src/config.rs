@@ -29,6 +29,7 @@
 //!   `command`, `args`, `env`, `cwd`, `url` and `headers`, expanded from
 //!   the environment by the loader (the values become secrets);
 //! - `secrets`: what in a config is a secret, and secret names;
+//! - `profiles`: the `profiles` key (named endpoints over some servers);
 //! - `redacted`: a server definition as shown to a person (secrets `***`)
 //!   and back (a `***` sent back keeps the old value);
 //! - `editor`: edits Switchboard makes to the file (turning a server on or
@@ -43,6 +44,7 @@ mod editor;
 mod expand;
 mod load;
 mod model;
+mod profiles;
 mod redacted;
 mod secrets;
 mod settings;
@@ -62,6 +64,7 @@ pub use model::{
     Config, ConfigValue, DEFAULT_LISTEN, MAX_SERVER_ID_LEN, OAuthConfig, ServerConfig, ServerId,
     ServerTimeouts, TransportConfig,
 };
+pub use profiles::{MAX_PROFILE_NAME_LEN, MIN_TOKEN_LEN, ProfileConfig, ProfileName};
 pub use redacted::{mask_definition_secrets, redact_definition, restore_redacted};
 pub use secrets::check_secret_name;
 pub use settings::{

@@ -5,8 +5,12 @@
 //!   `<server>__<name>`, lists from the merged [`Catalog`](crate::catalog::Catalog);
 //! - [`Scope::Server`] at `/servers/<id>/mcp`: exactly one upstream with its
 //!   original names, capabilities, server info and instructions (for clients
-//!   that want one server, and for the conformance suite). Both scopes share
-//!   the same upstream connection, cache and health.
+//!   that want one server, and for the conformance suite);
+//! - [`Scope::Profile`] at `/profiles/<name>/mcp`: merged like `/mcp`, over
+//!   the profile's servers only (its catalog, search and routing: a name of
+//!   another server is an unknown tool).
+//!
+//! Every scope shares the same upstream connections, cache and health.
 //!
 //! Lists never fan out live; calls route to the owning upstream with the call
 //! timeout, progress and cancellation forwarded; `logging/setLevel`,
@@ -127,14 +131,19 @@ impl Gateway {
         cancel: &tokio_util::sync::CancellationToken,
         served: &mut Served,
     ) -> Result<CallToolResponse, ErrorData> {
-        if *self.scope() == Scope::Merged
+        if self.scope().is_merged()
             && self.hub.settings().builtin_tools
             && crate::builtin::is_builtin(&request.name)
         {
             *served = Served::Builtin;
-            return crate::builtin::call(&self.hub, &request)
-                .await
-                .map(CallToolResponse::Complete);
+            let profile = self.profile_name().and_then(|name| self.hub.profile(name));
+            return crate::builtin::call(
+                &self.hub,
+                &request,
+                profile.as_ref().map(|p| p.servers.as_ref()),
+            )
+            .await
+            .map(CallToolResponse::Complete);
         }
         let (upstream, route) = self.route(Target::Tool(&request.name)).await?;
         *served = Served::Server(upstream.id.clone());
@@ -152,10 +161,23 @@ impl Gateway {
         Self { hub, session }
     }
 
+    /// The profile's name, for a session of a profile's endpoint.
+    fn profile_name(&self) -> Option<&str> {
+        match self.scope() {
+            Scope::Profile(name) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// Whether `server` is one this session sees.
+    fn in_scope(&self, server: &crate::config::ServerId) -> bool {
+        self.hub.sessions().covers(self.scope(), server)
+    }
+
     /// The upstream of a pass-through session.
     fn single(&self) -> Result<Option<Arc<Upstream>>, ErrorData> {
         match self.scope() {
-            Scope::Merged => Ok(None),
+            Scope::Merged | Scope::Profile(_) => Ok(None),
             Scope::Server(id) => self
                 .hub
                 .upstream(id.as_str())
@@ -422,7 +444,12 @@ impl ServerHandler for Gateway {
         self.session.set_log_level(request.level);
         let upstreams = match self.single()? {
             Some(upstream) => vec![upstream],
-            None => self.hub.running_upstreams(),
+            None => self
+                .hub
+                .running_upstreams()
+                .into_iter()
+                .filter(|u| self.in_scope(&u.id))
+                .collect(),
         };
         // Forwarded to every running server in scope that supports logging;
         // the connection is shared, so the most recent request wins upstream,

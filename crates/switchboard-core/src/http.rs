@@ -1,7 +1,8 @@
 //! The hub's HTTP surface (layer 5): one router on the hub's one listener.
 //!
-//! - the MCP routes (`mcp`): `/mcp`, the merged endpoint, and
-//!   `/servers/<id>/mcp`, one server's pass-through endpoint, with the JSON
+//! - the MCP routes (`mcp`): `/mcp`, the merged endpoint,
+//!   `/servers/<id>/mcp`, one server's pass-through endpoint, and
+//!   `/profiles/<name>/mcp`, the profiles (token check: `profiles`), with the JSON
 //!   fast path in front of rmcp (`fast_path`) and the session lifetimes of
 //!   `session_manager`;
 //! - the control API under `/api/v1` and the sign-in link at `/login`
@@ -40,6 +41,7 @@ pub mod fast_path;
 pub mod listener;
 mod mcp;
 mod pins;
+mod profiles;
 mod servers;
 pub mod session_manager;
 mod tools;

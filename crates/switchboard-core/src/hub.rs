@@ -9,7 +9,8 @@
 //! behind. The work is split by concern: `discovery` (listing servers, routing
 //! names and URIs to them), `publish` (catalog, snapshot, event fan-out),
 //! `apply` (carrying out a [`crate::reload::plan`]), `watcher` (the config
-//! file), `login` (OAuth), `warm` (the warm catalog).
+//! file), `login` (OAuth), `warm` (the warm catalog), `profiles` (the
+//! profiles' views, tokens and sessions).
 //!
 //! Ownership: upstream state is written only by each [`Upstream`]; the merged
 //! [`Catalog`] is written only by [`HubHandle::rebuild_catalog`] (under
@@ -45,6 +46,8 @@ pub use approve::ApproveError;
 mod discovery;
 mod login;
 mod poll;
+mod profiles;
+pub(crate) use profiles::Refused;
 mod publish;
 mod servers;
 mod tokens;
@@ -136,6 +139,8 @@ struct HubInner {
     /// when it ends.
     /// Search mode: the view in force, the search index, search mode's list.
     tool_mode: tool_mode::ToolModeState,
+    /// The profiles (`/profiles/<name>/mcp`): configs and views served.
+    profiles: profiles::ProfilesState,
     cold_deadlines: Mutex<
         std::collections::HashMap<
             ServerId,
@@ -290,6 +295,7 @@ impl Hub {
                 &settings,
             )),
             tool_mode: tool_mode::ToolModeState::new(&settings),
+            profiles: profiles::ProfilesState::default(),
             cold_deadlines: Mutex::new(std::collections::HashMap::new()),
             registry: Registry::default(),
             catalog: RwLock::new(Arc::new(Catalog::default())),
@@ -318,6 +324,7 @@ impl Hub {
             .collect();
         handle.inner.registry.replace(upstreams);
         handle.load_warm_catalog();
+        handle.set_profiles(config.profiles).await;
         handle.publish_snapshot();
         Ok(Self {
             handle,

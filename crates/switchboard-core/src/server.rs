@@ -47,17 +47,23 @@ fn serve_http(
     // Counted here because only this layer knows both the hub and its
     // built-in tools (a constant for the hub's lifetime); in the background,
     // as the tokenizer loads its vocabulary on first use.
-    if hub.settings().builtin_tools {
-        let counting = hub.clone();
-        tasks.spawn(async move {
+    let counting = hub.clone();
+    tasks.spawn(async move {
+        if counting.settings().builtin_tools {
             let tools = crate::builtin::tools();
             let count =
                 tokio::task::spawn_blocking(move || crate::token_count::count_tools(&tools));
             if let Ok(tokens) = count.await {
                 counting.set_builtin_tool_tokens(tokens);
             }
-        });
-    }
+        }
+        // Search mode's two tools (listed whenever an endpoint is in search mode).
+        let tools = crate::builtin::search::tools();
+        let count = tokio::task::spawn_blocking(move || crate::token_count::count_tools(&tools));
+        if let Ok(tokens) = count.await {
+            counting.set_search_tool_tokens(tokens);
+        }
+    });
     let router = crate::http::router(hub.clone());
     // Limits are read once: settings are fixed for the hub's lifetime.
     let limits = ConnectionLimits::from_settings(hub.settings());

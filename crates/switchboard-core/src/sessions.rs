@@ -40,20 +40,31 @@ pub(crate) mod table;
 pub use table::{HttpSessionError, HttpSessionKey, SessionTable, Usage, UseGuard};
 
 /// Which servers a session sees: every enabled one (the merged endpoint,
-/// `/mcp`) or exactly one (its pass-through route, `/servers/<id>/mcp`).
+/// `/mcp`), exactly one (its pass-through route, `/servers/<id>/mcp`), or a
+/// profile's (`/profiles/<name>/mcp`: merged, over the profile's servers).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Scope {
     Merged,
     Server(ServerId),
+    Profile(Arc<str>),
 }
 
 impl Scope {
-    /// Whether `server`'s news concerns sessions of this scope.
+    /// Whether `server`'s news concerns sessions of this scope. A profile's
+    /// servers are known to [`Sessions`] ([`Sessions::covers`]), not here:
+    /// for a profile this says no.
     pub fn covers(&self, server: &ServerId) -> bool {
         match self {
             Self::Merged => true,
             Self::Server(id) => id == server,
+            Self::Profile(_) => false,
         }
+    }
+
+    /// Whether sessions of this scope see merged lists (`<server>__<name>`
+    /// names from a catalog): `/mcp` and the profiles.
+    pub fn is_merged(&self) -> bool {
+        matches!(self, Self::Merged | Self::Profile(_))
     }
 }
 
@@ -243,6 +254,9 @@ pub struct Sessions {
     table: Arc<SessionTable>,
     /// Open `subscriptions/listen` streams (2026-07-28 clients).
     listeners: listen::Listeners,
+    /// Each profile's servers, set by the hub when profiles change, so news
+    /// of a server reaches the profile sessions that see it.
+    profile_servers: std::sync::RwLock<HashMap<Arc<str>, Arc<std::collections::HashSet<ServerId>>>>,
 }
 
 impl Sessions {
@@ -252,7 +266,52 @@ impl Sessions {
             by_http_id: Mutex::new(HashMap::new()),
             table,
             listeners: listen::Listeners::default(),
+            profile_servers: std::sync::RwLock::default(),
         }
+    }
+
+    /// Sets every profile's servers (the hub, whenever profiles change).
+    pub(crate) fn set_profile_servers(
+        &self,
+        profiles: HashMap<Arc<str>, Arc<std::collections::HashSet<ServerId>>>,
+    ) {
+        if let Ok(mut current) = self.profile_servers.write() {
+            *current = profiles;
+        }
+    }
+
+    /// Whether `server`'s news concerns sessions of `scope`.
+    pub fn covers(&self, scope: &Scope, server: &ServerId) -> bool {
+        match scope {
+            Scope::Profile(name) => self
+                .profile_servers
+                .read()
+                .ok()
+                .and_then(|p| p.get(name).map(|servers| servers.contains(server)))
+                .unwrap_or(false),
+            other => other.covers(server),
+        }
+    }
+
+    /// Closes every HTTP session of `scope` (a profile removed by a reload):
+    /// they leave the table at once, and rmcp ends their streams.
+    pub(crate) fn close_scope(&self, scope: &Scope, tasks: &tokio_util::task::TaskTracker) {
+        let closed = self.table.take_matching(|s| s.scope() == scope);
+        if closed.is_empty() {
+            return;
+        }
+        tracing::info!(
+            sessions = closed.len(),
+            ?scope,
+            "closing the sessions of a removed profile"
+        );
+        let table = self.table.clone();
+        tasks.spawn(async move {
+            for (id, manager) in closed {
+                table.close(&id, &manager).await;
+            }
+            table.changed();
+        });
     }
 
     /// The HTTP session table every MCP route's session manager shares.
@@ -334,7 +393,7 @@ impl Sessions {
     /// whose level admits it. On the merged endpoint the logger names the server.
     pub fn log(&self, server: &ServerId, params: &LoggingMessageNotificationParam) {
         for session in self.live() {
-            if !session.scope.covers(server) {
+            if !self.covers(&session.scope, server) {
                 continue;
             }
             let level = session.lock().log_level;
@@ -345,7 +404,7 @@ impl Sessions {
                 continue;
             };
             let mut message = params.clone();
-            if session.scope == Scope::Merged {
+            if session.scope.is_merged() {
                 message.logger = Some(match &params.logger {
                     Some(logger) => format!("{server}/{logger}"),
                     None => server.to_string(),
@@ -359,7 +418,8 @@ impl Sessions {
 
     /// Sends `resources/updated` to the sessions subscribed to the URI.
     pub fn resource_updated(&self, server: &ServerId, params: &ResourceUpdatedNotificationParam) {
-        self.listeners.resource_updated(server, &params.uri);
+        self.listeners
+            .resource_updated(server, &params.uri, |scope| self.covers(scope, server));
         for session in self.live() {
             let subscribed = session
                 .lock()
@@ -441,16 +501,25 @@ impl Sessions {
         versions: CatalogVersions,
         tasks: &tokio_util::task::TaskTracker,
     ) {
+        self.announce_to(&Scope::Merged, diff, versions, tasks);
+    }
+
+    /// [`Sessions::announce`] for the sessions of one merged scope (`/mcp`
+    /// or a profile), whose lists have their own versions.
+    pub fn announce_to(
+        &self,
+        scope: &Scope,
+        diff: CatalogDiff,
+        versions: CatalogVersions,
+        tasks: &tokio_util::task::TaskTracker,
+    ) {
         if !diff.any() {
             return;
         }
-        self.listeners.list_changed(
-            &Scope::Merged,
-            [diff.tools, diff.prompts, diff.resources],
-            tasks,
-        );
+        self.listeners
+            .list_changed(scope, [diff.tools, diff.prompts, diff.resources], tasks);
         for session in self.live() {
-            if session.scope != Scope::Merged {
+            if session.scope != *scope {
                 continue;
             }
             self.notify(

@@ -45,6 +45,9 @@ pub struct CatalogTokens {
     pub tools_version: u64,
     /// Tokens of each server's exposed tools.
     pub per_server: HashMap<ServerId, usize>,
+    /// Tokens of each tool, by exposed name (for the totals of endpoints
+    /// that list some tools: search mode's pinned ones, profiles).
+    pub per_tool: HashMap<std::sync::Arc<str>, usize>,
     /// Tokens of every tool in the catalog (the built-in tools excluded).
     pub total: usize,
 }
@@ -53,10 +56,12 @@ impl CatalogTokens {
     /// Counts `catalog`'s tools, grouped by the server each one leads to.
     pub fn of(catalog: &Catalog) -> Self {
         let mut per_server: HashMap<ServerId, usize> = HashMap::new();
+        let mut per_tool = HashMap::with_capacity(catalog.tools.len());
         let mut total = 0;
         for tool in catalog.tools.iter() {
             let tokens = count_tool(tool);
             total += tokens;
+            per_tool.insert(std::sync::Arc::from(tool.name.as_ref()), tokens);
             if let Some(route) = catalog.tool(&tool.name) {
                 *per_server.entry(route.server.clone()).or_default() += tokens;
             }
@@ -64,6 +69,7 @@ impl CatalogTokens {
         Self {
             tools_version: catalog.versions.tools,
             per_server,
+            per_tool,
             total,
         }
     }

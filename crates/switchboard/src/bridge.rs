@@ -18,9 +18,16 @@ use rmcp::RoleServer;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{IntoTransport, StreamableHttpClientTransport, Transport};
 
+/// The hub's base URL from an MCP endpoint URL: `/mcp` or a profile's
+/// `/profiles/<name>/mcp` taken off.
+fn hub_base(url: &str) -> &str {
+    let base = url.strip_suffix("/mcp").unwrap_or(url);
+    base.split_once("/profiles/").map_or(base, |(hub, _)| hub)
+}
+
 /// Forwards stdin/stdout to the hub at `url` until either side closes.
 pub async fn run(url: &str) -> anyhow::Result<()> {
-    let base = url.strip_suffix("/mcp").unwrap_or(url);
+    let base = hub_base(url);
     // Needed only by a hub that listens beyond loopback (see `remote`).
     let token = crate::remote::control_token(base).ok();
     check_hub(url, token.as_deref()).await?;
@@ -53,7 +60,7 @@ pub async fn run(url: &str) -> anyhow::Result<()> {
 /// A warning when nothing answers at the hub's `/mcp` URL `url` (used by
 /// `connect`, which writes the entry anyway); `None` when something does.
 pub async fn no_hub_warning(url: &str) -> Option<String> {
-    let base = url.strip_suffix("/mcp").unwrap_or(url);
+    let base = hub_base(url);
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(2))
         .build()

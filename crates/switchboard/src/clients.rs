@@ -34,6 +34,8 @@ mod hub_probe;
 mod import;
 #[path = "clients/jsonc.rs"]
 mod jsonc;
+#[path = "clients/profile.rs"]
+mod profile;
 #[path = "clients/read.rs"]
 mod read;
 
@@ -42,12 +44,13 @@ use std::path::PathBuf;
 pub use catalog::{Bases, Client, FileFormat, UnknownClient, detect_format};
 pub use connect::{
     ConnectReport, ConnectRequest, DisableMethod, DisabledServer, EntryChange, SWITCHBOARD_ENTRY,
-    connect, snippet,
+    connect, profile_snippet, snippet,
 };
 pub use import::{
     AddedServer, ApplyOutcome, FileStatus, ImportPlan, ImportRequest, ImportSource, InvalidServer,
     Origin, SkipReason, SkippedServer, SourceFile, apply_import, import, import_with,
 };
+pub use profile::{ProfileEntry, entry_name, profile_entry};
 
 /// Why reading or writing a client's or Switchboard's config failed.
 #[derive(Debug, thiserror::Error)]
@@ -87,4 +90,11 @@ pub enum ClientError {
     Refused { path: PathBuf, message: String },
     #[error("cannot find the home directory; set HOME")]
     NoHome,
+    /// A profile with a token, for a client that cannot send its header.
+    #[error(
+        "{client} reaches Switchboard through the `switchboard stdio` bridge, which cannot send \
+         profile '{profile}''s token; connect a client that speaks HTTP (claude-code, cursor, \
+         vscode, windsurf, codex, gemini), or use a profile without a token"
+    )]
+    NoHeaders { client: Client, profile: String },
 }

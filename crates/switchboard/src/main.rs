@@ -261,6 +261,11 @@ struct ConnectArgs {
     /// Also disable (or move out) the client's servers that Switchboard now serves.
     #[arg(long)]
     disable_imported: bool,
+    /// Connect a profile (`/profiles/<name>/mcp`, entry `switchboard-<name>`)
+    /// instead of the whole hub; its token, if any, is written as an
+    /// `Authorization` header.
+    #[arg(long, value_name = "NAME")]
+    profile: Option<String>,
     #[command(flatten)]
     hub: HubAddress,
 }
@@ -516,10 +521,34 @@ fn import(args: ImportArgs) -> anyhow::Result<std::process::ExitCode> {
 }
 
 async fn connect(args: ConnectArgs) -> anyhow::Result<std::process::ExitCode> {
-    let endpoint = format!("{}/mcp", args.hub.base_url()?);
+    let base = args.hub.base_url()?;
     let exe = std::env::current_exe().context("locating the switchboard binary")?;
+    let profile = match &args.profile {
+        Some(name) => {
+            Some(clients::profile_entry(name, &switchboard_config(args.hub.config.clone())).await?)
+        }
+        None => None,
+    };
+    let endpoint = match &profile {
+        Some(p) => format!("{base}/profiles/{}/mcp", p.name),
+        None => format!("{base}/mcp"),
+    };
+    if let Some(p) = &profile
+        && p.token.is_some()
+        && !args.client.speaks_http()
+    {
+        return Err(clients::ClientError::NoHeaders {
+            client: args.client,
+            profile: p.name.clone(),
+        }
+        .into());
+    }
     if args.print {
-        print(clients::snippet(args.client, &endpoint, &exe).trim_end())?;
+        let text = match &profile {
+            Some(p) => clients::profile_snippet(args.client, &endpoint, &exe, p),
+            None => clients::snippet(args.client, &endpoint, &exe),
+        };
+        print(text.trim_end())?;
         return Ok(std::process::ExitCode::SUCCESS);
     }
     let endpoint_for_warning = endpoint.clone();
@@ -531,6 +560,7 @@ async fn connect(args: ConnectArgs) -> anyhow::Result<std::process::ExitCode> {
         dry_run: args.dry_run,
         disable_imported: args.disable_imported,
         config_path: switchboard_config(args.hub.config),
+        profile,
     })?;
     print(report.to_string().trim_end())?;
     // The entry is written either way (the hub may be started later), but

@@ -250,7 +250,37 @@ pub fn render_status(snapshot: &HubSnapshot) -> String {
         "{} servers, {} tools{builtin}, {} prompts, {} resources",
         totals.servers, totals.tools, totals.prompts, totals.resources
     );
+    for endpoint in &snapshot.endpoints {
+        let _ = writeln!(out, "{}", endpoint_line(endpoint));
+    }
     out
+}
+
+/// One endpoint of the status: `/mcp` or a profile's, with what a client of
+/// it gets (never a profile's token, which the snapshot does not carry).
+pub fn endpoint_line(endpoint: &switchboard_api::EndpointSnapshot) -> String {
+    let mode = match endpoint.tool_mode {
+        switchboard_api::ToolMode::All => "all tools",
+        switchboard_api::ToolMode::Search => "search mode",
+    };
+    let mut line = format!(
+        "endpoint {}: {mode}, {} tools, {} tokens",
+        endpoint.path, endpoint.tools, endpoint.tool_tokens
+    );
+    if let Some(profile) = &endpoint.profile {
+        let servers = if profile.servers.is_empty() {
+            "no servers".to_string()
+        } else {
+            format!("servers {}", profile.servers.join(", "))
+        };
+        let token = if profile.has_token {
+            "needs its token"
+        } else {
+            "no token"
+        };
+        let _ = write!(line, " (profile {}: {servers}; {token})", profile.name);
+    }
+    line
 }
 
 /// How long ago an RFC 3339 time was, in words ("3 min").
@@ -315,6 +345,26 @@ mod tests {
                 resources: 2,
                 tool_tokens: 0,
             },
+            endpoints: vec![
+                switchboard_api::EndpointSnapshot {
+                    path: "/mcp".into(),
+                    tool_mode: switchboard_api::ToolMode::All,
+                    tools: 17,
+                    tool_tokens: 2345,
+                    profile: None,
+                },
+                switchboard_api::EndpointSnapshot {
+                    path: "/profiles/work/mcp".into(),
+                    tool_mode: switchboard_api::ToolMode::Search,
+                    tools: 5,
+                    tool_tokens: 900,
+                    profile: Some(switchboard_api::EndpointProfile {
+                        name: "work".into(),
+                        servers: vec!["fs".into()],
+                        has_token: true,
+                    }),
+                },
+            ],
             ..HubSnapshot::default()
         };
         let text = render_status(&snapshot);
@@ -334,6 +384,12 @@ mod tests {
         assert_eq!(
             lines[4],
             "2 servers, 17 tools (3 built-in), 0 prompts, 2 resources"
+        );
+        assert_eq!(lines[5], "endpoint /mcp: all tools, 17 tools, 2345 tokens");
+        assert_eq!(
+            lines[6],
+            "endpoint /profiles/work/mcp: search mode, 5 tools, 900 tokens \
+             (profile work: servers fs; needs its token)"
         );
     }
 

@@ -23,6 +23,7 @@ mod list_changed;
 mod merge;
 mod oauth;
 mod pins;
+mod profiles;
 mod reload;
 mod revision;
 mod routing;

@@ -110,16 +110,33 @@ pub fn bad_argument(tool: &str, err: &BadArgument) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(format!("{tool}: {err}"))])
 }
 
-/// Runs `switchboard__search_tools`.
-pub async fn search(hub: &HubHandle, arguments: Option<&JsonObject>) -> CallToolResult {
+/// Runs `switchboard__search_tools` over the merged catalog, or over a
+/// profile's (`profile`: its name) when it is called on a profile's endpoint.
+pub async fn search(
+    hub: &HubHandle,
+    profile: Option<&str>,
+    arguments: Option<&JsonObject>,
+) -> CallToolResult {
     let (query, limit) = match search_arguments(arguments) {
         Ok(checked) => checked,
         Err(err) => return bad_argument(SEARCH_TOOLS, &err),
     };
     // Lists servers never listed (bounded by the cold-list deadline); starts
     // nothing that has a listing, warm or live.
-    let catalog = hub.merged_catalog().await;
-    let index = hub.search_index(&catalog);
+    let index = match profile {
+        None => {
+            let catalog = hub.merged_catalog().await;
+            hub.search_index(&catalog)
+        }
+        Some(name) => match hub.profile_for_lists(name).await {
+            Some(profile) => profile.search_index(),
+            None => {
+                return CallToolResult::error(vec![ContentBlock::text(format!(
+                    "{SEARCH_TOOLS}: profile '{name}' is no longer configured"
+                ))]);
+            }
+        },
+    };
     let running: std::collections::HashSet<String> = hub
         .running_upstreams()
         .iter()

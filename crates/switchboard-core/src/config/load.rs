@@ -244,6 +244,7 @@ impl Config {
         Ok(Self {
             servers: raw.mcp_servers.0,
             settings: raw.settings.0,
+            profiles: raw.profiles,
         })
     }
 
@@ -369,10 +370,12 @@ fn de_server_call_secs<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duratio
 struct RawFile {
     mcp_servers: ServerList,
     settings: FileSettings,
+    profiles: Vec<super::ProfileConfig>,
 }
 
 /// Reads the file's top object: `mcpServers` (with `vars` for the
-/// references in it) and `settings`; other keys are ignored.
+/// references in it), `settings` and `profiles` (checked against
+/// `mcpServers` once both are read); other keys are ignored.
 struct FileSeed<'a, 'v>(&'a Vars<'v>);
 
 impl<'de> de::DeserializeSeed<'de> for FileSeed<'_, '_> {
@@ -387,6 +390,7 @@ impl<'de> de::DeserializeSeed<'de> for FileSeed<'_, '_> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawFile, A::Error> {
                 let mut servers: Option<ServerList> = None;
                 let mut settings: Option<FileSettings> = None;
+                let mut profiles: Option<Vec<super::ProfileConfig>> = None;
                 while let Some(key) = map.next_key::<String>()? {
                     match key.as_str() {
                         "mcpServers" if servers.is_some() => {
@@ -397,14 +401,29 @@ impl<'de> de::DeserializeSeed<'de> for FileSeed<'_, '_> {
                         }
                         "mcpServers" => servers = Some(map.next_value_seed(ListSeed(self.0))?),
                         "settings" => settings = Some(map.next_value()?),
+                        "profiles" if profiles.is_some() => {
+                            return Err(de::Error::duplicate_field("profiles"));
+                        }
+                        "profiles" => {
+                            let value: serde_json::Value = map.next_value()?;
+                            profiles = Some(
+                                super::profiles::parse_profiles(value)
+                                    .map_err(de::Error::custom)?,
+                            );
+                        }
                         _ => {
                             map.next_value::<de::IgnoredAny>()?;
                         }
                     }
                 }
+                let mcp_servers = servers.unwrap_or_default();
+                let profiles = profiles.unwrap_or_default();
+                super::profiles::check_servers(&profiles, &mcp_servers.0)
+                    .map_err(de::Error::custom)?;
                 Ok(RawFile {
-                    mcp_servers: servers.unwrap_or_default(),
+                    mcp_servers,
                     settings: settings.unwrap_or_default(),
+                    profiles,
                 })
             }
         }

@@ -60,11 +60,13 @@ impl fmt::Display for ServerId {
     }
 }
 
-/// The whole configuration: servers in file order plus settings.
+/// The whole configuration: servers in file order plus settings, and the
+/// profiles (by name; see `profiles.rs`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Config {
     pub servers: Vec<ServerConfig>,
     pub settings: Settings,
+    pub profiles: Vec<super::ProfileConfig>,
 }
 
 /// One upstream server as configured.

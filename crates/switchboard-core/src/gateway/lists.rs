@@ -1,6 +1,6 @@
-//! List requests of a downstream session: the merged catalog (prepared
-//! JSON bytes on the fast path, typed lists on rmcp's) or, for a pass-through
-//! session, its one server's lists; each answer records which version of the
+//! List requests of a downstream session: the merged catalog or a profile's
+//! (prepared JSON bytes on the fast path, typed lists on rmcp's) or, for a
+//! pass-through session, its one server's lists; each answer records which version of the
 //! list the session was served (see `Session::listed`).
 
 use std::sync::Arc;
@@ -63,7 +63,7 @@ impl Gateway {
         which: crate::catalog::ListResult,
     ) -> Option<Result<axum::body::Bytes, ErrorData>> {
         use crate::catalog::ListResult;
-        if *self.scope() != Scope::Merged {
+        if !self.scope().is_merged() {
             return None;
         }
         let kind = match which {
@@ -107,7 +107,15 @@ impl Gateway {
             let tools = caps.visible_tools(disabled);
             return Ok(Lists::Server(caps, tools));
         }
-        let catalog = self.hub.merged_catalog().await;
+        let catalog = match self.scope() {
+            Scope::Profile(name) => self
+                .hub
+                .profile_for_lists(name)
+                .await
+                .map(|p| p.catalog.clone())
+                .ok_or_else(|| super::route::profile_removed(name))?,
+            _ => self.hub.merged_catalog().await,
+        };
         let versions = catalog.versions;
         self.session.listed(
             kind,

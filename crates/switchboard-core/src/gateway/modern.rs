@@ -98,6 +98,12 @@ impl Gateway {
     pub(super) fn cache_hint(&self) -> CacheHint {
         let upstreams = match self.scope() {
             Scope::Merged => self.hub.running_upstreams(),
+            Scope::Profile(_) => self
+                .hub
+                .running_upstreams()
+                .into_iter()
+                .filter(|u| self.in_scope(&u.id))
+                .collect(),
             Scope::Server(id) => self.hub.upstream(id.as_str()).into_iter().collect(),
         };
         let mut ttl: Option<Duration> = None;
@@ -151,9 +157,18 @@ impl Gateway {
                 .collect(),
         );
         let stop = self.hub.shutdown_token();
+        // A profile's stream also ends when a reload removes the profile.
+        let removed = match self.scope() {
+            Scope::Profile(name) => self
+                .hub
+                .profile_removed(name)
+                .ok_or_else(|| super::route::profile_removed(name))?,
+            _ => tokio_util::sync::CancellationToken::new(),
+        };
         tokio::select! {
             () = context.cancelled() => {}
             () = stop.cancelled() => {}
+            () = removed.cancelled() => {}
         }
         drop(guard);
         for (uri, upstream) in resources {

@@ -140,7 +140,7 @@ impl Gateway {
             Err(err) => (outcome_of(err, cancel), Some(err.message.to_string()), 0),
         };
         let route = match self.scope() {
-            Scope::Merged => None,
+            Scope::Merged | Scope::Profile(_) => None,
             Scope::Server(id) => Some(id.clone()),
         };
         self.hub.activity().record(CallRecord {

@@ -48,6 +48,17 @@ impl Gateway {
             }
             return Ok((upstream, None));
         }
+        if let Some(name) = self.profile_name() {
+            return self.route_in_profile(name, target).await;
+        }
+        self.route_merged(target).await
+    }
+
+    /// [`Gateway::route`] on the merged endpoint (every enabled server).
+    async fn route_merged(
+        &self,
+        target: Target<'_>,
+    ) -> Result<(Arc<Upstream>, Option<Route>), ErrorData> {
         let (server, route) = match target {
             Target::Tool(name) => {
                 let route = match self.hub.route_tool(name).await {
@@ -90,6 +101,94 @@ impl Gateway {
             .ok_or_else(|| removed(&server))?;
         Ok((upstream, route))
     }
+}
+
+impl Gateway {
+    /// [`Gateway::route`] on a profile's endpoint: its catalog first; a name
+    /// it does not list is routed as on `/mcp` only when one of its servers
+    /// could own it (never listed yet, held, disabled tools), and otherwise,
+    /// or when it leads to a server outside the profile, it is unknown
+    /// (the error names the tool, never another server).
+    async fn route_in_profile(
+        &self,
+        name: &str,
+        target: Target<'_>,
+    ) -> Result<(Arc<Upstream>, Option<Route>), ErrorData> {
+        let profile = self
+            .hub
+            .profile(name)
+            .ok_or_else(|| profile_removed(name))?;
+        let found = match target {
+            Target::Tool(tool) => profile
+                .catalog
+                .tool(tool)
+                .map(|r| (r.server.clone(), Some(r.clone()))),
+            Target::Prompt(prompt) => profile
+                .catalog
+                .prompt(prompt)
+                .map(|r| (r.server.clone(), Some(r.clone()))),
+            Target::Resource(uri) => profile
+                .catalog
+                .resource_owner(uri)
+                .map(|s| (s.clone(), None)),
+        };
+        if let Some((server, route)) = found {
+            let upstream = self
+                .hub
+                .upstream(server.as_str())
+                .ok_or_else(|| removed(&server))?;
+            return Ok((upstream, route));
+        }
+        let (what, named) = match target {
+            Target::Tool(n) => ("tool", n),
+            Target::Prompt(n) => ("prompt", n),
+            Target::Resource(uri) => {
+                // Its servers never listed may own the URI: list them, look again.
+                let owner = match self.hub.profile_for_lists(name).await {
+                    Some(p) => p.catalog.resource_owner(uri).cloned(),
+                    None => None,
+                };
+                return match owner.and_then(|s| self.hub.upstream(s.as_str())) {
+                    Some(upstream) => Ok((upstream, None)),
+                    None => Err(ErrorData::resource_not_found(
+                        format!("no server of profile '{name}' offers resource '{uri}'"),
+                        Some(json!({"uri": uri})),
+                    )),
+                };
+            }
+        };
+        let could_own = self.hub.enabled_upstreams().iter().any(|u| {
+            profile.covers(&u.id) && crate::catalog::could_expose(u.config().prefix(), named)
+        });
+        if !could_own {
+            return Err(unknown(what, named));
+        }
+        match self.route_merged(target).await {
+            Ok((upstream, route)) if profile.covers(&upstream.id) => Ok((upstream, route)),
+            Ok(_) => Err(unknown(what, named)),
+            Err(err) => {
+                let server = err
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.get("server"))
+                    .and_then(|s| s.as_str())
+                    .and_then(|s| ServerId::new(s).ok());
+                match server {
+                    Some(server) if profile.covers(&server) => Err(err),
+                    _ => Err(unknown(what, named)),
+                }
+            }
+        }
+    }
+}
+
+/// The error for a request of a profile removed by a reload.
+pub(super) fn profile_removed(name: &str) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!("profile '{name}' is no longer configured"),
+        Some(json!({"profile": name, "kind": "removed"})),
+    )
 }
 
 /// The error for a tool held because its definition changed since it was
@@ -402,5 +501,136 @@ mod tests {
             err.message,
             "unknown tool 'a__t': server 'a' and 'a-b' are disabled"
         );
+    }
+
+    #[tokio::test]
+    async fn a_profile_sees_lists_routes_and_searches_only_its_servers() {
+        use crate::hub::testing::{NO_SUCH_COMMAND, hub as test_hub, listed};
+        use crate::sessions::ListKind;
+        let config = |profiles: &str| {
+            format!(
+                r#"{{"mcpServers":{{"a":{{"command":"{NO_SUCH_COMMAND}"}},"b":{{"command":"{NO_SUCH_COMMAND}"}}}},
+                    "profiles":{profiles}}}"#
+            )
+        };
+        let (_hub, handle) = test_hub(&config(
+            r#"{"p":{"servers":["a"]},"s":{"servers":["a"],"toolMode":"search"}}"#,
+        ))
+        .await;
+        listed(&handle, "a", &["t", "weather_forecast"]);
+        listed(&handle, "b", &["u", "weather_report"]);
+        let profile = Gateway::new(handle.clone(), Scope::Profile("p".into()));
+        let names: Vec<String> = profile
+            .lists(ListKind::Tools)
+            .await
+            .unwrap()
+            .tools(false)
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        assert_eq!(names, vec!["a__t", "a__weather_forecast"]);
+        assert_eq!(
+            route_of(&profile, Target::Tool("a__t")).await.unwrap(),
+            ("a".into(), Some("t".into()))
+        );
+        // Another server's tool, or no server's: unknown, naming only the tool.
+        for name in ["b__u", "nobody__x", "a__nope"] {
+            assert_eq!(
+                said(route_of(&profile, Target::Tool(name)).await),
+                (format!("unknown tool '{name}'"), None)
+            );
+        }
+        assert!(
+            route_of(&profile, Target::Prompt("b__p")).await.is_err(),
+            "another server's prompt"
+        );
+        // Search mode searches the profile's servers only.
+        let search = Gateway::new(handle.clone(), Scope::Profile("s".into()));
+        let found = crate::builtin::search::search(
+            &handle,
+            Some("s"),
+            Some(&serde_json::from_value(json!({"query": "weather"})).unwrap()),
+        )
+        .await;
+        let found: Vec<String> = found.structured_content.unwrap()["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(found, vec!["a__weather_forecast"]);
+        assert!(search.in_search_mode());
+        assert!(!profile.in_search_mode());
+        // The built-in tools answer about the profile's servers only.
+        let builtin = |name: &str, arguments: serde_json::Value| {
+            serde_json::from_value::<rmcp::model::CallToolRequestParams>(
+                json!({"name": name, "arguments": arguments}),
+            )
+            .unwrap()
+        };
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let rmcp::model::CallToolResponse::Complete(listed) = profile
+            .forward_call(
+                builtin("switchboard__list_servers", json!({})),
+                None,
+                &cancel,
+            )
+            .await
+            .unwrap()
+        else {
+            panic!("no result");
+        };
+        let ids: Vec<&str> = listed.structured_content.as_ref().unwrap()["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, vec!["a"]);
+        let rmcp::model::CallToolResponse::Complete(other) = profile
+            .forward_call(
+                builtin("switchboard__server_status", json!({"id": "b"})),
+                None,
+                &cancel,
+            )
+            .await
+            .unwrap()
+        else {
+            panic!("no result");
+        };
+        assert_eq!(other.is_error, Some(true));
+
+        // A reload drops `p`: its sessions' requests fail, naming the profile.
+        let mut next = Config::parse(
+            &config(r#"{"s":{"servers":["a","b"]}}"#),
+            Path::new("t.json"),
+        )
+        .unwrap();
+        next.settings.listen = handle.settings().listen;
+        handle.apply_config(next).await;
+        assert!(handle.profile("p").is_none());
+        let (message, kind) = said(route_of(&profile, Target::Tool("a__t")).await);
+        assert_eq!(message, "profile 'p' is no longer configured");
+        assert_eq!(kind, Some("removed".into()));
+        // `s` now sees both servers (and is no longer in search mode).
+        assert_eq!(
+            route_of(&search, Target::Tool("b__u")).await.unwrap(),
+            ("b".into(), Some("u".into()))
+        );
+        assert!(!search.in_search_mode());
+        // The snapshot lists `/mcp` and the profile, never a token.
+        let endpoints = handle.endpoints_snapshot();
+        let paths: Vec<&str> = endpoints.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, vec!["/mcp", "/profiles/s/mcp"]);
+        assert_eq!(endpoints[1].tools, 4);
+        assert_eq!(
+            endpoints[1].profile,
+            Some(switchboard_api::EndpointProfile {
+                name: "s".into(),
+                servers: vec!["a".into(), "b".into()],
+                has_token: false,
+            })
+        );
+        handle.shutdown();
     }
 }

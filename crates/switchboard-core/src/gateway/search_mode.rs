@@ -5,7 +5,8 @@
 //! call (built-in tools, pins and held tools, progress, cancellation, errors
 //! naming the server, the activity log). Tools that are not listed can still
 //! be called directly by name: search mode changes what is listed, not what
-//! may be called.
+//! may be called. A profile in search mode (`/profiles/<name>/mcp`) lists
+//! and searches only its servers' tools (`hub/profiles.rs`).
 
 use std::borrow::Cow;
 
@@ -20,9 +21,17 @@ use crate::catalog::Catalog;
 use crate::config::ToolMode;
 
 impl Gateway {
-    /// Whether this session is a merged one in search mode.
-    fn in_search_mode(&self) -> bool {
-        *self.scope() == Scope::Merged && self.hub.tool_view().mode == ToolMode::Search
+    /// Whether this session is a merged one (`/mcp` or a profile's) in
+    /// search mode.
+    pub(super) fn in_search_mode(&self) -> bool {
+        match self.scope() {
+            Scope::Merged => self.hub.tool_view().mode == ToolMode::Search,
+            Scope::Profile(name) => self
+                .hub
+                .profile(name)
+                .is_some_and(|p| p.mode == ToolMode::Search),
+            Scope::Server(_) => false,
+        }
     }
 
     /// The hub's own tools this session lists in search mode.
@@ -44,6 +53,10 @@ impl Gateway {
         if !self.in_search_mode() {
             return None;
         }
+        if let Scope::Profile(name) = self.scope() {
+            let profile = self.hub.profile(name)?;
+            return Some(profile.search_mode_tools(self.search_mode_builtins()));
+        }
         let view = self.hub.tool_view();
         Some(
             self.hub
@@ -56,6 +69,10 @@ impl Gateway {
     pub(super) fn search_mode_list(&self, catalog: &Catalog) -> Option<Bytes> {
         if !self.in_search_mode() {
             return None;
+        }
+        if let Scope::Profile(name) = self.scope() {
+            let profile = self.hub.profile(name)?;
+            return Some(profile.search_mode_list(|| self.search_mode_builtins()));
         }
         Some(
             self.hub
@@ -78,9 +95,12 @@ impl Gateway {
         }
         if request.name == SEARCH_TOOLS {
             *served = Served::Builtin;
-            return Some(Ok(
-                search::search(&self.hub, request.arguments.as_ref()).await
-            ));
+            return Some(Ok(search::search(
+                &self.hub,
+                self.profile_name(),
+                request.arguments.as_ref(),
+            )
+            .await));
         }
         match search::call_arguments(request.arguments.as_ref()) {
             Ok((name, arguments)) => {

@@ -200,6 +200,8 @@ async fn delete_session(state: &FastPath, request: Request, next: Next) -> Respo
     let path = request.uri().path();
     let manager = if path == "/mcp" {
         Some(state.services.merged_sessions.clone())
+    } else if let Some(name) = super::profiles::profile_of(path) {
+        state.services.profile_sessions(name)
     } else {
         path.strip_prefix("/servers/")
             .and_then(|p| p.strip_suffix("/mcp"))
@@ -318,6 +320,13 @@ async fn known_session(state: &FastPath, headers: &HeaderMap, path: &str) -> Opt
             state
                 .services
                 .pass_through_sessions(id)?
+                .has_session(&Arc::from(session_id))
+                .await
+        }
+        Scope::Profile(name) if super::profiles::profile_of(path) == Some(name.as_ref()) => {
+            state
+                .services
+                .profile_sessions(name)?
                 .has_session(&Arc::from(session_id))
                 .await
         }

@@ -1,6 +1,8 @@
 //! The MCP routes: `/mcp`, the merged service (every server behind one
-//! session), and `/servers/<id>/mcp`, one server's pass-through service
-//! (original names; see `sessions::Scope`), made on the route's first use.
+//! session), `/servers/<id>/mcp`, one server's pass-through service
+//! (original names; see `sessions::Scope`), and `/profiles/<name>/mcp`, a
+//! profile's merged service (behind the token guard of `profiles`); the
+//! last two are made on the route's first use.
 //!
 //! This module owns the services and their session managers: each route's
 //! manager is a [`HubSessionManager`] over the hub's one session table, and
@@ -29,6 +31,9 @@ use crate::sessions::Scope;
 /// One MCP route's rmcp service.
 type McpService = StreamableHttpService<Gateway, HubSessionManager>;
 
+/// A route's service and its session manager.
+type Served = (McpService, Arc<HubSessionManager>);
+
 /// The services of the MCP routes and their session managers.
 pub(crate) struct McpServices {
     hub: HubHandle,
@@ -37,6 +42,9 @@ pub(crate) struct McpServices {
     /// The pass-through routes' services and session managers, by server id;
     /// a short lock, never held across an `.await`.
     pass_through: Mutex<HashMap<ServerId, (McpService, Arc<HubSessionManager>)>>,
+    /// The profiles' services and session managers, by profile name (a
+    /// short lock too).
+    profiles: Mutex<HashMap<Arc<str>, Served>>,
 }
 
 impl McpServices {
@@ -46,6 +54,7 @@ impl McpServices {
             hub,
             merged_sessions,
             pass_through: Mutex::new(HashMap::new()),
+            profiles: Mutex::new(HashMap::new()),
         }
     }
 
@@ -77,6 +86,27 @@ impl McpServices {
             .clone()
     }
 
+    /// The service of profile `name`, made on first use.
+    fn profile_service(&self, name: &Arc<str>) -> McpService {
+        let mut services = self.profiles.lock().unwrap_or_else(|e| e.into_inner());
+        services
+            .entry(name.clone())
+            .or_insert_with(|| {
+                let sessions =
+                    Arc::new(HubSessionManager::new(self.hub.sessions().table().clone()));
+                let service = self.service(Scope::Profile(name.clone()), sessions.clone());
+                (service, sessions)
+            })
+            .0
+            .clone()
+    }
+
+    /// The session manager of a profile's route, once it has one.
+    pub(crate) fn profile_sessions(&self, name: &str) -> Option<Arc<HubSessionManager>> {
+        let services = self.profiles.lock().unwrap_or_else(|e| e.into_inner());
+        services.get(name).map(|(_, sessions)| sessions.clone())
+    }
+
     /// The session manager of a server's pass-through route, once it has one.
     pub(crate) fn pass_through_sessions(
         &self,
@@ -94,14 +124,35 @@ pub(super) fn routes(hub: HubHandle) -> Router {
     Router::new()
         .nest_service("/mcp", merged)
         .route("/servers/{id}/mcp", any(pass_through))
+        .route("/profiles/{name}/mcp", any(profile))
         .layer(middleware::from_fn_with_state(
             FastPath {
-                hub,
+                hub: hub.clone(),
                 services: services.clone(),
             },
             fast_path::layer,
         ))
+        // Outside the fast path: nothing of a profile is served unchecked.
+        .layer(middleware::from_fn_with_state(hub, super::profiles::guard))
         .with_state(services)
+}
+
+/// `/profiles/<name>/mcp`: the profile's merged service (the guard in front
+/// checked that it exists and the request's token).
+async fn profile(
+    State(services): State<Arc<McpServices>>,
+    Path(name): Path<String>,
+    request: Request,
+) -> Response {
+    use tower_service::Service;
+    let Some(profile) = services.hub.profile(&name) else {
+        return super::control::not_found(&name);
+    };
+    let mut service = services.profile_service(&profile.name);
+    match service.call(request).await {
+        Ok(response) => response.map(axum::body::Body::new),
+        Err(never) => match never {},
+    }
 }
 
 /// `/servers/<id>/mcp`: one upstream, original names (see `sessions::Scope`).

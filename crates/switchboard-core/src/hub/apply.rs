@@ -34,7 +34,10 @@ impl HubHandle {
         match loaded {
             Ok(config) => {
                 self.set_config_error(None);
-                Ok(self.apply_locked(config))
+                let profiles = config.profiles.clone();
+                let result = self.apply_locked(config);
+                self.set_profiles(profiles).await;
+                Ok(result)
             }
             Err(err) => {
                 tracing::warn!(error = %err, "config refused; the last good config keeps running");
@@ -47,7 +50,10 @@ impl HubHandle {
     /// Applies `config` (see the module docs).
     pub async fn apply_config(&self, config: Config) -> ReloadResult {
         let _pass = self.inner.reload_lock.lock().await;
-        self.apply_locked(config)
+        let profiles = config.profiles.clone();
+        let result = self.apply_locked(config);
+        self.set_profiles(profiles).await;
+        result
     }
 
     /// Carries out the plan from what runs to `config`: computes the next

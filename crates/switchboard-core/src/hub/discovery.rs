@@ -24,8 +24,15 @@ impl HubHandle {
     /// list request that waits for it, and every later list request — of any
     /// kind, from any session — waits at most until that same deadline.
     pub async fn merged_catalog(&self) -> Arc<Catalog> {
+        self.wait_for_listings(self.inner.registry.enabled()).await;
+        self.catalog()
+    }
+
+    /// The cold-start waits of [`HubHandle::merged_catalog`] for `upstreams`
+    /// only (a profile's servers).
+    pub(crate) async fn wait_for_listings(&self, upstreams: Vec<Arc<Upstream>>) {
         let mut cold = Vec::new();
-        for upstream in self.inner.registry.enabled() {
+        for upstream in upstreams {
             if let Some(wait) = self.ensure_fresh(&upstream).await {
                 cold.push((self.cold_deadline(&upstream), wait));
             }
@@ -36,7 +43,6 @@ impl HubHandle {
             });
             futures::future::join_all(waits).await;
         }
-        self.catalog()
     }
 
     /// Until when list requests wait for `upstream`'s first listing: set on

@@ -182,6 +182,7 @@ impl HubHandle {
             if diff.tools {
                 self.count_tool_tokens(next);
             }
+            self.refresh_profiles();
             self.publish_snapshot();
         }
     }

@@ -3,7 +3,9 @@
 //! told their tool list changed); the search index over the merged catalog,
 //! built lazily on the first search after the catalog's tools changed; and
 //! the prepared `tools/list` bytes of search mode, serialized once per
-//! catalog version and view, so the fast path stays a copy of bytes.
+//! catalog version and view, so the fast path stays a copy of bytes. Also
+//! the snapshot's `endpoints` (`/mcp` and the profiles) with their tool and
+//! token totals.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, RwLock};
@@ -17,6 +19,7 @@ use super::HubHandle;
 use crate::catalog::{Catalog, CatalogDiff, Route};
 use crate::config::{Settings, ToolMode};
 use crate::search::{Index, ToolDoc};
+use crate::token_count::CatalogTokens;
 
 /// What the merged endpoint lists: the mode and the pinned tools.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -41,7 +44,7 @@ pub(crate) struct SearchIndex {
 }
 
 impl SearchIndex {
-    fn build(catalog: Arc<Catalog>) -> Self {
+    pub(super) fn build(catalog: Arc<Catalog>) -> Self {
         let docs = catalog
             .tools
             .iter()
@@ -74,12 +77,32 @@ pub(crate) const SEARCH_TOOL_COUNT: usize = 2;
 
 type Prepared = (u64, Arc<ToolView>, bool, Bytes);
 
+/// Search mode's tool list over `catalog` (the merged one or a profile's):
+/// `builtin` first, then the catalog's pinned tools.
+pub(super) fn search_mode_tools(
+    catalog: &Catalog,
+    view: &ToolView,
+    builtin: Vec<Tool>,
+) -> Vec<Tool> {
+    let mut tools = builtin;
+    tools.extend(
+        catalog
+            .tools
+            .iter()
+            .filter(|t| view.pinned.contains(t.name.as_ref()))
+            .cloned(),
+    );
+    tools
+}
+
 /// The hub's search-mode state (one per hub).
 #[derive(Default)]
 pub(crate) struct ToolModeState {
     view: RwLock<Arc<ToolView>>,
     index: Mutex<Option<(u64, Arc<SearchIndex>)>>,
     listed: Mutex<Option<Prepared>>,
+    /// Tokens of the two search tools (set once by `server.rs`).
+    search_tool_tokens: std::sync::atomic::AtomicUsize,
 }
 
 impl ToolModeState {
@@ -135,36 +158,96 @@ impl HubHandle {
         self.inner
             .sessions
             .announce(diff, versions, &self.inner.tasks);
+        drop(_writer);
+        self.refresh_profiles();
     }
 
-    /// The merged endpoints for the snapshot: `/mcp`, its mode and how many
-    /// tools its `tools/list` returns.
+    /// The merged endpoints for the snapshot: `/mcp` and each profile's,
+    /// with its mode, how many tools its `tools/list` returns and their
+    /// tokens (from the counts made off the request path, `hub/tokens.rs`).
     pub(crate) fn endpoints_snapshot(&self) -> Vec<EndpointSnapshot> {
         let view = self.tool_view();
-        let catalog = self.catalog();
+        let tokens = self.tool_tokens();
+        let mut endpoints =
+            vec![self.endpoint_snapshot("/mcp".into(), &self.catalog(), view.mode, &view, &tokens)];
+        for profile in self.profiles() {
+            let mut endpoint = self.endpoint_snapshot(
+                format!("/profiles/{}/mcp", profile.name),
+                &profile.catalog,
+                profile.mode,
+                &view,
+                &tokens,
+            );
+            endpoint.profile = Some(switchboard_api::EndpointProfile {
+                name: profile.name.to_string(),
+                servers: profile
+                    .config
+                    .servers
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+                has_token: profile.has_token(),
+            });
+            endpoints.push(endpoint);
+        }
+        endpoints
+    }
+
+    /// One merged endpoint over `catalog` in `mode`.
+    fn endpoint_snapshot(
+        &self,
+        path: String,
+        catalog: &Catalog,
+        mode: ToolMode,
+        view: &ToolView,
+        tokens: &CatalogTokens,
+    ) -> EndpointSnapshot {
+        use std::sync::atomic::Ordering::Relaxed;
         // Set by the layer serving the built-ins (`set_builtin_tool_count`).
-        let builtin = self
-            .inner
-            .builtin_tools
-            .load(std::sync::atomic::Ordering::Relaxed);
-        let (tool_mode, tools) = match view.mode {
-            ToolMode::All => (WireToolMode::All, builtin + catalog.tools.len()),
-            ToolMode::Search => (
-                WireToolMode::Search,
-                builtin
-                    + SEARCH_TOOL_COUNT
-                    + catalog
-                        .tools
-                        .iter()
-                        .filter(|t| view.pinned.contains(t.name.as_ref()))
-                        .count(),
-            ),
+        let builtin = self.inner.builtin_tools.load(Relaxed);
+        let builtin_tokens = self.builtin_tool_tokens();
+        let of = |tool: &Tool| {
+            tokens
+                .per_tool
+                .get(tool.name.as_ref())
+                .copied()
+                .unwrap_or(0)
         };
-        vec![EndpointSnapshot {
-            path: "/mcp".into(),
-            tool_mode,
-            tools,
-        }]
+        match mode {
+            ToolMode::All => EndpointSnapshot {
+                path,
+                tool_mode: WireToolMode::All,
+                tools: builtin + catalog.tools.len(),
+                tool_tokens: builtin_tokens + catalog.tools.iter().map(of).sum::<usize>(),
+                profile: None,
+            },
+            ToolMode::Search => {
+                let pinned: Vec<&Tool> = catalog
+                    .tools
+                    .iter()
+                    .filter(|t| view.pinned.contains(t.name.as_ref()))
+                    .collect();
+                EndpointSnapshot {
+                    path,
+                    tool_mode: WireToolMode::Search,
+                    tools: builtin + SEARCH_TOOL_COUNT + pinned.len(),
+                    tool_tokens: builtin_tokens
+                        + self.inner.tool_mode.search_tool_tokens.load(Relaxed)
+                        + pinned.into_iter().map(of).sum::<usize>(),
+                    profile: None,
+                }
+            }
+        }
+    }
+
+    /// Sets the tokens of search mode's two tools (the layer that has them
+    /// counts them once, before serving).
+    pub(crate) fn set_search_tool_tokens(&self, tokens: usize) {
+        self.inner
+            .tool_mode
+            .search_tool_tokens
+            .store(tokens, std::sync::atomic::Ordering::Relaxed);
+        self.publish_snapshot();
     }
 
     /// The search index over `catalog` (the merged catalog a search is
@@ -192,15 +275,7 @@ impl HubHandle {
         view: &ToolView,
         builtin: Vec<Tool>,
     ) -> Vec<Tool> {
-        let mut tools = builtin;
-        tools.extend(
-            catalog
-                .tools
-                .iter()
-                .filter(|t| view.pinned.contains(t.name.as_ref()))
-                .cloned(),
-        );
-        tools
+        search_mode_tools(catalog, view, builtin)
     }
 
     /// Search mode's `tools/list` result as JSON bytes, prepared once per

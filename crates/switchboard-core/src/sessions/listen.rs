@@ -133,9 +133,9 @@ impl Listeners {
 
     /// Sends `notifications/resources/updated` to the streams that asked
     /// about `uri` of `server`.
-    pub fn resource_updated(&self, server: &ServerId, uri: &str) {
+    pub fn resource_updated(&self, server: &ServerId, uri: &str, covers: impl Fn(&Scope) -> bool) {
         for sink in self.sinks(|l| {
-            l.scope.covers(server)
+            covers(&l.scope)
                 && l.resources
                     .iter()
                     .any(|(u, s)| u.as_str() == uri && s == server)

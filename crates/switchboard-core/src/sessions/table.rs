@@ -203,6 +203,30 @@ impl SessionTable {
         Ok(victims)
     }
 
+    /// The sessions whose hub side `wanted` picks, taken out of the table
+    /// (and marked closed) for the caller to close.
+    pub(crate) fn take_matching(
+        &self,
+        wanted: impl Fn(&Session) -> bool,
+    ) -> Vec<(SessionId, Arc<LocalSessionManager>)> {
+        let mut entries = self.lock();
+        let picked: Vec<SessionId> = entries
+            .iter()
+            .filter(|(_, e)| e.session.upgrade().is_some_and(|s| wanted(&s)))
+            .map(|(id, _)| id.clone())
+            .collect();
+        picked
+            .into_iter()
+            .filter_map(|id| {
+                let entry = entries.remove(&id)?;
+                if let Some(session) = entry.session.upgrade() {
+                    session.mark_closed();
+                }
+                Some((id, entry.manager))
+            })
+            .collect()
+    }
+
     /// Sessions idle for longer than the expiry, taken out of the table.
     pub(crate) fn take_expired(&self) -> Vec<(SessionId, Arc<LocalSessionManager>)> {
         let Some(limit) = self.idle else {

@@ -14,6 +14,14 @@
 //!   file's own shape, to `<file>.switchboard-removed-<unix-seconds>` so they
 //!   can be pasted back. Claude Code's project `.mcp.json` files are shared
 //!   with a team and are never touched.
+//!
+//! With a profile (`--profile <name>`, [`ProfileEntry`]) the entry is
+//! `switchboard-<name>`, pointing at `/profiles/<name>/mcp`, and a profile's
+//! token goes in as an `Authorization: Bearer` header (`headers`, or Codex's
+//! `http_headers`); the file is then written owner-only (0600), and the
+//! report's snippet shows the token masked. Claude Desktop reaches the hub
+//! through the stdio bridge, which sends no headers: a profile with a token
+//! cannot be connected there ([`ClientError::NoHeaders`]).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -26,6 +34,7 @@ use toml_edit::{DocumentMut, Item, Table};
 use super::convert::{TransportKey, convert};
 use super::import::{existing_servers, points_at_switchboard};
 use super::jsonc::{Doc, render};
+use super::profile::{EntrySpec, ProfileEntry, codex_headers, entry_name};
 use super::read::{container_key, entries, item_to_json};
 use super::{Bases, Client, ClientError, FileFormat, fsio};
 
@@ -47,6 +56,8 @@ pub struct ConnectRequest {
     pub disable_imported: bool,
     /// Switchboard's config file, read for `disable_imported`.
     pub config_path: PathBuf,
+    /// Connect this profile (its endpoint is `endpoint`) instead of the hub.
+    pub profile: Option<ProfileEntry>,
 }
 
 /// What happened to the `switchboard` entry.
@@ -115,7 +126,18 @@ fn is_gemini_http_entry(entry: &Map<String, Value>, endpoint: &str) -> bool {
 
 /// The `switchboard` entry in `client`'s dialect (JSON clients only; Codex's
 /// is the TOML table in [`snippet`]).
-fn json_entry(client: Client, endpoint: &str, exe: &Path) -> Value {
+fn json_entry(client: Client, endpoint: &str, exe: &Path, token: Option<&str>) -> Value {
+    let mut entry = plain_json_entry(client, endpoint, exe);
+    if let (Some(token), Value::Object(map)) = (token, &mut entry) {
+        map.insert(
+            "headers".into(),
+            json!({"Authorization": format!("Bearer {token}")}),
+        );
+    }
+    entry
+}
+
+fn plain_json_entry(client: Client, endpoint: &str, exe: &Path) -> Value {
     match client {
         // The bridge finds a hub at the default address by itself (as
         // docs/cli.md shows); any other endpoint is passed with `--url`.
@@ -138,18 +160,47 @@ fn json_entry(client: Client, endpoint: &str, exe: &Path) -> Value {
 /// JSON document (`mcpServers`, or `servers` for VS Code) or Codex's TOML
 /// table. Used by `connect --print` and the UI's "Connect a client" panel.
 pub fn snippet(client: Client, endpoint: &str, exe: &Path) -> String {
+    spec_snippet(
+        client,
+        endpoint,
+        exe,
+        EntrySpec {
+            name: SWITCHBOARD_ENTRY,
+            token: None,
+        },
+    )
+}
+
+/// [`snippet`] for a profile's entry (its token included: for `--print`).
+pub fn profile_snippet(
+    client: Client,
+    endpoint: &str,
+    exe: &Path,
+    profile: &ProfileEntry,
+) -> String {
+    let name = entry_name(Some(profile));
+    spec_snippet(client, endpoint, exe, EntrySpec::of(Some(profile), &name))
+}
+
+fn spec_snippet(client: Client, endpoint: &str, exe: &Path, spec: EntrySpec<'_>) -> String {
     if client == Client::Codex {
         let mut doc = DocumentMut::new();
         let mut servers = Table::new();
         servers.set_implicit(true);
         let mut entry = Table::new();
         entry.insert("url", toml_edit::value(endpoint));
-        servers.insert(SWITCHBOARD_ENTRY, Item::Table(entry));
+        if let Some(token) = spec.token {
+            entry.insert("http_headers", codex_headers(token));
+        }
+        servers.insert(spec.name, Item::Table(entry));
         doc.insert("mcp_servers", Item::Table(servers));
         return doc.to_string();
     }
     let mut servers = Map::new();
-    servers.insert(SWITCHBOARD_ENTRY.into(), json_entry(client, endpoint, exe));
+    servers.insert(
+        spec.name.into(),
+        json_entry(client, endpoint, exe, spec.token),
+    );
     let mut root = Map::new();
     root.insert(
         container_key(client.format()).into(),
@@ -166,6 +217,18 @@ pub fn snippet(client: Client, endpoint: &str, exe: &Path) -> String {
 /// backup is made. With `dry_run` nothing is written either way.
 pub fn connect(req: &ConnectRequest) -> Result<ConnectReport, ClientError> {
     let client = req.client;
+    let name = entry_name(req.profile.as_ref());
+    let spec = EntrySpec::of(req.profile.as_ref(), &name);
+    if spec.token.is_some() && !client.speaks_http() {
+        return Err(ClientError::NoHeaders {
+            client,
+            profile: req
+                .profile
+                .as_ref()
+                .map(|p| p.name.clone())
+                .unwrap_or_default(),
+        });
+    }
     let path = client.config_path(&req.bases);
     let original = fsio::read_optional(&path)?;
     let known: Vec<(TransportKey, String)> = if req.disable_imported {
@@ -182,6 +245,7 @@ pub fn connect(req: &ConnectRequest) -> Result<ConnectReport, ClientError> {
             &path,
             &text,
             &req.endpoint,
+            spec,
             req.disable_imported.then_some(&known[..]),
         )?
     } else {
@@ -189,7 +253,8 @@ pub fn connect(req: &ConnectRequest) -> Result<ConnectReport, ClientError> {
             client,
             &path,
             &text,
-            json_entry(client, &req.endpoint, &req.exe),
+            json_entry(client, &req.endpoint, &req.exe, spec.token),
+            spec.name,
             req.disable_imported.then_some(&known[..]),
             req.dry_run,
         )?
@@ -212,7 +277,16 @@ pub fn connect(req: &ConnectRequest) -> Result<ConnectReport, ClientError> {
         file: path.clone(),
         dry_run: req.dry_run,
         entry: edit.entry,
-        snippet: snippet(client, &req.endpoint, &req.exe),
+        // A token shows masked: the report is printed and may be logged.
+        snippet: spec_snippet(
+            client,
+            &req.endpoint,
+            &req.exe,
+            EntrySpec {
+                name: spec.name,
+                token: spec.token.map(|_| "***"),
+            },
+        ),
         disabled: edit.disabled,
         disable_method,
         moved_to: None,
@@ -236,7 +310,13 @@ pub fn connect(req: &ConnectRequest) -> Result<ConnectReport, ClientError> {
         )?;
         report.moved_to = Some(target);
     }
-    fsio::write_atomic(&path, &edit.text, FileMode::Keep)?;
+    // A file that now holds a token is the owner's only.
+    let mode = if spec.token.is_some() {
+        FileMode::Private
+    } else {
+        FileMode::Keep
+    };
+    fsio::write_atomic(&path, &edit.text, mode)?;
     Ok(report)
 }
 
@@ -259,6 +339,7 @@ fn edit_json(
     path: &Path,
     text: &str,
     desired: Value,
+    entry_name: &str,
     known: Option<&[(TransportKey, String)]>,
     dry_run: bool,
 ) -> Result<Edited, ClientError> {
@@ -275,7 +356,7 @@ fn edit_json(
     };
     let mut doc = Doc::parse(text).map_err(syntax)?;
     let container = container_key(format);
-    let entry_path = [container, SWITCHBOARD_ENTRY];
+    let entry_path = [container, entry_name];
     let mut notes = Vec::new();
 
     // 1. The `switchboard` entry: add it, or fix its transport keys and keep the rest.
@@ -330,18 +411,17 @@ fn edit_json(
     if client == Client::Gemini
         && let Some(allowed) = doc.get(&["mcp", "allowed"]).map(|n| doc.node_value(n))
         && let Some(list) = allowed.as_array()
-        && !list.iter().any(|v| v.as_str() == Some(SWITCHBOARD_ENTRY))
+        && !list.iter().any(|v| v.as_str() == Some(entry_name))
     {
         let mut list = list.clone();
-        list.push(json!(SWITCHBOARD_ENTRY));
+        list.push(json!(entry_name));
         let next = doc
             .with_set(&["mcp", "allowed"], &Value::Array(list))
             .map_err(shape)?;
         doc = Doc::parse(next).map_err(syntax)?;
-        notes.push(
-            "added `switchboard` to `mcp.allowed`, which lists the only servers Gemini CLI starts"
-                .into(),
-        );
+        notes.push(format!(
+            "added `{entry_name}` to `mcp.allowed`, which lists the only servers Gemini CLI starts"
+        ));
     }
 
     // 3. Switch off what Switchboard already serves.
@@ -352,7 +432,10 @@ fn edit_json(
         let mut excluded: Vec<Value> = Vec::new();
         let mut moved = Value::Object(Map::new());
         for raw in entries(path, format, &root)? {
-            if raw.name == SWITCHBOARD_ENTRY || points_at_switchboard(&raw.value, None) {
+            if raw.name == SWITCHBOARD_ENTRY
+                || raw.name == entry_name
+                || points_at_switchboard(&raw.value, None)
+            {
                 continue;
             }
             let Ok(converted) = convert(format, &raw.value, false) else {
@@ -432,6 +515,7 @@ fn edit_toml(
     path: &Path,
     text: &str,
     endpoint: &str,
+    spec: EntrySpec<'_>,
     known: Option<&[(TransportKey, String)]>,
 ) -> Result<Edited, ClientError> {
     let shape = |message: &str| ClientError::Shape {
@@ -452,21 +536,35 @@ fn edit_toml(
         .ok_or_else(|| shape("`mcp_servers` is not a table"))?;
     let mut notes = Vec::new();
 
-    let entry = match servers.get_mut(SWITCHBOARD_ENTRY) {
+    let entry = match servers.get_mut(spec.name) {
         None => {
             let mut table = Table::new();
             table.insert("url", toml_edit::value(endpoint));
-            servers.insert(SWITCHBOARD_ENTRY, Item::Table(table));
+            if let Some(token) = spec.token {
+                table.insert("http_headers", codex_headers(token));
+            }
+            servers.insert(spec.name, Item::Table(table));
             EntryChange::Added
         }
         Some(item) => {
             let table = item
                 .as_table_like_mut()
-                .ok_or_else(|| shape("`mcp_servers.switchboard` is not a table"))?;
+                .ok_or_else(|| shape(&format!("`mcp_servers.{}` is not a table", spec.name)))?;
             let mut change = EntryChange::Unchanged;
             if table.get("url").and_then(Item::as_str) != Some(endpoint) {
                 table.insert("url", toml_edit::value(endpoint));
                 change = EntryChange::Updated;
+            }
+            if let Some(token) = spec.token {
+                let want = format!("Bearer {token}");
+                let has = table
+                    .get("http_headers")
+                    .and_then(|h| h.get("Authorization"))
+                    .and_then(Item::as_str);
+                if has != Some(want.as_str()) {
+                    table.insert("http_headers", codex_headers(token));
+                    change = EntryChange::Updated;
+                }
             }
             for key in ["command", "args", "env", "env_vars", "cwd"] {
                 if table.remove(key).is_some() {
@@ -485,7 +583,7 @@ fn edit_toml(
     let mut disabled = Vec::new();
     if let Some(known) = known {
         for (name, item) in servers.iter_mut() {
-            if name.get() == SWITCHBOARD_ENTRY {
+            if name.get() == SWITCHBOARD_ENTRY || name.get() == spec.name {
                 continue;
             }
             let raw = item_to_json(item);

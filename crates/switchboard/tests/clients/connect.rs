@@ -234,6 +234,7 @@ fn claude_desktop_gets_url_only_for_a_hub_off_the_default_address() {
         dry_run: false,
         disable_imported: false,
         config_path: m.config.clone(),
+        profile: None,
     })
     .unwrap();
     assert_eq!(
@@ -275,6 +276,7 @@ fn connect_refuses_a_malformed_file_and_leaves_it() {
         dry_run: false,
         disable_imported: false,
         config_path: m.config.clone(),
+        profile: None,
     })
     .unwrap_err();
     assert_eq!(
@@ -500,5 +502,115 @@ fn snippets_for_every_client() {
                 json_snippet("mcpServers", &format!("      \"httpUrl\": \"{ENDPOINT}\""))
             ),
         ]
+    );
+}
+
+#[test]
+fn a_profile_is_connected_with_its_token_as_a_header() {
+    const PROFILE_URL: &str = "http://127.0.0.1:8420/profiles/work/mcp";
+    const TOKEN: &str = "work-token-0123456789";
+    let profile = clients::ProfileEntry {
+        name: "work".into(),
+        token: Some(TOKEN.into()),
+    };
+    let bearer = format!("Bearer {TOKEN}");
+    for client in Client::ALL {
+        let m = Machine::new();
+        let path = m.install(client);
+        let request = ConnectRequest {
+            client,
+            bases: m.bases.clone(),
+            endpoint: PROFILE_URL.into(),
+            exe: EXE.into(),
+            dry_run: false,
+            disable_imported: false,
+            config_path: m.config.clone(),
+            profile: Some(profile.clone()),
+        };
+        if client == Client::ClaudeDesktop {
+            // The stdio bridge sends no headers: refused, the file untouched.
+            let before = fs::read_to_string(&path).unwrap();
+            let err = connect(&request).unwrap_err();
+            assert!(matches!(err, ClientError::NoHeaders { .. }), "{err}");
+            assert!(
+                err.to_string()
+                    .contains("cannot send profile 'work''s token"),
+                "{err}"
+            );
+            assert_eq!(fs::read_to_string(&path).unwrap(), before);
+            continue;
+        }
+        let report = connect(&request).unwrap();
+        assert_eq!(report.entry, EntryChange::Added, "{client}");
+        // The report never shows the token.
+        assert!(
+            !report.snippet.contains(TOKEN),
+            "{client}: {}",
+            report.snippet
+        );
+        assert!(!report.to_string().contains(TOKEN), "{client}");
+        let text = fs::read_to_string(&path).unwrap();
+        if client == Client::Codex {
+            let doc: toml_edit::DocumentMut = text.parse().unwrap();
+            let entry = &doc["mcp_servers"]["switchboard-work"];
+            assert_eq!(entry["url"].as_str(), Some(PROFILE_URL));
+            assert_eq!(
+                entry["http_headers"]["Authorization"].as_str(),
+                Some(bearer.as_str())
+            );
+        } else {
+            let (container, _) = expected_entry(client);
+            let root = parse_jsonc(&text);
+            let entry = &root[container]["switchboard-work"];
+            let url = ["url", "serverUrl", "httpUrl"]
+                .iter()
+                .find_map(|k| entry[*k].as_str());
+            assert_eq!(url, Some(PROFILE_URL), "{client}: {entry}");
+            assert_eq!(entry["headers"]["Authorization"], bearer, "{client}");
+            // The hub's own entry, where there was one, is left alone.
+            assert_ne!(root[container]["switchboard"]["url"], json!(PROFILE_URL));
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(
+                mode, 0o600,
+                "{client}: a file holding a token is the owner's only"
+            );
+        }
+        // Connecting again changes nothing.
+        let again = connect(&request).unwrap();
+        assert_eq!(
+            (again.entry, again.changed),
+            (EntryChange::Unchanged, false),
+            "{client}"
+        );
+    }
+}
+
+#[test]
+fn a_profile_without_a_token_needs_no_header() {
+    let m = Machine::new();
+    let path = m.install(Client::ClaudeCode);
+    let report = connect(&ConnectRequest {
+        client: Client::ClaudeCode,
+        bases: m.bases.clone(),
+        endpoint: "http://127.0.0.1:8420/profiles/open/mcp".into(),
+        exe: EXE.into(),
+        dry_run: false,
+        disable_imported: false,
+        config_path: m.config.clone(),
+        profile: Some(clients::ProfileEntry {
+            name: "open".into(),
+            token: None,
+        }),
+    })
+    .unwrap();
+    assert_eq!(report.entry, EntryChange::Added);
+    let root: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        root["mcpServers"]["switchboard-open"],
+        json!({"type": "http", "url": "http://127.0.0.1:8420/profiles/open/mcp"})
     );
 }

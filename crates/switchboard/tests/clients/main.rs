@@ -100,6 +100,7 @@ impl Machine {
             dry_run,
             disable_imported,
             config_path: self.config.clone(),
+            profile: None,
         })
         .unwrap()
     }

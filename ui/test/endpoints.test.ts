@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { endpointRows } from '../src/endpoints';
+
+describe('endpoints', () => {
+  it('describe /mcp and each profile with tools and tokens, never a token', () => {
+    const rows = endpointRows([
+      { path: '/mcp', toolMode: 'all', tools: 12, toolTokens: 3456 },
+      {
+        path: '/profiles/work/mcp',
+        toolMode: 'search',
+        tools: 5,
+        toolTokens: 0,
+        profile: { name: 'work', servers: ['github', 'jira'], hasToken: true },
+      },
+      {
+        path: '/profiles/empty/mcp',
+        toolMode: 'all',
+        tools: 1,
+        toolTokens: 80,
+        profile: { name: 'empty', servers: [], hasToken: false },
+      },
+    ]);
+    expect(rows).toEqual([
+      { path: '/mcp', title: 'All servers', detail: 'all tools · 12 tools · ≈3,456 tokens' },
+      {
+        path: '/profiles/work/mcp',
+        title: 'Profile work',
+        detail: 'search mode · 5 tools · tokens not counted yet · servers: github, jira · needs its token',
+      },
+      {
+        path: '/profiles/empty/mcp',
+        title: 'Profile empty',
+        detail: 'all tools · 1 tool · ≈80 tokens · no servers · no token',
+      },
+    ]);
+  });
+
+  it('is empty without endpoints', () => {
+    expect(endpointRows(undefined)).toEqual([]);
+    expect(endpointRows([])).toEqual([]);
+  });
+});
