@@ -256,11 +256,21 @@ upstream_http() {
             url_from fixture "listening on " || return 1
             UP_URL=$URL ;;
         everything)
-            local port; port=$("$BENCH" free-port)
-            start everything env PORT="$port" "$EVERYTHING" streamableHttp
-            UP_PID=$PID
-            UP_URL=http://127.0.0.1:$port/mcp
-            "$BENCH" wait --url "$UP_URL" --timeout 30 || return 1 ;;
+            # server-everything takes a port number, not 0: a port picked free can be taken
+            # by another process before node binds it, so a start that exits is tried again
+            # once on a new port.
+            local port attempt
+            for attempt in 1 2; do
+                port=$("$BENCH" free-port)
+                start everything env PORT="$port" "$EVERYTHING" streamableHttp
+                UP_PID=$PID
+                UP_URL=http://127.0.0.1:$port/mcp
+                "$BENCH" wait --url "$UP_URL" --timeout 30 && return 0
+                log "  server-everything (HTTP) did not answer on port $port (attempt $attempt); stderr:"
+                tail -n 5 "$WORK/everything.err" >&2 2>/dev/null || true
+                stop "$UP_PID"
+            done
+            return 1 ;;
     esac
 }
 
