@@ -178,6 +178,22 @@ impl Upstream {
             })
     }
 
+    /// Whether the server runs protocol 2026-07-28 or later (starting it if needed).
+    pub(crate) async fn is_modern(self: &Arc<Self>) -> bool {
+        match self.connection().await {
+            Ok(conn) => super::listen::is_modern(&conn.peer),
+            Err(_) => false,
+        }
+    }
+
+    /// The resource URIs sessions are subscribed to.
+    pub(super) fn subscribed_uris(&self) -> Vec<String> {
+        let subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+        let mut uris: Vec<String> = subs.keys().cloned().collect();
+        uris.sort();
+        uris
+    }
+
     /// Whether the running server advertised a capability.
     pub(super) async fn advertises(
         self: &Arc<Self>,
@@ -217,6 +233,11 @@ impl Upstream {
         if !first {
             return Ok(());
         }
+        if self.is_modern().await {
+            // Asked for on the connection's `subscriptions/listen` (see `listen`).
+            self.listen_changed.notify_waiters();
+            return Ok(());
+        }
         let request = ClientRequest::SubscribeRequest(Request::new(
             rmcp::model::SubscribeRequestParams::new(uri),
         ));
@@ -247,6 +268,10 @@ impl Upstream {
             }
         };
         if !last {
+            return Ok(());
+        }
+        if self.is_modern().await {
+            self.listen_changed.notify_waiters();
             return Ok(());
         }
         let request = ClientRequest::UnsubscribeRequest(Request::new(
