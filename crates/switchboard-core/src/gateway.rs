@@ -165,6 +165,7 @@ fn downstream(context: &RequestContext<RoleServer>) -> Option<Downstream> {
         request_id: context.id.clone(),
         progress_token: context.meta.get_progress_token(),
         collect: None,
+        capabilities: None,
     })
 }
 

@@ -171,6 +171,7 @@ impl Gateway {
         let mut ds = downstream(context);
         if let Some(ds) = ds.as_mut() {
             ds.collect = Some(collect);
+            ds.capabilities = Some(context.meta.client_capabilities().unwrap_or_default());
         }
         let cancel = CancellationToken::new();
         let gateway = self.clone();

@@ -68,6 +68,24 @@ pub struct Downstream {
     /// they are handed here instead, to become an input-required result
     /// (see `gateway::input_flow`).
     pub collect: Option<tokio::sync::mpsc::Sender<Asked>>,
+    /// The capabilities a 2026-07-28 client declared in its request's
+    /// `_meta` (an older client's are in its peer info).
+    pub capabilities: Option<ClientCapabilities>,
+}
+
+impl Downstream {
+    /// What the client can be asked, as a 2026-07-28 server must be told in
+    /// each request's `_meta`: the hub asks only for what the client can answer.
+    pub(crate) fn client_capabilities(&self) -> ClientCapabilities {
+        match &self.capabilities {
+            Some(capabilities) => capabilities.clone(),
+            None => self
+                .peer
+                .peer_info()
+                .map(|info| info.capabilities.clone())
+                .unwrap_or_default(),
+        }
+    }
 }
 
 /// A server→client request of an older server, waiting for the answer a

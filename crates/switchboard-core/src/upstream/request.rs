@@ -42,7 +42,16 @@ impl Upstream {
         let conn = self.connection().await?;
         let started = Instant::now();
         let timeout = self.call_timeout();
-        let options = PeerRequestOptions::with_timeout(timeout).reset_timeout_on_progress();
+        let mut options = PeerRequestOptions::with_timeout(timeout).reset_timeout_on_progress();
+        // A 2026-07-28 server learns from each request's `_meta` what the
+        // client can be asked: the client's own capabilities, not the hub's.
+        if let Some(downstream) = &downstream
+            && super::listen::is_modern(&conn.peer)
+        {
+            let mut meta = rmcp::model::RequestMetaObject::new();
+            meta.set_client_capabilities(downstream.client_capabilities());
+            options = options.with_meta(meta);
+        }
         let stuck = async {
             match &conn.stdio {
                 Some(health) => health.stuck().await,
