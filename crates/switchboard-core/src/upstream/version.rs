@@ -9,7 +9,9 @@
 //! offers there (an rmcp server limited to 2025-11-25, say) leaves that
 //! connection unusable: the hub notes it and starts the server again at once
 //! with the legacy `initialize`, and keeps doing so for this server (until
-//! its config changes, which makes a new `Upstream`).
+//! its config changes, which makes a new `Upstream`). So is a server that
+//! answers `server/discover` with a result of another kind (some older
+//! servers answer every unknown method with an empty result).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -36,6 +38,9 @@ pub(super) fn wants_initialize(err: &ClientInitializeError) -> bool {
         ClientInitializeError::NoCompatibleProtocolVersion {
             server_supported, ..
         } => server_supported.iter().any(ProtocolVersion::has_initialize),
+        // An older server that answers any unknown method with an empty
+        // result answers `server/discover` with one too.
+        ClientInitializeError::ExpectedInitResult(_) => true,
         _ => false,
     }
 }
@@ -93,6 +98,9 @@ mod tests {
         ])));
         assert!(!wants_initialize(&refused(Vec::new())));
         assert!(!wants_initialize(&ClientInitializeError::Cancelled));
+        assert!(wants_initialize(
+            &ClientInitializeError::ExpectedInitResult(None)
+        ));
         assert!(matches!(auto(), ClientLifecycleMode::Auto { .. }));
     }
 }
