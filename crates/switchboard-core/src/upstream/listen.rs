@@ -6,7 +6,8 @@
 //! hands what arrives to the same handler code as the older protocols'
 //! notifications ([`UpstreamClient::list_changed`],
 //! [`UpstreamClient::resource_updated`]). A listen that fails or ends is
-//! opened again after [`RETRY`], until the connection closes.
+//! opened again after [`RETRY`], until the connection closes; a server
+//! without the method (`-32601`) is not asked again on that connection.
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -105,6 +106,14 @@ async fn run(
         };
         let mut subscription = match opened {
             Ok(subscription) => subscription,
+            Err(rmcp::ServiceError::McpError(err))
+                if err.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND =>
+            {
+                // The server has no `subscriptions/listen`: the hub's polling
+                // is all there is (asking again would only repeat this).
+                tracing::debug!(server = %client.server, "server has no subscriptions/listen");
+                return;
+            }
             Err(err) => {
                 tracing::debug!(server = %client.server, %err, "subscriptions/listen failed");
                 tokio::select! {
