@@ -61,6 +61,14 @@ CONFORMANCE2_STDIO_EXCLUDED=(
     input-required-result-ignore-extra-params
     input-required-result-validate-input
 )
+# Scenarios that fail on http-pass since the hub speaks 2026-07-28 to the fixture's HTTP layer:
+# their tools send sampling/elicitation requests, which the fixture's stateless 2026-07-28
+# handler cannot send (the tool answers "Elicitation not supported or error: MCP error -32601");
+# a 2025-11-25 session with the fixture is what they need. Not held to "passes directly ->
+# passes through" in strict runs (docs/conformance.md, "Known trade-off on http-pass").
+CONFORMANCE2_HTTP_2026_KNOWN=(
+    tools-call-sampling tools-call-elicitation elicitation-sep1034-defaults elicitation-sep1330-enums
+)
 # The suite's client scenarios run with the hub as the client (docs/conformance.md, "Client side"):
 # every one not about OAuth and not an extension.
 CONFORMANCE2_CLIENT_SCENARIOS=(
@@ -256,10 +264,12 @@ conformance2_table() {
     local mode="$1"
     shift
     conformance_node - "$CONFORMANCE2_OUT" "$mode" "${CONFORMANCE2_STRICT_RUNS-2025-11-25}" \
-        "$CONFORMANCE2_EXPECTED" "${CONFORMANCE2_STDIO_EXCLUDED[*]}" "$*" <<'JS'
+        "$CONFORMANCE2_EXPECTED" "${CONFORMANCE2_STDIO_EXCLUDED[*]}" "$*" \
+        "${CONFORMANCE2_HTTP_2026_KNOWN[*]}" <<'JS'
 const fs = require("fs");
 const path = require("path");
-const [out, mode, strictRuns, expectedFile, excludedList, runList] = process.argv.slice(2);
+const [out, mode, strictRuns, expectedFile, excludedList, runList, httpKnownList] = process.argv.slice(2);
+const httpKnown = new Set((httpKnownList || "").split(/\s+/).filter(Boolean));
 const strict = new Set(strictRuns.split(/\s+/).filter(Boolean));
 const excluded = new Set(excludedList.split(/\s+/).filter(Boolean));
 const runs = runList.split(/\s+/).filter(Boolean);
@@ -308,7 +318,8 @@ for (const run of runs) {
   for (const s of order) {
     const cells = targets.map((t) => cell(t, s));
     const regress = res.direct.get(s) === true && cells.slice(1).some((c) => c !== "pass" && c !== "n/a");
-    md.push(`| ${s}${regress ? " **(regression)**" : ""} | ${cells.join(" | ")} |`);
+    const known = httpKnown.has(s) && cell("http-pass", s) === "FAIL";
+    md.push(`| ${s}${regress ? (known ? " (known: http-pass speaks 2026-07-28)" : " **(regression)**") : ""} | ${cells.join(" | ")} |`);
   }
   md.push(`| **passed** | ${targets.map((t) => totals[t]).join(" | ")} |`, "");
   for (const t of targets) {
@@ -320,6 +331,7 @@ for (const run of runs) {
       if (res.direct.get(s) !== true) continue;
       for (const t of targets.slice(1)) {
         const c = cell(t, s);
+        if (t === "http-pass" && httpKnown.has(s)) continue;
         if (c !== "pass" && c !== "n/a") problems.push(`${run}: ${s} passes directly but is ${c} on ${t}`);
       }
     }
