@@ -6,6 +6,10 @@
 #                           run the suite directly against the fixture (HTTP) and through the three
 #                           routes, compare per scenario, print the table and write it to
 #                           $CONFORMANCE2_OUT/table.md (default target/conformance2/)
+#   scripts/conformance2.sh --client [SCENARIO...]
+#                           run the suite's non-auth client scenarios (CONFORMANCE2_CLIENT_SCENARIOS)
+#                           with switchboard-conformance-client (Switchboard's upstream client as the
+#                           client under test); fails when one in CONFORMANCE2_CLIENT_EXPECTED fails
 #   scripts/conformance2.sh --install
 #                           only install the suite and the fixture's npm dependencies (idempotent)
 #   scripts/conformance2.sh --write-expected [RUN...]
@@ -56,6 +60,29 @@ CONFORMANCE2_STDIO_EXCLUDED=(
     input-required-result-capability-check
     input-required-result-ignore-extra-params
     input-required-result-validate-input
+)
+# Scenarios that fail on http-pass since the hub speaks 2026-07-28 to the fixture's HTTP layer:
+# their tools send sampling/elicitation requests, which the fixture's stateless 2026-07-28
+# handler cannot send (the tool answers "Elicitation not supported or error: MCP error -32601");
+# a 2025-11-25 session with the fixture is what they need. Not held to "passes directly ->
+# passes through" in strict runs (docs/conformance.md, "Known trade-off on http-pass").
+CONFORMANCE2_HTTP_2026_KNOWN=(
+    tools-call-sampling tools-call-elicitation elicitation-sep1034-defaults elicitation-sep1330-enums
+)
+# The suite's client scenarios run with the hub as the client (docs/conformance.md, "Client side"):
+# every one not about OAuth and not an extension.
+CONFORMANCE2_CLIENT_SCENARIOS=(
+    initialize tools_call elicitation-sep1034-client-defaults sse-retry request-metadata
+    sep-2322-client-request-state http-standard-headers http-custom-headers
+    http-invalid-tool-headers json-schema-ref-no-deref json-schema-2020-12-preservation
+)
+# Those that pass today (gated): http-custom-headers (no Mcp-Param-* headers from the hub's
+# upstream client) and json-schema-2020-12-preservation (the driver does not echo the schema)
+# do not.
+CONFORMANCE2_CLIENT_EXPECTED=(
+    initialize tools_call elicitation-sep1034-client-defaults sse-retry request-metadata
+    sep-2322-client-request-state http-standard-headers http-invalid-tool-headers
+    json-schema-ref-no-deref
 )
 # ----------------------------------------------------------------------------------------------
 
@@ -237,10 +264,12 @@ conformance2_table() {
     local mode="$1"
     shift
     conformance_node - "$CONFORMANCE2_OUT" "$mode" "${CONFORMANCE2_STRICT_RUNS-2025-11-25}" \
-        "$CONFORMANCE2_EXPECTED" "${CONFORMANCE2_STDIO_EXCLUDED[*]}" "$*" <<'JS'
+        "$CONFORMANCE2_EXPECTED" "${CONFORMANCE2_STDIO_EXCLUDED[*]}" "$*" \
+        "${CONFORMANCE2_HTTP_2026_KNOWN[*]}" <<'JS'
 const fs = require("fs");
 const path = require("path");
-const [out, mode, strictRuns, expectedFile, excludedList, runList] = process.argv.slice(2);
+const [out, mode, strictRuns, expectedFile, excludedList, runList, httpKnownList] = process.argv.slice(2);
+const httpKnown = new Set((httpKnownList || "").split(/\s+/).filter(Boolean));
 const strict = new Set(strictRuns.split(/\s+/).filter(Boolean));
 const excluded = new Set(excludedList.split(/\s+/).filter(Boolean));
 const runs = runList.split(/\s+/).filter(Boolean);
@@ -289,7 +318,8 @@ for (const run of runs) {
   for (const s of order) {
     const cells = targets.map((t) => cell(t, s));
     const regress = res.direct.get(s) === true && cells.slice(1).some((c) => c !== "pass" && c !== "n/a");
-    md.push(`| ${s}${regress ? " **(regression)**" : ""} | ${cells.join(" | ")} |`);
+    const known = httpKnown.has(s) && cell("http-pass", s) === "FAIL";
+    md.push(`| ${s}${regress ? (known ? " (known: http-pass speaks 2026-07-28)" : " **(regression)**") : ""} | ${cells.join(" | ")} |`);
   }
   md.push(`| **passed** | ${targets.map((t) => totals[t]).join(" | ")} |`, "");
   for (const t of targets) {
@@ -301,6 +331,7 @@ for (const run of runs) {
       if (res.direct.get(s) !== true) continue;
       for (const t of targets.slice(1)) {
         const c = cell(t, s);
+        if (t === "http-pass" && httpKnown.has(s)) continue;
         if (c !== "pass" && c !== "n/a") problems.push(`${run}: ${s} passes directly but is ${c} on ${t}`);
       }
     }
@@ -387,11 +418,53 @@ JS
     return $rc
 }
 
+# Runs the given client scenarios (default: CONFORMANCE2_CLIENT_SCENARIOS) one at a time with the
+# pinned 0.2.x suite against switchboard-conformance-client (each bounded by the suite's timeout
+# and CONFORMANCE2_RUN_TIMEOUT_SECS); prints PASS/FAIL per scenario and fails when one listed in
+# CONFORMANCE2_CLIENT_EXPECTED did not pass.
+conformance2_client() {
+    local scenarios=("$@")
+    [[ ${#scenarios[@]} -gt 0 ]] || scenarios=("${CONFORMANCE2_CLIENT_SCENARIOS[@]}")
+    conformance2_install || return 1
+    local bins client
+    bins="$(conformance_bin_dir)" || return 1
+    client="$bins/switchboard-conformance-client"
+    [[ -x "$client" ]] || conformance2_die "switchboard-conformance-client not found at $client" || return 1
+    local work="$CONFORMANCE2_OUT/client" scenario rc passed=0 failed_expected=()
+    rm -rf "$work"
+    mkdir -p "$work"
+    for scenario in "${scenarios[@]}"; do
+        rc=0
+        (
+            cd "$work"
+            PATH="$CONFORMANCE_NODE_BIN:$PATH" timeout --kill-after=10 "${CONFORMANCE2_RUN_TIMEOUT_SECS:-180}" \
+                "$CONFORMANCE2_SUITE_BIN" client --command "$client" --scenario "$scenario" \
+                --timeout 30000 -o "$work/results"
+        ) >"$work/$(tr '/' '_' <<<"$scenario").log" 2>&1 || rc=$?
+        if [[ $rc -eq 0 ]]; then
+            passed=$((passed + 1))
+            printf 'PASS  %s\n' "$scenario"
+        else
+            printf 'FAIL  %s\n' "$scenario"
+            if [[ " ${CONFORMANCE2_CLIENT_EXPECTED[*]} " == *" $scenario "* ]]; then
+                failed_expected+=("$scenario")
+                cat "$work/$(tr '/' '_' <<<"$scenario").log" >&2
+            fi
+        fi
+    done
+    echo "client scenarios (suite $CONFORMANCE2_SUITE_VERSION): $passed/${#scenarios[@]} passed"
+    if [[ ${#failed_expected[@]} -gt 0 ]]; then
+        conformance2_log "FAIL: expected to pass but did not: ${failed_expected[*]} (logs in $work)"
+        return 1
+    fi
+    return 0
+}
+
 conformance2_main() {
     local mode=gate
     case "${1:-}" in
         -h | --help)
-            sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+            sed -n '2,39p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
             return 0
             ;;
         --install)
@@ -410,6 +483,11 @@ conformance2_main() {
             } >"$CONFORMANCE2_EXPECTED"
             conformance2_log "wrote $CONFORMANCE2_EXPECTED"
             return 0
+            ;;
+        --client)
+            shift
+            conformance2_client "$@"
+            return
             ;;
         --gate) mode=gate; shift ;;
         --report) mode=report; shift ;;

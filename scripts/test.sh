@@ -210,6 +210,8 @@ if [[ $QUICK -eq 0 ]]; then
     scripts/conformance.sh --client
     step "conformance 0.2.x: TS fixture directly and through 3 routes (strict: $CONFORMANCE2_STRICT_RUNS)"
     scripts/conformance2.sh --gate
+    step "conformance 0.2.x: Switchboard's upstream client (client scenarios)"
+    scripts/conformance2.sh --client
     wait_job "pytest tests/python"
     wait_job "check-targets: Windows and macOS (scripts/check-targets.sh)"
 fi

@@ -51,6 +51,7 @@ use crate::hub::HubHandle;
 use crate::sessions::{ListKind, Scope, Session};
 use crate::upstream::{Downstream, Upstream};
 
+mod input_flow;
 mod input_required;
 mod lists;
 mod modern;
@@ -192,6 +193,8 @@ fn downstream(context: &RequestContext<RoleServer>) -> Option<Downstream> {
         peer: context.peer.clone(),
         request_id: context.id.clone(),
         progress_token: context.meta.get_progress_token(),
+        collect: None,
+        capabilities: None,
     })
 }
 
@@ -307,9 +310,12 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.note_client(&context);
-        self.forward_call(request, downstream(&context), &context.ct)
-            .await
-            .map(|r| r.for_request(&context))
+        let result = if modern::is_modern(&context) {
+            self.modern_call(request, &context).await
+        } else {
+            self.legacy_call(request, &context).await
+        };
+        result.map(|r| r.for_request(&context))
     }
 
     async fn list_prompts(

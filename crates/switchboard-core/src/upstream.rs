@@ -64,7 +64,9 @@ mod connect;
 mod describe;
 mod error;
 mod launch;
+mod listen;
 mod login;
+mod parked;
 mod process;
 mod refresh;
 mod request;
@@ -72,12 +74,14 @@ mod schedule;
 mod sse_client;
 mod status;
 mod stdio;
+mod version;
 
 pub use crate::events::{Inbound, UpstreamEvent, inbound};
 use client::Calls;
-pub use client::Downstream;
+pub use client::{Asked, Downstream};
 use connect::Connection;
 pub use error::UpstreamError;
+pub(crate) use parked::{CallFuture, Parked, ParkedCall, Pending};
 pub use process::guard;
 use refresh::ListOutcome;
 pub use status::Health;
@@ -116,6 +120,13 @@ pub struct Upstream {
     calls: Calls,
     /// Resource URIs subscribed upstream, with how many sessions want each.
     subscriptions: Arc<Mutex<HashMap<String, usize>>>,
+    /// Poked when `subscriptions` changes, for a 2026-07-28 server's listener.
+    listen_changed: Arc<tokio::sync::Notify>,
+    /// Set when the server answered `server/discover` without 2026-07-28:
+    /// it is started with the legacy `initialize` from then on (see `version`).
+    legacy_only: std::sync::atomic::AtomicBool,
+    /// Calls of 2026-07-28 clients waiting for their retry (see `parked`).
+    parked: Parked,
     /// Notifications from the server waiting for the hub, coalesced.
     inbound: Arc<Inbound>,
     /// Bounds this server's log lines that can repeat at the rate of a
@@ -165,6 +176,9 @@ impl Upstream {
             stderr: Arc::new(StderrLog::default()),
             calls: Calls::default(),
             subscriptions: subscriptions.clone(),
+            listen_changed: Arc::new(tokio::sync::Notify::new()),
+            legacy_only: std::sync::atomic::AtomicBool::new(false),
+            parked: Parked::default(),
             inbound: Arc::new(Inbound::new(subscriptions)),
             log_limits: LogLimits::default(),
             refresh_lock: tokio::sync::Mutex::new(None),

@@ -91,7 +91,9 @@ pub struct Args {
     /// Keep running after stdin closes (stdio only).
     #[arg(long)]
     pub ignore_stdin_eof: bool,
-    /// Send this many notifications to each session right after it initialized.
+    /// Send this many notifications to each session right after it initialized
+    /// (the fixture then speaks protocols up to 2025-11-25 only: unasked
+    /// notifications need a session).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=crate::flood::MAX_COUNT))]
     pub flood: Option<u64>,
     /// Which notification `--flood` sends.

@@ -29,6 +29,8 @@ pub enum CountedRequest {
 /// The counter file's content, keyed by JSON-RPC method name.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RequestCounts {
+    /// Connection starts: `initialize`, or `server/discover` from a
+    /// 2026-07-28 client (which has no handshake).
     pub initialize: u64,
     #[serde(rename = "tools/list")]
     pub tools_list: u64,

@@ -14,6 +14,7 @@
 //!   request counter file, start-up delay, crashes, grandchild process);
 //! - [`faults`]: stdio misbehaviours (bad stderr, a deaf stdin, ignoring EOF).
 //! - [`flood`]: notification floods (`--flood`, the `flood` tool behaviour).
+//! - [`ask`]: the `ask` tool behaviour (input-required results, SEP-2322).
 //!
 //! The `switchboard-conformance-fixture` binary is a thin `main` over
 //! [`conformance`]: a fixed server for the official MCP conformance suite,
@@ -25,6 +26,7 @@
 //! Nothing here writes to stdout except the one `listening on ...` line of the
 //! HTTP transport: in stdio mode stdout belongs to the protocol.
 
+pub mod ask;
 pub mod auth;
 pub mod cli;
 pub mod conformance;

@@ -16,15 +16,17 @@ use rmcp::{
         CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
         GetPromptResult, Implementation, InitializeRequestParams, InitializeResult,
         ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-        PaginatedRequestParams, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
-        ReadResourceResult, ResourceContents, Role, ServerCapabilities, ServerConfig,
-        SubscribeRequestParams, UnsubscribeRequestParams,
+        PaginatedRequestParams, PromptMessage, ProtocolVersion, ReadResourceRequestParams,
+        ReadResourceResponse, ReadResourceResult, ResourceContents, Role, ServerCapabilities,
+        ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext},
 };
 use serde_json::Value;
 
-use crate::{counter::CountedRequest, flood::Flood, state::FixtureState, tools, uri_template};
+use crate::{
+    counter::CountedRequest, flood::Flood, spec::Behavior, state::FixtureState, tools, uri_template,
+};
 
 /// MIME type of resource contents whose spec gives none.
 const DEFAULT_MIME_TYPE: &str = "text/plain";
@@ -102,6 +104,44 @@ impl ServerHandler for FixtureServer {
         }
     }
 
+    /// A flooding server (`--flood`) sends notifications unasked, which only
+    /// the protocols with a session allow: it speaks up to 2025-11-25.
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        let newest = if self.flood.is_some() {
+            &ProtocolVersion::V_2025_11_25
+        } else {
+            &ProtocolVersion::V_2026_07_28
+        };
+        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(newest))
+    }
+
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::DiscoverResult, ErrorData> {
+        // Counted as a connection start, like `initialize`.
+        self.count(CountedRequest::Initialize);
+        Ok(rmcp::model::DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        ))
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        Some(requested.clone())
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
+        let sink = context.sink().clone();
+        self.state.peers.register_listener(sink.clone());
+        context.cancelled().await;
+        self.state.peers.remove_listener(&sink);
+        Ok(())
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -122,6 +162,10 @@ impl ServerHandler for FixtureServer {
         let behavior = self
             .state
             .read(|spec| spec.tool(&request.name).map(|tool| tool.behavior));
+        if behavior == Some(Behavior::Ask) {
+            self.count(CountedRequest::ToolsCall);
+            return crate::ask::call(&request, &context).await;
+        }
         let result = match behavior {
             Some(behavior) => {
                 tools::call(behavior, request.arguments.unwrap_or_default(), &context).await

@@ -80,6 +80,10 @@ pub enum Behavior {
     /// Sends `arguments.count` notifications of `arguments.kind` (default
     /// `progress`) before answering (see [`crate::flood`]).
     Flood,
+    /// Asks the client its name (an elicitation) and answers `hello <name>`:
+    /// on 2026-07-28 with an input-required result and the retry, before
+    /// that with an `elicitation/create` request (see [`crate::ask`]).
+    Ask,
 }
 
 /// One readable resource with fixed text content.

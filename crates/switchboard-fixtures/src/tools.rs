@@ -70,6 +70,8 @@ pub async fn call(
             )]))
         }
         Behavior::Flood => flood(&arguments, context).await,
+        // Answered by `crate::ask` before it gets here (it needs the whole request).
+        Behavior::Ask => Err(ErrorData::internal_error("ask is not a plain tool", None)),
     }
 }
 

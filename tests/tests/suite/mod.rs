@@ -17,6 +17,7 @@ mod faults_stdio;
 mod files;
 mod forwarding;
 mod freshness;
+mod input_required;
 mod keyring;
 mod launch;
 mod list_changed;

@@ -11,13 +11,11 @@
 //!   request to an older client ([`as_server_request`]), whose answer goes
 //!   into the retry's `inputResponses` ([`response_value`]).
 //!
-//! Pure functions over rmcp's model types; the request paths call them.
+//! Pure functions over rmcp's model types; `input_flow` calls them.
 
 // Sampling and roots are deprecated in 2026-07-28 (SEP-2577) but are exactly
 // what is converted here.
 #![allow(deprecated)]
-// Wired by the downstream 2026-07-28 request path; until then only the tests use it.
-#![cfg_attr(not(test), allow(dead_code))]
 
 use rmcp::model::{ClientResult, InputRequest, InputResponses, ServerRequest};
 use serde_json::Value;

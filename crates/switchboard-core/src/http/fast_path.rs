@@ -367,6 +367,8 @@ async fn fast_call(
         peer,
         request_id,
         progress_token: None,
+        collect: None,
+        capabilities: None,
     };
     // The call runs in its own task: if the client goes away, this handler is
     // dropped, the guard cancels the token, and the task tells the upstream.

@@ -11,7 +11,10 @@
 //!   whose call is waiting on them, known exactly over Streamable HTTP (the
 //!   request arrives on that call's response stream) and otherwise taken as
 //!   the most recent call in flight. A client that did not declare the
-//!   capability gets no request; the upstream gets an error saying why.
+//!   capability gets no request; the upstream gets an error saying why. A
+//!   2026-07-28 client takes no such requests: its call's
+//!   [`Downstream::collect`] receives them instead ([`Asked`]), to become an
+//!   input-required result (see `gateway::input_flow`).
 //!
 //! List-change notifications, log messages and resource updates are handed to
 //! the hub as [`UpstreamEvent`]s; it knows which sessions want them. None of
@@ -61,6 +64,35 @@ pub struct Downstream {
     pub request_id: RequestId,
     /// The client's progress token, if it asked for progress.
     pub progress_token: Option<ProgressToken>,
+    /// Set for a 2026-07-28 client, which takes no server→client requests:
+    /// they are handed here instead, to become an input-required result
+    /// (see `gateway::input_flow`).
+    pub collect: Option<tokio::sync::mpsc::Sender<Asked>>,
+    /// The capabilities a 2026-07-28 client declared in its request's
+    /// `_meta` (an older client's are in its peer info).
+    pub capabilities: Option<ClientCapabilities>,
+}
+
+impl Downstream {
+    /// What the client can be asked, as a 2026-07-28 server must be told in
+    /// each request's `_meta`: the hub asks only for what the client can answer.
+    pub(crate) fn client_capabilities(&self) -> ClientCapabilities {
+        match &self.capabilities {
+            Some(capabilities) => capabilities.clone(),
+            None => self
+                .peer
+                .peer_info()
+                .map(|info| info.capabilities.clone())
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// A server→client request of an older server, waiting for the answer a
+/// 2026-07-28 client gives in its retry.
+pub struct Asked {
+    pub request: ServerRequest,
+    pub answer: tokio::sync::oneshot::Sender<Result<ClientResult, ErrorData>>,
 }
 
 #[derive(Default)]
@@ -128,9 +160,10 @@ impl Calls {
             return Some(downstream.clone());
         }
         let can_answer = |d: &Downstream| {
-            d.peer
-                .peer_info()
-                .is_some_and(|info| able(&info.capabilities))
+            d.collect.is_some()
+                || d.peer
+                    .peer_info()
+                    .is_some_and(|info| able(&info.capabilities))
         };
         table
             .by_request
@@ -214,9 +247,20 @@ impl UpstreamClient {
 
     /// Records a list change; the first one while none is pending asks the
     /// hub to refresh (see `inbound.rs`).
-    fn list_changed(&self, kind: ListKind) {
+    pub(super) fn list_changed(&self, kind: ListKind) {
         if self.inbound.list_changed(kind) {
             let _ = self.events.send(UpstreamEvent::ListChanged(
+                self.server.clone(),
+                self.inbound.clone(),
+            ));
+        }
+    }
+
+    /// Records a resource update; the first one while none is pending asks
+    /// the hub to pass them on.
+    pub(super) fn resource_updated(&self, params: ResourceUpdatedNotificationParam) {
+        if self.inbound.resource_updated(params) {
+            let _ = self.events.send(UpstreamEvent::ResourcesUpdated(
                 self.server.clone(),
                 self.inbound.clone(),
             ));
@@ -243,6 +287,38 @@ impl UpstreamClient {
             ),
             None,
         )
+    }
+
+    /// Hands `request` to the call's collector (a 2026-07-28 client answers
+    /// it in a retry) and waits for the answer, giving up when the upstream
+    /// cancels. `None` when the call has no collector.
+    async fn collect(
+        &self,
+        downstream: &Downstream,
+        request: ServerRequest,
+        context: &RequestContext<RoleClient>,
+    ) -> Option<Result<ClientResult, ErrorData>> {
+        let collect = downstream.collect.as_ref()?;
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        let gone = || {
+            ErrorData::internal_error(
+                format!(
+                    "the client's call ended before it answered (server '{}')",
+                    self.server
+                ),
+                None,
+            )
+        };
+        if collect.send(Asked { request, answer }).await.is_err() {
+            return Some(Err(gone()));
+        }
+        Some(tokio::select! {
+            result = answered => result.unwrap_or_else(|_| Err(gone())),
+            () = context.ct.cancelled() => Err(ErrorData::internal_error(
+                "cancelled by the server".to_string(),
+                None,
+            )),
+        })
     }
 
     /// Sends `request` to the downstream client on its call's stream and
@@ -279,13 +355,11 @@ fn on_stream_of(downstream: &Downstream) -> rmcp::model::Extensions {
     extensions
 }
 
-/// The protocol version offered at `initialize`: the newest one with a
-/// handshake. A server answers with the version it speaks (2025-06-18,
-/// 2025-03-26, ...) and the connection uses that. 2026-07-28 (no handshake,
-/// no server→client requests) is not offered yet: sampling and elicitation
-/// from such a server would need input-required results end to end.
-/// With 2025-11-25, TypeScript servers prime their SSE streams with event
-/// ids, so a stream they close mid-call is resumed with `Last-Event-ID`.
+/// The protocol version offered at a legacy `initialize`: the newest one
+/// with a handshake. A server answers with the version it speaks (2025-06-18,
+/// 2025-03-26, ...) and the connection uses that. With 2025-11-25, TypeScript
+/// servers prime their SSE streams with event ids, so a stream they close
+/// mid-call is resumed with `Last-Event-ID`.
 pub(crate) const OFFERED_VERSION: ProtocolVersion = ProtocolVersion::LATEST_WITH_INITIALIZE;
 
 impl ClientHandler for UpstreamClient {
@@ -316,6 +390,19 @@ impl ClientHandler for UpstreamClient {
                 c.sampling.is_some()
             })
             .ok_or_else(|| self.no_client("sampling request"))?;
+        let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
+        if let Some(answer) = self.collect(&downstream, request.clone(), &context).await {
+            return match answer? {
+                ClientResult::CreateMessageResult(result) => Ok(*result),
+                _ => Err(ErrorData::internal_error(
+                    "unexpected answer to sampling",
+                    None,
+                )),
+            };
+        }
+        let ServerRequest::CreateMessageRequest(mut request) = request else {
+            return Err(self.no_client("sampling request"));
+        };
         let supported = downstream
             .peer
             .peer_info()
@@ -323,7 +410,6 @@ impl ClientHandler for UpstreamClient {
         if !supported {
             return Err(self.unsupported("sampling"));
         }
-        let mut request = CreateMessageRequest::new(params);
         request.extensions = on_stream_of(&downstream);
         match self
             .ask(
@@ -352,6 +438,19 @@ impl ClientHandler for UpstreamClient {
                 c.elicitation.is_some()
             })
             .ok_or_else(|| self.no_client("elicitation request"))?;
+        let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+        if let Some(answer) = self.collect(&downstream, request.clone(), &context).await {
+            return match answer? {
+                ClientResult::ElicitResult(result) => Ok(result),
+                _ => Err(ErrorData::internal_error(
+                    "unexpected answer to elicitation",
+                    None,
+                )),
+            };
+        }
+        let ServerRequest::ElicitRequest(mut request) = request else {
+            return Err(self.no_client("elicitation request"));
+        };
         let supported = downstream
             .peer
             .peer_info()
@@ -359,7 +458,6 @@ impl ClientHandler for UpstreamClient {
         if !supported {
             return Err(self.unsupported("elicitation"));
         }
-        let mut request = ElicitRequest::new(params);
         request.extensions = on_stream_of(&downstream);
         match self
             .ask(&downstream, ServerRequest::ElicitRequest(request), &context)
@@ -386,6 +484,16 @@ impl ClientHandler for UpstreamClient {
             // Outside a call there is no one client to ask; no roots is the honest answer.
             return Ok(ListRootsResult::default());
         };
+        let request = ServerRequest::ListRootsRequest(ListRootsRequest::default());
+        if let Some(answer) = self.collect(&downstream, request, &context).await {
+            return match answer? {
+                ClientResult::ListRootsResult(result) => Ok(result),
+                _ => Err(ErrorData::internal_error(
+                    "unexpected answer to roots/list",
+                    None,
+                )),
+            };
+        }
         let supported = downstream
             .peer
             .peer_info()
@@ -455,12 +563,7 @@ impl ClientHandler for UpstreamClient {
         params: ResourceUpdatedNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        if self.inbound.resource_updated(params) {
-            let _ = self.events.send(UpstreamEvent::ResourcesUpdated(
-                self.server.clone(),
-                self.inbound.clone(),
-            ));
-        }
+        self.resource_updated(params);
     }
 
     async fn on_progress(

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use rmcp::ServiceExt;
+use rmcp::service::ClientServiceExt;
 use rmcp::service::{Peer, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -74,7 +74,7 @@ impl Upstream {
         });
         let started = Instant::now();
         let connected = tokio::select! {
-            result = tokio::time::timeout(self.startup_timeout(), self.connect()) => match result {
+            result = tokio::time::timeout(self.startup_timeout(), self.connect_negotiated()) => match result {
                 Ok(result) => result,
                 Err(_) => Err(UpstreamError::Timeout {
                     server: self.id.clone(),
@@ -236,9 +236,14 @@ impl Upstream {
                 log.push(run, &line);
             }))
         });
-        match self.client().serve(transport).await {
+        match self
+            .client()
+            .serve_with_lifecycle(transport, self.lifecycle())
+            .await
+        {
             Ok(service) => Ok(self.watch(service, pid, Some((health, guard)))),
             Err(err) => {
+                self.note_version_refusal(&err);
                 // Give the stderr reader a moment to drain what the process said before dying.
                 if let Some(done) = stderr_done {
                     let _ = tokio::time::timeout(Duration::from_millis(500), done).await;
@@ -332,11 +337,21 @@ impl Upstream {
                 let refresher = authorized.refresher();
                 let transport =
                     StreamableHttpClientTransport::with_client(authorized.client, config);
-                (self.client().serve(transport).await, Some(refresher))
+                (
+                    self.client()
+                        .serve_with_lifecycle(transport, self.lifecycle())
+                        .await,
+                    Some(refresher),
+                )
             }
             None => {
                 let transport = StreamableHttpClientTransport::with_client((self.http)(), config);
-                (self.client().serve(transport).await, None)
+                (
+                    self.client()
+                        .serve_with_lifecycle(transport, self.lifecycle())
+                        .await,
+                    None,
+                )
             }
         };
         match served {
@@ -360,6 +375,7 @@ impl Upstream {
                 Ok(conn)
             }
             Err(err) => {
+                self.note_version_refusal(&err);
                 if err.is_authorization_required() {
                     let server_auth = self.auth.server(&self.id);
                     server_auth.set_challenge(err.auth_challenge());
@@ -397,6 +413,7 @@ impl Upstream {
         let stuck_health = health.clone();
         let peer = service.peer().clone();
         let stop = self.cancel.child_token();
+        super::listen::spawn(self, peer.clone(), service.service().clone(), stop.clone());
         let (closed_tx, closed_rx) = tokio::sync::watch::channel(());
         let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
         let this = Arc::downgrade(self);

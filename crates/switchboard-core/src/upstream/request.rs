@@ -42,7 +42,16 @@ impl Upstream {
         let conn = self.connection().await?;
         let started = Instant::now();
         let timeout = self.call_timeout();
-        let options = PeerRequestOptions::with_timeout(timeout).reset_timeout_on_progress();
+        let mut options = PeerRequestOptions::with_timeout(timeout).reset_timeout_on_progress();
+        // A 2026-07-28 server learns from each request's `_meta` what the
+        // client can be asked: the client's own capabilities, not the hub's.
+        if let Some(downstream) = &downstream
+            && super::listen::is_modern(&conn.peer)
+        {
+            let mut meta = rmcp::model::RequestMetaObject::new();
+            meta.set_client_capabilities(downstream.client_capabilities());
+            options = options.with_meta(meta);
+        }
         let stuck = async {
             match &conn.stdio {
                 Some(health) => health.stuck().await,
@@ -178,6 +187,22 @@ impl Upstream {
             })
     }
 
+    /// Whether the server runs protocol 2026-07-28 or later (starting it if needed).
+    pub(crate) async fn is_modern(self: &Arc<Self>) -> bool {
+        match self.connection().await {
+            Ok(conn) => super::listen::is_modern(&conn.peer),
+            Err(_) => false,
+        }
+    }
+
+    /// The resource URIs sessions are subscribed to.
+    pub(super) fn subscribed_uris(&self) -> Vec<String> {
+        let subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+        let mut uris: Vec<String> = subs.keys().cloned().collect();
+        uris.sort();
+        uris
+    }
+
     /// Whether the running server advertised a capability.
     pub(super) async fn advertises(
         self: &Arc<Self>,
@@ -217,6 +242,11 @@ impl Upstream {
         if !first {
             return Ok(());
         }
+        if self.is_modern().await {
+            // Asked for on the connection's `subscriptions/listen` (see `listen`).
+            self.listen_changed.notify_waiters();
+            return Ok(());
+        }
         let request = ClientRequest::SubscribeRequest(Request::new(
             rmcp::model::SubscribeRequestParams::new(uri),
         ));
@@ -247,6 +277,10 @@ impl Upstream {
             }
         };
         if !last {
+            return Ok(());
+        }
+        if self.is_modern().await {
+            self.listen_changed.notify_waiters();
             return Ok(());
         }
         let request = ClientRequest::UnsubscribeRequest(Request::new(

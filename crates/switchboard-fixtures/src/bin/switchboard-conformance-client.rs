@@ -50,38 +50,90 @@ const SHUTDOWN_DEADLINE: Duration = Duration::from_secs(5);
 /// What a scenario needs the hub to do after initializing and listing.
 #[derive(Debug)]
 enum Action {
-    /// Nothing more (`initialize`).
+    /// Nothing more (`initialize`, `request-metadata`: the start and the
+    /// lists are what the scenario checks).
     InitializeOnly,
-    /// Call `tool` with `arguments` through the hub and check the result's text.
-    Call {
-        tool: &'static str,
-        arguments: Value,
-        expect_text: &'static str,
-    },
+    /// Call each tool in turn through the hub and check each result's text.
+    Calls(Vec<Call>),
 }
+
+/// One tool call through the hub.
+#[derive(Debug)]
+struct Call {
+    tool: &'static str,
+    arguments: Value,
+    /// Text the result must contain (`""`: any result that is not an error).
+    expect_text: &'static str,
+}
+
+fn call(tool: &'static str, arguments: Value, expect_text: &'static str) -> Call {
+    Call {
+        tool,
+        arguments,
+        expect_text,
+    }
+}
+
+/// The scenarios this driver runs (every non-auth client scenario of the
+/// pinned 0.2.x suite but the extension ones).
+pub const SCENARIOS: &[&str] = &[
+    "initialize",
+    "tools_call",
+    "elicitation-sep1034-client-defaults",
+    "sse-retry",
+    "request-metadata",
+    "sep-2322-client-request-state",
+    "http-standard-headers",
+    "http-custom-headers",
+    "http-invalid-tool-headers",
+    "json-schema-ref-no-deref",
+    "json-schema-2020-12-preservation",
+];
 
 fn action_for(scenario: &str) -> anyhow::Result<Action> {
     Ok(match scenario {
-        "initialize" => Action::InitializeOnly,
-        "tools_call" => Action::Call {
-            tool: "add_numbers",
-            arguments: json!({"a": 5, "b": 3}),
-            expect_text: "The sum of 5 and 3 is 8",
-        },
-        "elicitation-sep1034-client-defaults" => Action::Call {
-            tool: "test_client_elicitation_defaults",
-            arguments: json!({}),
-            expect_text: "Elicitation completed",
-        },
-        "sse-retry" => Action::Call {
-            tool: "test_reconnection",
-            arguments: json!({}),
-            expect_text: "Reconnection test completed successfully",
-        },
+        "initialize"
+        | "request-metadata"
+        | "json-schema-ref-no-deref"
+        | "json-schema-2020-12-preservation" => Action::InitializeOnly,
+        // The hub keeps the valid tool beside the malformed one.
+        "http-invalid-tool-headers" => Action::Calls(vec![call("valid_tool", json!({}), "")]),
+        "tools_call" => Action::Calls(vec![call(
+            "add_numbers",
+            json!({"a": 5, "b": 3}),
+            "The sum of 5 and 3 is 8",
+        )]),
+        "elicitation-sep1034-client-defaults" => Action::Calls(vec![call(
+            "test_client_elicitation_defaults",
+            json!({}),
+            "Elicitation completed",
+        )]),
+        "sse-retry" => Action::Calls(vec![call(
+            "test_reconnection",
+            json!({}),
+            "Reconnection test completed successfully",
+        )]),
+        // The server answers with input-required results; the hub asks the
+        // downstream client (an older one) and retries for it.
+        "sep-2322-client-request-state" => Action::Calls(vec![
+            call("test_mrtr_echo_state", json!({}), "echo-state-ok"),
+            call("test_mrtr_unrelated", json!({}), "unrelated-ok"),
+            call("test_mrtr_no_state", json!({}), "no-state-ok"),
+            call(
+                "test_mrtr_no_result_type",
+                json!({}),
+                "no-result-type-test-ok",
+            ),
+        ]),
+        "http-standard-headers" => Action::Calls(vec![
+            call("test_headers", json!({}), ""),
+            call("my-hyphenated-tool", json!({}), ""),
+        ]),
+        "http-custom-headers" => Action::Calls(vec![call("test_custom_headers", json!({}), "")]),
         other => bail!(
             "scenario {other:?} is not supported by this driver (Switchboard's upstream client \
-             has no OAuth flow: remote servers take static `headers`); supported: initialize, \
-             tools_call, elicitation-sep1034-client-defaults, sse-retry"
+             has no OAuth flow: remote servers take static `headers`); supported: {}",
+            SCENARIOS.join(", ")
         ),
     })
 }
@@ -201,16 +253,11 @@ async fn run_scenario(hub: &HubHandle, action: Action) -> anyhow::Result<()> {
             "upstream initialized and listed"
         );
     }
-    let Action::Call {
-        tool,
-        arguments,
-        expect_text,
-    } = action
-    else {
+    let Action::Calls(calls) = action else {
         return Ok(());
     };
 
-    // A downstream client on the merged endpoint makes the hub forward the call.
+    // A downstream client on the merged endpoint makes the hub forward the calls.
     let client = User
         .serve(StreamableHttpClientTransport::from_uri(
             hub.endpoint().to_string(),
@@ -219,26 +266,33 @@ async fn run_scenario(hub: &HubHandle, action: Action) -> anyhow::Result<()> {
         .context("cannot connect to the hub's /mcp")?;
     let outcome = async {
         let listed = client.peer().list_all_tools().await?;
-        if !listed.iter().any(|t| t.name == tool) {
-            bail!(
-                "the hub does not list {tool:?}; it lists {:?}",
-                listed.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>()
-            );
-        }
-        let mut params = CallToolRequestParams::new(tool);
-        params.arguments = arguments.as_object().cloned();
-        let result = client
-            .peer()
-            .call_tool(params)
-            .await
-            .with_context(|| format!("calling {tool} through the hub failed"))?;
-        let text = text_of(&result);
-        tracing::info!(%tool, %text, is_error = ?result.is_error, "tool result");
-        if result.is_error == Some(true) {
-            bail!("{tool} returned a tool error: {text}");
-        }
-        if !text.contains(expect_text) {
-            bail!("{tool} returned {text:?}, expected it to contain {expect_text:?}");
+        for Call {
+            tool,
+            arguments,
+            expect_text,
+        } in calls
+        {
+            if !listed.iter().any(|t| t.name == tool) {
+                bail!(
+                    "the hub does not list {tool:?}; it lists {:?}",
+                    listed.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>()
+                );
+            }
+            let mut params = CallToolRequestParams::new(tool);
+            params.arguments = arguments.as_object().cloned();
+            let result = client
+                .peer()
+                .call_tool(params)
+                .await
+                .with_context(|| format!("calling {tool} through the hub failed"))?;
+            let text = text_of(&result);
+            tracing::info!(%tool, %text, is_error = ?result.is_error, "tool result");
+            if result.is_error == Some(true) {
+                bail!("{tool} returned a tool error: {text}");
+            }
+            if !text.contains(expect_text) {
+                bail!("{tool} returned {text:?}, expected it to contain {expect_text:?}");
+            }
         }
         Ok(())
     }

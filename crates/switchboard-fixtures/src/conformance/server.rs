@@ -18,9 +18,10 @@ use rmcp::{
         CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
         ContentBlock, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
         JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-        ListToolsResult, PaginatedRequestParams, PromptMessage, ReadResourceRequestParams,
-        ReadResourceResponse, ReadResourceResult, ResourceContents, Role, ServerCapabilities,
-        ServerConfig, SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
+        ListToolsResult, PaginatedRequestParams, PromptMessage, ProtocolVersion,
+        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
+        Role, ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
+        UnsubscribeRequestParams,
     },
     service::RequestContext,
 };
@@ -111,6 +112,13 @@ fn prompt_messages(
 }
 
 impl ServerHandler for ConformanceServer {
+    /// The versions of the 2025 suite this fixture implements: it answers
+    /// `server/discover` without 2026-07-28, so a client offering that falls
+    /// back to `initialize` (the hub's fallback is tested against it).
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+    }
+
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_logging()
