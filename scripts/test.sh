@@ -103,8 +103,8 @@ pytest_suite() {
 # --- Conformance suite 0.2.x (scripts/conformance2.sh, docs/conformance.md "Suite 0.2.x") -----
 # Runs held to "every scenario that passes against the fixture directly passes through every
 # route"; the other runs are held to tests/conformance-fixture/expected-pass.txt (what passes
-# today). TODO(#17, branch rev): once downstream 2026-07-28 is merged, set this to
-# "all 2026-07-28 2025-11-25".
+# today). `all` and `2026-07-28` join once server-stateless passes through the HTTP route
+# (docs/conformance.md, "Gate and report").
 CONFORMANCE2_STRICT_RUNS="${CONFORMANCE2_STRICT_RUNS:-2025-11-25}"
 export CONFORMANCE2_STRICT_RUNS
 
