@@ -268,21 +268,29 @@ impl Upstream {
         }
     }
 
-    pub(super) async fn connect_http(
-        self: &Arc<Self>,
-        url: &str,
-        headers: &std::collections::BTreeMap<String, crate::config::ConfigValue>,
-    ) -> Result<Connection, UpstreamError> {
+    /// A URL that leads back to this hub is refused before anything is sent.
+    pub(super) fn refuse_own_address(&self, url: &str) -> Result<(), UpstreamError> {
         if self.identity.is_own_address(url) {
             return Err(UpstreamError::SelfReference {
                 server: self.id.clone(),
                 url: url.to_string(),
             });
         }
-        let mut custom = HashMap::new();
+        Ok(())
+    }
+
+    /// The configured headers of a remote server (Streamable HTTP or SSE),
+    /// marked sensitive, plus the header naming this hub (so that a URL
+    /// leading back to it by another way, a forwarded port or another name,
+    /// is answered 508 by its listener). `{"keyring": "<name>"}` values are
+    /// read now, as for a stdio server's env: a changed secret applies at the
+    /// next connect.
+    pub(super) async fn request_headers(
+        &self,
+        headers: &std::collections::BTreeMap<String, crate::config::ConfigValue>,
+    ) -> Result<http::HeaderMap, UpstreamError> {
+        let mut map = http::HeaderMap::new();
         for (name, value) in headers {
-            // `{"keyring": "<name>"}` values are read now, as for a stdio
-            // server's env: a changed secret applies at the next connect.
             let value = self
                 .auth
                 .resolve(value)
@@ -298,40 +306,62 @@ impl Upstream {
                 }
             })?;
             // The value itself is never quoted: it may be a secret.
-            let value =
+            let mut value =
                 http::HeaderValue::from_str(&value).map_err(|_| UpstreamError::Protocol {
                     server: self.id.clone(),
                     message: format!(
                         "the value of header {name} has characters an HTTP header cannot carry"
                     ),
                 })?;
-            custom.insert(name, value);
+            value.set_sensitive(true);
+            map.insert(name, value);
         }
-        // Names this hub, so that a URL leading back to it by another way
-        // (a forwarded port, another name) is answered 508 by its listener.
         if let Ok(value) = http::HeaderValue::from_str(&self.identity.instance) {
-            custom.insert(
+            map.insert(
                 http::HeaderName::from_static(crate::identity::VIA_HEADER),
                 value,
             );
         }
+        Ok(map)
+    }
+
+    /// The stored OAuth login to send with requests to `url`, if any; none
+    /// when a configured `Authorization` header is the person's own scheme.
+    pub(super) async fn stored_login(
+        &self,
+        url: &str,
+        headers: &std::collections::BTreeMap<String, crate::config::ConfigValue>,
+    ) -> Result<Option<crate::auth::Authorized>, UpstreamError> {
+        if headers
+            .keys()
+            .any(|h| h.eq_ignore_ascii_case("authorization"))
+        {
+            return Ok(None);
+        }
+        let server_config = self.config();
+        self.auth
+            .authorized_client(&self.id, url, server_config.oauth.as_ref(), (self.http)())
+            .await
+            .map_err(|err| self.auth_setup_error(url, err))
+    }
+
+    pub(super) async fn connect_http(
+        self: &Arc<Self>,
+        url: &str,
+        headers: &std::collections::BTreeMap<String, crate::config::ConfigValue>,
+    ) -> Result<Connection, UpstreamError> {
+        self.refuse_own_address(url)?;
+        let custom: HashMap<_, _> = self
+            .request_headers(headers)
+            .await?
+            .iter()
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect();
         let config = StreamableHttpClientTransportConfig::with_uri(url)
             .custom_headers(custom)
             .reinit_on_expired_session(true)
             .max_concurrent_requests(256);
-        // A configured `Authorization` header is the person's own scheme: no OAuth then.
-        let static_auth = headers
-            .keys()
-            .any(|h| h.eq_ignore_ascii_case("authorization"));
-        let server_config = self.config();
-        let authorized = if static_auth {
-            None
-        } else {
-            self.auth
-                .authorized_client(&self.id, url, server_config.oauth.as_ref(), (self.http)())
-                .await
-                .map_err(|err| self.auth_setup_error(url, err))?
-        };
+        let authorized = self.stored_login(url, headers).await?;
         let (served, refresher) = match authorized {
             Some(authorized) => {
                 let refresher = authorized.refresher();

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
 use rmcp::ServiceExt;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::service::{RoleClient, TxJsonRpcMessage};
@@ -359,46 +359,6 @@ fn decode(server: &ServerId, event: Event) -> Vec<ServerJsonRpcMessage> {
 }
 
 impl Upstream {
-    /// The configured headers as a header map (values marked sensitive), plus
-    /// the hub's identity header. `{"keyring": "<name>"}` values are read now,
-    /// as for Streamable HTTP: a changed secret applies at the next connect.
-    async fn sse_headers(
-        &self,
-        headers: &BTreeMap<String, ConfigValue>,
-    ) -> Result<HeaderMap, UpstreamError> {
-        let mut map = HeaderMap::new();
-        for (name, value) in headers {
-            let value = self
-                .auth
-                .resolve(value)
-                .await
-                .map_err(|err| UpstreamError::Protocol {
-                    server: self.id.clone(),
-                    message: format!("header {name}: {err}"),
-                })?;
-            let header =
-                HeaderName::from_bytes(name.as_bytes()).map_err(|e| UpstreamError::Protocol {
-                    server: self.id.clone(),
-                    message: format!("header {name:?}: {e}"),
-                })?;
-            // The value itself is never quoted: it may be a secret.
-            let mut value = HeaderValue::from_str(&value).map_err(|_| UpstreamError::Protocol {
-                server: self.id.clone(),
-                message: format!(
-                    "the value of header {header} has characters an HTTP header cannot carry"
-                ),
-            })?;
-            value.set_sensitive(true);
-            map.insert(header, value);
-        }
-        // Names this hub, so that a URL leading back to it by another way is
-        // answered 508 by its listener (as for Streamable HTTP).
-        if let Ok(value) = HeaderValue::from_str(&self.identity.instance) {
-            map.insert(HeaderName::from_static(crate::identity::VIA_HEADER), value);
-        }
-        Ok(map)
-    }
-
     /// Connects to a legacy HTTP+SSE server: headers and a stored OAuth login
     /// as for Streamable HTTP, then the MCP handshake over the new session.
     pub(super) async fn connect_sse(
@@ -406,26 +366,9 @@ impl Upstream {
         url: &str,
         headers: &BTreeMap<String, ConfigValue>,
     ) -> Result<Connection, UpstreamError> {
-        if self.identity.is_own_address(url) {
-            return Err(UpstreamError::SelfReference {
-                server: self.id.clone(),
-                url: url.to_string(),
-            });
-        }
-        let header_map = self.sse_headers(headers).await?;
-        // A configured `Authorization` header is the person's own scheme: no OAuth then.
-        let static_auth = headers
-            .keys()
-            .any(|h| h.eq_ignore_ascii_case("authorization"));
-        let server_config = self.config();
-        let authorized = if static_auth {
-            None
-        } else {
-            self.auth
-                .authorized_client(&self.id, url, server_config.oauth.as_ref(), (self.http)())
-                .await
-                .map_err(|err| self.auth_setup_error(url, err))?
-        };
+        self.refuse_own_address(url)?;
+        let header_map = self.request_headers(headers).await?;
+        let authorized = self.stored_login(url, headers).await?;
         let refresher = authorized.as_ref().map(|a| a.refresher());
         let endpoint = reqwest::Url::parse(url).map_err(|err| UpstreamError::Connect {
             server: self.id.clone(),
