@@ -1,4 +1,5 @@
-"""Search mode (`settings.toolMode: "search"`, issue #18) seen by the official `mcp` Python SDK.
+"""Search mode (`settings.toolMode: "search"`, issue #18) seen by the official `mcp` Python SDK,
+and per-server `disabledTools` hiding a tool from lists, search and calls.
 
 `/mcp` lists only the pinned tools and `switchboard__search_tools` / `switchboard__call_tool`;
 search answers from the warm catalog without starting anything (spawns counted with the
@@ -176,3 +177,25 @@ async def test_a_reload_switching_tool_mode_sends_list_changed(
             while names(await session.list_tools()) != [CALL, SEARCH, "w__echo"]:
                 assert time.monotonic() < deadline, "search mode never applied"
                 await anyio.sleep(POLL_S)
+
+
+@pytest.mark.anyio
+async def test_disabled_tools_are_hidden_from_lists_search_and_calls(
+        hub_factory, mcp_connect, tmp_path):
+    entry, _ = weather_server(tmp_path)
+    entry = {**entry, "disabledTools": ["forecast"]}
+    hub = hub_factory({"mcpServers": {"w": entry}, "settings": {"toolMode": "search"}})
+    async with mcp_connect(hub.url) as session:
+        # Listing runs discovery, so the search below sees the server's listing.
+        assert names(await session.list_tools()) == [CALL, SEARCH]
+        found = structured(await session.call_tool(SEARCH, {"query": "weather forecast city"}))
+        assert "w__forecast" not in [tool["name"] for tool in found["tools"]], found
+        # Refused whether called directly or through switchboard__call_tool, naming why.
+        for call in (session.call_tool("w__forecast", {"city": "Paris"}),
+                     session.call_tool(CALL, {"name": "w__forecast",
+                                              "arguments": {"city": "Paris"}})):
+            with pytest.raises(McpError, match="disabledTools"):
+                await call
+        echoed = await session.call_tool(CALL, {"name": "w__echo",
+                                                "arguments": {"text": "still here"}})
+        assert [item.text for item in echoed.content] == ["still here"]
