@@ -594,29 +594,7 @@ impl RawServer {
                     self.kind.as_deref(),
                     self.transport.as_deref(),
                 )?;
-                let parsed = reqwest::Url::parse(&url).map_err(|err| {
-                    let shown = crate::util::redact::url(&url);
-                    format!("`url` {shown:?} is not a valid URL: {err}")
-                })?;
-                if !matches!(parsed.scheme(), "http" | "https") {
-                    let shown = crate::util::redact::url(&url);
-                    return Err(format!(
-                        "`url` {shown:?} must start with http:// or https://"
-                    ));
-                }
-                for (name, value) in &self.headers {
-                    if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
-                        return Err(format!("header name {name:?} is not a valid HTTP header"));
-                    }
-                    // A keyring value is checked when it is read, at connect.
-                    if let ConfigValue::Literal(text) = value
-                        && http::HeaderValue::from_str(text).is_err()
-                    {
-                        return Err(format!(
-                            "the value of header {name:?} has characters an HTTP header cannot carry (control characters or line breaks)"
-                        ));
-                    }
-                }
+                super::transport::check_remote(&url, &self.headers)?;
                 TransportConfig::Http {
                     url,
                     headers: self.headers,

@@ -1,7 +1,8 @@
 //! Which transport a server entry with `url` asks for: its `transport` key
 //! (`streamable-http`, `http`, `sse`) and the `type` key other clients write
 //! (`"type": "sse"` in Claude Code's files). The loader (`load.rs`) calls it;
-//! the result is the `sse` flag of the HTTP transport.
+//! the result is the `sse` flag of the HTTP transport. Also the checks of a
+//! remote server's `url` and `headers` ([`check_remote`]).
 
 /// Whether a server with `url` uses the legacy HTTP+SSE transport, from its
 /// `type` (other clients' key) and `transport`; they must agree when both are set.
@@ -26,4 +27,36 @@ pub(super) fn remote_is_sse(kind: Option<&str>, transport: Option<&str>) -> Resu
         )),
         (a, b) => Ok(b.or(a).unwrap_or(false)),
     }
+}
+
+/// Checks a remote server's `url` (http or https) and `headers` (valid
+/// names; literal values an HTTP header can carry: a keyring value is
+/// checked when it is read, at connect). Messages quote no header value.
+pub(super) fn check_remote(
+    url: &str,
+    headers: &std::collections::BTreeMap<String, super::ConfigValue>,
+) -> Result<(), String> {
+    let parsed = reqwest::Url::parse(url).map_err(|err| {
+        let shown = crate::util::redact::url(url);
+        format!("`url` {shown:?} is not a valid URL: {err}")
+    })?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        let shown = crate::util::redact::url(url);
+        return Err(format!(
+            "`url` {shown:?} must start with http:// or https://"
+        ));
+    }
+    for (name, value) in headers {
+        if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
+            return Err(format!("header name {name:?} is not a valid HTTP header"));
+        }
+        if let super::ConfigValue::Literal(text) = value
+            && http::HeaderValue::from_str(text).is_err()
+        {
+            return Err(format!(
+                "the value of header {name:?} has characters an HTTP header cannot carry (control characters or line breaks)"
+            ));
+        }
+    }
+    Ok(())
 }
