@@ -55,13 +55,7 @@ pub fn set_server_enabled(
 ) -> Result<String, EditError> {
     let text = parsed_text(bytes, path)?;
     let layout = Layout::of(text);
-    let shape = |message: &str| shape_error(path, message);
-    let servers = servers_object(text).ok_or_else(|| EditError::UnknownServer(id.to_string()))?;
-    let (_, entry) = servers
-        .member(id)
-        .ok_or_else(|| EditError::UnknownServer(id.to_string()))?;
-    let server =
-        splice::object_value(text, entry).ok_or_else(|| shape("a server is not an object"))?;
+    let server = server_object(text, path, id)?;
     let edit = match (server.member("enabled"), enabled) {
         (Some((index, _)), true) => splice::remove_member(&server, index),
         (None, true) => None,
@@ -100,12 +94,7 @@ pub fn set_tool_disabled(
     let text = parsed_text(bytes, path)?;
     let layout = Layout::of(text);
     let shape = |message: &str| shape_error(path, message);
-    let servers = servers_object(text).ok_or_else(|| EditError::UnknownServer(id.to_string()))?;
-    let (_, entry) = servers
-        .member(id)
-        .ok_or_else(|| EditError::UnknownServer(id.to_string()))?;
-    let server =
-        splice::object_value(text, entry).ok_or_else(|| shape("a server is not an object"))?;
+    let server = server_object(text, path, id)?;
     let Some((index, member)) = server.member("disabledTools") else {
         if !disabled {
             return Ok(text.to_string());
@@ -247,6 +236,15 @@ fn parsed_text<'b>(bytes: &'b [u8], path: &Path) -> Result<&'b str, EditError> {
 }
 
 /// The `mcpServers` object of `text`, when there is one.
+/// Server `id`'s object in the file's `mcpServers`.
+fn server_object(text: &str, path: &Path, id: &str) -> Result<splice::Object, EditError> {
+    let servers = servers_object(text).ok_or_else(|| EditError::UnknownServer(id.to_string()))?;
+    let (_, entry) = servers
+        .member(id)
+        .ok_or_else(|| EditError::UnknownServer(id.to_string()))?;
+    splice::object_value(text, entry).ok_or_else(|| shape_error(path, "a server is not an object"))
+}
+
 fn servers_object(text: &str) -> Option<splice::Object> {
     let root = splice::root(text)?;
     let (_, member) = root.member("mcpServers")?;

@@ -209,22 +209,7 @@ impl SessionTable {
         &self,
         wanted: impl Fn(&Session) -> bool,
     ) -> Vec<(SessionId, Arc<LocalSessionManager>)> {
-        let mut entries = self.lock();
-        let picked: Vec<SessionId> = entries
-            .iter()
-            .filter(|(_, e)| e.session.upgrade().is_some_and(|s| wanted(&s)))
-            .map(|(id, _)| id.clone())
-            .collect();
-        picked
-            .into_iter()
-            .filter_map(|id| {
-                let entry = entries.remove(&id)?;
-                if let Some(session) = entry.session.upgrade() {
-                    session.mark_closed();
-                }
-                Some((id, entry.manager))
-            })
-            .collect()
+        self.take_where(|e| e.session.upgrade().is_some_and(|s| wanted(&s)))
     }
 
     /// Sessions idle for longer than the expiry, taken out of the table.
@@ -232,13 +217,22 @@ impl SessionTable {
         let Some(limit) = self.idle else {
             return Vec::new();
         };
+        self.take_where(|e| e.usage.idle_for().is_some_and(|idle| idle > limit))
+    }
+
+    /// The entries `pick` chooses, taken out of the table, their sessions
+    /// marked closed, for the caller to close.
+    fn take_where(
+        &self,
+        pick: impl Fn(&Entry) -> bool,
+    ) -> Vec<(SessionId, Arc<LocalSessionManager>)> {
         let mut entries = self.lock();
-        let expired: Vec<SessionId> = entries
+        let picked: Vec<SessionId> = entries
             .iter()
-            .filter(|(_, e)| e.usage.idle_for().is_some_and(|idle| idle > limit))
+            .filter(|(_, e)| pick(e))
             .map(|(id, _)| id.clone())
             .collect();
-        expired
+        picked
             .into_iter()
             .filter_map(|id| {
                 let entry = entries.remove(&id)?;
