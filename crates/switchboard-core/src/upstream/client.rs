@@ -147,10 +147,15 @@ impl Calls {
     /// stream it arrived on; else (stdio, or a server that sends it on its
     /// standalone stream) the most recent call in flight whose client can
     /// answer it (`able`), else the most recent one (which then refuses it
-    /// with a reason).
+    /// with a reason). A stateless (2026-07-28) call collects the request
+    /// into an input-required result, which replaces its answer; it is
+    /// guessed only when `guess_stateless` (sampling and elicitation, which
+    /// servers send while serving a call), never for a request servers also
+    /// send on their own (`roots/list` after start-up or a roots change).
     fn waiting(
         &self,
         origin: Option<&InboundStreamOrigin>,
+        guess_stateless: bool,
         able: impl Fn(&ClientCapabilities) -> bool,
     ) -> Option<Downstream> {
         let table = self.lock();
@@ -159,18 +164,22 @@ impl Calls {
         {
             return Some(downstream.clone());
         }
+        let candidates = || {
+            table
+                .by_request
+                .values()
+                .filter(|(_, d)| guess_stateless || d.collect.is_none())
+        };
         let can_answer = |d: &Downstream| {
             d.collect.is_some()
                 || d.peer
                     .peer_info()
                     .is_some_and(|info| able(&info.capabilities))
         };
-        table
-            .by_request
-            .values()
+        candidates()
             .filter(|(_, d)| can_answer(d))
             .max_by_key(|(order, _)| *order)
-            .or_else(|| table.by_request.values().max_by_key(|(order, _)| *order))
+            .or_else(|| candidates().max_by_key(|(order, _)| *order))
             .map(|(_, d)| d.clone())
     }
 }
@@ -386,7 +395,7 @@ impl ClientHandler for UpstreamClient {
     ) -> Result<CreateMessageResult, ErrorData> {
         let downstream = self
             .calls
-            .waiting(context.extensions.get::<InboundStreamOrigin>(), |c| {
+            .waiting(context.extensions.get::<InboundStreamOrigin>(), true, |c| {
                 c.sampling.is_some()
             })
             .ok_or_else(|| self.no_client("sampling request"))?;
@@ -434,7 +443,7 @@ impl ClientHandler for UpstreamClient {
     ) -> Result<ElicitResult, ErrorData> {
         let downstream = self
             .calls
-            .waiting(context.extensions.get::<InboundStreamOrigin>(), |c| {
+            .waiting(context.extensions.get::<InboundStreamOrigin>(), true, |c| {
                 c.elicitation.is_some()
             })
             .ok_or_else(|| self.no_client("elicitation request"))?;
@@ -475,12 +484,11 @@ impl ClientHandler for UpstreamClient {
         &self,
         context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        let Some(downstream) = self
-            .calls
-            .waiting(context.extensions.get::<InboundStreamOrigin>(), |c| {
-                c.roots.is_some()
-            })
-        else {
+        let Some(downstream) = self.calls.waiting(
+            context.extensions.get::<InboundStreamOrigin>(),
+            false,
+            |c| c.roots.is_some(),
+        ) else {
             // Outside a call there is no one client to ask; no roots is the honest answer.
             return Ok(ListRootsResult::default());
         };
