@@ -15,6 +15,10 @@
 //!    to the hub's merged `/mcp`, lists tools and calls the scenario's tool
 //!    there; the hub forwards the call (and any server→client request, e.g.
 //!    elicitation, back to that downstream client, which plays the user).
+//!    The calls and their arguments are fixed per scenario, or come from the
+//!    suite's `MCP_CONFORMANCE_CONTEXT` (`toolCalls`, `http-custom-headers`);
+//!    for `json-schema-2020-12-preservation` the driver sends the focal
+//!    tool's `inputSchema`, as the hub lists it, back through the echo tool.
 //!
 //! ```text
 //! switchboard-conformance-client [--scenario NAME] URL
@@ -55,20 +59,29 @@ enum Action {
     InitializeOnly,
     /// Call each tool in turn through the hub and check each result's text.
     Calls(Vec<Call>),
+    /// Read `tool`'s `inputSchema` as the hub lists it on `/mcp` and send it
+    /// back, unchanged, as the `schema` argument of `echo`
+    /// (`json-schema-2020-12-preservation`: the suite's server diffs what comes
+    /// back against what it listed, so every keyword the hub's catalog drops
+    /// or alters shows).
+    EchoSchema {
+        tool: &'static str,
+        echo: &'static str,
+    },
 }
 
 /// One tool call through the hub.
 #[derive(Debug)]
 struct Call {
-    tool: &'static str,
+    tool: String,
     arguments: Value,
     /// Text the result must contain (`""`: any result that is not an error).
     expect_text: &'static str,
 }
 
-fn call(tool: &'static str, arguments: Value, expect_text: &'static str) -> Call {
+fn call(tool: &str, arguments: Value, expect_text: &'static str) -> Call {
     Call {
-        tool,
+        tool: tool.to_owned(),
         arguments,
         expect_text,
     }
@@ -92,10 +105,11 @@ pub const SCENARIOS: &[&str] = &[
 
 fn action_for(scenario: &str) -> anyhow::Result<Action> {
     Ok(match scenario {
-        "initialize"
-        | "request-metadata"
-        | "json-schema-ref-no-deref"
-        | "json-schema-2020-12-preservation" => Action::InitializeOnly,
+        "initialize" | "request-metadata" | "json-schema-ref-no-deref" => Action::InitializeOnly,
+        "json-schema-2020-12-preservation" => Action::EchoSchema {
+            tool: "json_schema_2020_12_tool",
+            echo: "json_schema_echo",
+        },
         // The hub keeps the valid tool beside the malformed one.
         "http-invalid-tool-headers" => Action::Calls(vec![call("valid_tool", json!({}), "")]),
         "tools_call" => Action::Calls(vec![call(
@@ -129,13 +143,40 @@ fn action_for(scenario: &str) -> anyhow::Result<Action> {
             call("test_headers", json!({}), ""),
             call("my-hyphenated-tool", json!({}), ""),
         ]),
-        "http-custom-headers" => Action::Calls(vec![call("test_custom_headers", json!({}), "")]),
+        // The suite passes the calls to make, with their arguments, in
+        // MCP_CONFORMANCE_CONTEXT (`toolCalls`); their values exercise the
+        // Mcp-Param-* header encodings.
+        "http-custom-headers" => Action::Calls(context_calls()?),
         other => bail!(
             "scenario {other:?} is not supported by this driver (Switchboard's upstream client \
              has no OAuth flow: remote servers take static `headers`); supported: {}",
             SCENARIOS.join(", ")
         ),
     })
+}
+
+/// The tool calls the suite asks for in `MCP_CONFORMANCE_CONTEXT`
+/// (`{"toolCalls": [{"name", "arguments"}, ...]}`), each expected to succeed.
+fn context_calls() -> anyhow::Result<Vec<Call>> {
+    let text = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .context("this scenario needs MCP_CONFORMANCE_CONTEXT (set by the suite)")?;
+    let context: Value =
+        serde_json::from_str(&text).context("MCP_CONFORMANCE_CONTEXT is not JSON")?;
+    let calls = context
+        .get("toolCalls")
+        .and_then(Value::as_array)
+        .context("MCP_CONFORMANCE_CONTEXT has no toolCalls list")?;
+    calls
+        .iter()
+        .map(|c| {
+            let name = c
+                .get("name")
+                .and_then(Value::as_str)
+                .context("a toolCalls entry has no name")?;
+            let arguments = c.get("arguments").cloned().unwrap_or_else(|| json!({}));
+            Ok(call(name, arguments, ""))
+        })
+        .collect()
 }
 
 struct Args {
@@ -253,9 +294,9 @@ async fn run_scenario(hub: &HubHandle, action: Action) -> anyhow::Result<()> {
             "upstream initialized and listed"
         );
     }
-    let Action::Calls(calls) = action else {
+    if matches!(action, Action::InitializeOnly) {
         return Ok(());
-    };
+    }
 
     // A downstream client on the merged endpoint makes the hub forward the calls.
     let client = User
@@ -266,6 +307,19 @@ async fn run_scenario(hub: &HubHandle, action: Action) -> anyhow::Result<()> {
         .context("cannot connect to the hub's /mcp")?;
     let outcome = async {
         let listed = client.peer().list_all_tools().await?;
+        let calls = match action {
+            Action::InitializeOnly => Vec::new(),
+            Action::Calls(calls) => calls,
+            Action::EchoSchema { tool, echo } => {
+                let schema = listed
+                    .iter()
+                    .find(|t| t.name == tool)
+                    .map(|t| Value::Object((*t.input_schema).clone()))
+                    .with_context(|| format!("the hub does not list {tool:?}"))?;
+                tracing::info!(%tool, %schema, "inputSchema as the hub lists it");
+                vec![call(echo, json!({ "schema": schema }), "")]
+            }
+        };
         for Call {
             tool,
             arguments,
@@ -278,7 +332,7 @@ async fn run_scenario(hub: &HubHandle, action: Action) -> anyhow::Result<()> {
                     listed.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>()
                 );
             }
-            let mut params = CallToolRequestParams::new(tool);
+            let mut params = CallToolRequestParams::new(tool.clone());
             params.arguments = arguments.as_object().cloned();
             let result = client
                 .peer()
