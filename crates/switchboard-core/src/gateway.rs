@@ -348,10 +348,21 @@ impl ServerHandler for Gateway {
             if let Some(route) = route {
                 request.name = route.name.to_string();
             }
-            upstream
-                .get_prompt(request, downstream(&context), &context.ct)
-                .await
-                .map_err(upstream_error)
+            let send = |request| {
+                let upstream = upstream.clone();
+                let context = &context;
+                async move {
+                    upstream
+                        .get_prompt(request, downstream(context), &context.ct)
+                        .await
+                        .map_err(upstream_error)
+                }
+            };
+            if modern::is_modern(&context) {
+                send(request).await
+            } else {
+                self.ask_and_retry(request, &context, send).await
+            }
         }
         .await;
         self.end_call(started, served, &result, &context.ct);
@@ -402,10 +413,21 @@ impl ServerHandler for Gateway {
         let result = async {
             let (upstream, _) = self.route(Target::Resource(&request.uri)).await?;
             served = Served::Server(upstream.id.clone());
-            upstream
-                .read_resource(request, downstream(&context), &context.ct)
-                .await
-                .map_err(upstream_error)
+            let send = |request| {
+                let upstream = upstream.clone();
+                let context = &context;
+                async move {
+                    upstream
+                        .read_resource(request, downstream(context), &context.ct)
+                        .await
+                        .map_err(upstream_error)
+                }
+            };
+            if modern::is_modern(&context) {
+                send(request).await
+            } else {
+                self.ask_and_retry(request, &context, send).await
+            }
         }
         .await;
         self.end_call(started, served, &result, &context.ct);

@@ -192,8 +192,13 @@ impl ServerHandler for FixtureServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name == crate::ask::PROMPT
+            && self.state.read(|spec| spec.prompt(&request.name).is_some())
+        {
+            return crate::ask::prompt(&request, &context).await;
+        }
         let Some(description) = self
             .state
             .read(|spec| spec.prompt(&request.name).map(|p| p.description.clone()))
@@ -259,8 +264,15 @@ impl ServerHandler for FixtureServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri == crate::ask::RESOURCE
+            && self
+                .state
+                .read(|spec| spec.resource(&request.uri).is_some())
+        {
+            return crate::ask::resource(&request, &context).await;
+        }
         let uri = request.uri;
         let contents = self.state.read(|spec| {
             if let Some(resource) = spec.resource(&uri) {

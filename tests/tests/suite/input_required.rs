@@ -6,6 +6,9 @@
 //!   retry reaches the server; an older client is asked the elicitation by
 //!   the hub, which retries for it; an older client that cannot be asked
 //!   gets an error saying so;
+//! - the same for `prompts/get` and `resources/read` (the fixture's `ask`
+//!   prompt and `fixture://ask` resource): an older client is asked by the
+//!   hub, which retries with the server's state, for each;
 //! - an older server (the conformance fixture, limited to 2025-11-25) sends
 //!   `elicitation/create` during a 2026-07-28 client's call: the client gets
 //!   an input-required result whose `requestState` names the parked call,
@@ -20,7 +23,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rmcp::ClientHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ElicitRequestParams,
-    ElicitResult, Implementation, InputResponses, ProtocolVersion,
+    ElicitResult, GetPromptRequestParams, GetPromptResponse, Implementation, InputResponses,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
 };
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt, RequestContext, RoleClient, RunningService, ServiceExt,
@@ -186,6 +190,125 @@ async fn a_2026_servers_input_request_reaches_new_and_old_clients() {
         );
         quiet.cancel().await.unwrap();
     }
+
+    assert_eq!(hub.terminate().await, Some(0));
+    http.stop().await;
+}
+
+/// A spec with the asking prompt and resource (and an ordinary prompt).
+fn ask_prompt_spec(dir: &tempfile::TempDir, with_resource: bool) -> String {
+    let path = dir.path().join(format!("spec-{with_resource}.json"));
+    let resources = if with_resource {
+        json!([{"uri": "fixture://ask", "name": "ask"}])
+    } else {
+        json!([])
+    };
+    std::fs::write(
+        &path,
+        json!({
+            "prompts": [{"name": "ask"}, {"name": "plain"}],
+            "resources": resources,
+        })
+        .to_string(),
+    )
+    .unwrap();
+    path.to_string_lossy().to_string()
+}
+
+fn prompt_text(response: &GetPromptResponse) -> String {
+    match response {
+        GetPromptResponse::Complete(result) => {
+            let value = serde_json::to_value(&result.messages[0].content).unwrap();
+            value["text"].as_str().unwrap_or_default().to_string()
+        }
+        other => panic!("not a complete result: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn an_older_client_is_asked_for_a_2026_servers_prompt_and_resource() {
+    let dir = tempfile::tempdir().unwrap();
+    let with_resource = ask_prompt_spec(&dir, true);
+    let prompt_only = ask_prompt_spec(&dir, false);
+    let mut http = HttpFixture::start(&["--spec", &prompt_only]).await.unwrap();
+    let mut hub = Hub::start(json!({"mcpServers": {
+        "a": stdio_fixture(&["--spec", &with_resource]),
+        "h": {"url": http.url},
+    }}))
+    .await
+    .unwrap();
+
+    for prompt in ["a__ask", "h__ask"] {
+        // A 2026-07-28 client gets the server's input request itself.
+        let client = modern(&hub.url, Answerer::default()).await;
+        let first = client
+            .peer()
+            .get_prompt_once(GetPromptRequestParams::new(prompt))
+            .await
+            .unwrap();
+        let GetPromptResponse::InputRequired(asked) = first else {
+            panic!("not input-required: {first:?}");
+        };
+        assert_eq!(asked.request_state.as_deref(), Some("fixture-ask-1"));
+        client.cancel().await.unwrap();
+
+        // An older client is asked by the hub; its one request gets the answer.
+        let answerer = Answerer {
+            elicitation: true,
+            ..Default::default()
+        };
+        let asked = answerer.asked.clone();
+        let old = legacy(&hub.url, answerer).await;
+        let got = old
+            .peer()
+            .get_prompt_once(GetPromptRequestParams::new(prompt))
+            .await
+            .unwrap();
+        assert_eq!(prompt_text(&got), "hello ada", "{}", hub.log());
+        assert_eq!(asked.load(Ordering::SeqCst), 1);
+        // A prompt that asks nothing is answered as before.
+        let plain = old
+            .peer()
+            .get_prompt_once(GetPromptRequestParams::new(prompt.replace("ask", "plain")))
+            .await
+            .unwrap();
+        assert!(prompt_text(&plain).starts_with("prompt plain"), "{plain:?}");
+        old.cancel().await.unwrap();
+
+        // An older client that declared no elicitation gets a clear error naming the prompt.
+        let quiet = legacy(&hub.url, Answerer::default()).await;
+        let err = quiet
+            .peer()
+            .get_prompt_once(GetPromptRequestParams::new(prompt))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("prompt 'ask' needs input from the client (elicitation)"),
+            "{err}"
+        );
+        quiet.cancel().await.unwrap();
+    }
+
+    // resources/read of the stdio server's asking resource.
+    let answerer = Answerer {
+        elicitation: true,
+        ..Default::default()
+    };
+    let asked = answerer.asked.clone();
+    let old = legacy(&hub.url, answerer).await;
+    let read = old
+        .peer()
+        .read_resource_once(ReadResourceRequestParams::new("fixture://ask"))
+        .await
+        .unwrap();
+    let ReadResourceResponse::Complete(read) = read else {
+        panic!("not a complete result: {read:?}");
+    };
+    let contents = serde_json::to_value(&read.contents[0]).unwrap();
+    assert_eq!(contents["text"], "hello ada", "{}", hub.log());
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    old.cancel().await.unwrap();
 
     assert_eq!(hub.terminate().await, Some(0));
     http.stop().await;

@@ -1,14 +1,16 @@
 //! Input-required results (SEP-2322) across the protocol boundary, for
-//! `tools/call`:
+//! `tools/call` (both ways) and `prompts/get` and `resources/read` (the
+//! second way):
 //!
 //! - **2026-07-28 client, 2026-07-28 server**: the server's input-required
 //!   result goes to the client as it is, and the client's retry (its
 //!   `requestState` and `inputResponses`) is routed by the tool name like any
 //!   call, so it reaches the same server, which checks its own state.
-//! - **older client, 2026-07-28 server** ([`Gateway::legacy_call`]): the hub
-//!   asks the client each input request as a sampling, elicitation or roots
-//!   request on the call's stream, and retries the server with the answers,
-//!   for at most [`MAX_ROUNDS`] rounds.
+//! - **older client, 2026-07-28 server** ([`Gateway::legacy_call`],
+//!   [`Gateway::ask_and_retry`] for prompts and resources too): the hub asks
+//!   the client each input request as a sampling, elicitation or roots
+//!   request on the request's stream, and retries the server with the
+//!   answers and its `requestState`, for at most [`MAX_ROUNDS`] rounds.
 //! - **2026-07-28 client, older server** ([`Gateway::modern_call`]): the
 //!   server's sampling, elicitation and roots requests during the call are
 //!   collected (see `Downstream::collect`) and the client gets an
@@ -17,7 +19,10 @@
 //!   `upstream::parked`); the retry's `inputResponses` answer the waiting
 //!   requests and the same call goes on. Such a state that names no parked
 //!   call of the server its tool routes to (expired, used, altered, or
-//!   another tool's) is refused with an error saying so.
+//!   another tool's) is refused with an error saying so. A `prompts/get` or
+//!   `resources/read` of an older server that asks the client something
+//!   goes to the client as the request it is, which a 2026-07-28 client
+//!   cannot answer (the server gets an error): parking those is not built.
 //!
 //! A state the hub did not make is never looked at: it belongs to the server.
 
@@ -25,9 +30,12 @@
 // older clients and servers exchange.
 #![allow(deprecated)]
 
+use std::future::Future;
+
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ErrorData, InputRequest,
-    InputRequests, InputRequiredResult, InputResponses, ServerRequest,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ErrorData, GetPromptRequestParams,
+    GetPromptResponse, InputRequest, InputRequests, InputRequiredResult, InputResponses,
+    ReadResourceRequestParams, ReadResourceResponse, ServerRequest,
 };
 use rmcp::service::{OriginatingRequestId, RequestContext, RoleServer};
 use serde_json::json;
@@ -47,6 +55,78 @@ pub(super) const STATE_PREFIX: &str = "switchboard-input:";
 /// Server requests of one call collected into one input-required result.
 const ASKS_PER_ROUND: usize = 16;
 
+/// A request an older client's request can be retried with, once the hub has
+/// asked the client what a 2026-07-28 server wants to know.
+pub(super) trait Retry: Clone {
+    type Response;
+    /// What asks: `tool`, `prompt` or `resource` (messages and error data).
+    const KIND: &'static str;
+    /// The tool or prompt name, or the resource URI.
+    fn subject(&self) -> &str;
+    /// The next round: the client's answers and the server's state.
+    fn answered(&mut self, responses: InputResponses, state: Option<String>);
+    /// The server's input request, or its answer.
+    fn input_required(response: Self::Response) -> Result<InputRequiredResult, Self::Response>;
+}
+
+impl Retry for CallToolRequestParams {
+    type Response = CallToolResponse;
+    const KIND: &'static str = "tool";
+    fn subject(&self) -> &str {
+        &self.name
+    }
+    fn answered(&mut self, responses: InputResponses, state: Option<String>) {
+        self.input_responses = Some(responses);
+        self.request_state = state;
+    }
+    fn input_required(response: CallToolResponse) -> Result<InputRequiredResult, CallToolResponse> {
+        match response {
+            CallToolResponse::InputRequired(result) => Ok(result),
+            other => Err(other),
+        }
+    }
+}
+
+impl Retry for GetPromptRequestParams {
+    type Response = GetPromptResponse;
+    const KIND: &'static str = "prompt";
+    fn subject(&self) -> &str {
+        &self.name
+    }
+    fn answered(&mut self, responses: InputResponses, state: Option<String>) {
+        self.input_responses = Some(responses);
+        self.request_state = state;
+    }
+    fn input_required(
+        response: GetPromptResponse,
+    ) -> Result<InputRequiredResult, GetPromptResponse> {
+        match response {
+            GetPromptResponse::InputRequired(result) => Ok(result),
+            other => Err(other),
+        }
+    }
+}
+
+impl Retry for ReadResourceRequestParams {
+    type Response = ReadResourceResponse;
+    const KIND: &'static str = "resource";
+    fn subject(&self) -> &str {
+        &self.uri
+    }
+    fn answered(&mut self, responses: InputResponses, state: Option<String>) {
+        self.input_responses = Some(responses);
+        self.request_state = state;
+    }
+    fn input_required(
+        response: ReadResourceResponse,
+    ) -> Result<InputRequiredResult, ReadResourceResponse> {
+        match response {
+            ReadResourceResponse::InputRequired(result) => Ok(result),
+            other => Err(other),
+        }
+    }
+}
+
 impl Gateway {
     /// `tools/call` from an older client: input-required results of a
     /// 2026-07-28 server are turned into requests to the client.
@@ -55,57 +135,72 @@ impl Gateway {
         request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        self.ask_and_retry(request, context, |request| {
+            self.forward_call(request, downstream(context), &context.ct)
+        })
+        .await
+    }
+
+    /// Sends an older client's request with `send` and, while the server
+    /// answers with an input-required result, asks the client each input
+    /// request and sends the request again with the answers, for at most
+    /// [`MAX_ROUNDS`] rounds. A client that declared none of sampling,
+    /// elicitation and roots gets an error naming what the server wanted.
+    pub(super) async fn ask_and_retry<R, F, Fut>(
+        &self,
+        request: R,
+        context: &RequestContext<RoleServer>,
+        send: F,
+    ) -> Result<R::Response, ErrorData>
+    where
+        R: Retry,
+        F: Fn(R) -> Fut,
+        Fut: Future<Output = Result<R::Response, ErrorData>>,
+    {
         // Only a client that can be asked something needs the request kept
-        // for a retry; the others' calls cost nothing more.
+        // for a retry; the others' requests cost nothing more.
         let askable = context.peer.peer_info().is_some_and(|info| {
             let c = &info.capabilities;
             c.sampling.is_some() || c.elicitation.is_some() || c.roots.is_some()
         });
         if !askable {
-            let name = request.name.to_string();
-            let response = self
-                .forward_call(request, downstream(context), &context.ct)
-                .await?;
-            return match response {
-                CallToolResponse::InputRequired(result) => {
-                    Err(cannot_ask(&name, &result, "declared none of them"))
-                }
-                other => Ok(other),
+            let subject = Subject::of(&request);
+            return match R::input_required(send(request).await?) {
+                Ok(result) => Err(cannot_ask(&subject, &result, "declared none of them")),
+                Err(answer) => Ok(answer),
             };
         }
         let mut retry = request.clone();
-        let mut response = self
-            .forward_call(request, downstream(context), &context.ct)
-            .await?;
+        let mut response = send(request).await?;
         for _ in 0..MAX_ROUNDS {
-            let CallToolResponse::InputRequired(result) = response else {
-                return Ok(response);
+            let result = match R::input_required(response) {
+                Ok(result) => result,
+                Err(answer) => return Ok(answer),
             };
             let answers = self
-                .ask_client(&retry.name, result.input_requests, context)
+                .ask_client(&Subject::of(&retry), result.input_requests, context)
                 .await?;
-            retry.input_responses = Some(answers);
-            retry.request_state = result.request_state;
-            response = self
-                .forward_call(retry.clone(), downstream(context), &context.ct)
-                .await?;
+            retry.answered(answers, result.request_state);
+            response = send(retry.clone()).await?;
         }
-        match response {
-            CallToolResponse::InputRequired(_) => Err(ErrorData::internal_error(
-                format!(
-                    "tool '{}' still asked for input after {MAX_ROUNDS} rounds; Switchboard gave up",
-                    retry.name
-                ),
-                Some(json!({"tool": retry.name, "kind": "inputRounds"})),
-            )),
-            other => Ok(other),
+        match R::input_required(response) {
+            Ok(_) => {
+                let subject = Subject::of(&retry);
+                Err(ErrorData::internal_error(
+                    format!(
+                        "{subject} still asked for input after {MAX_ROUNDS} rounds; Switchboard gave up"
+                    ),
+                    Some(json!({subject.kind: subject.name, "kind": "inputRounds"})),
+                ))
+            }
+            Err(answer) => Ok(answer),
         }
     }
 
     /// Asks an older client each input request and collects its answers.
     async fn ask_client(
         &self,
-        tool: &str,
+        subject: &Subject,
         requests: Option<InputRequests>,
         context: &RequestContext<RoleServer>,
     ) -> Result<InputResponses, ErrorData> {
@@ -120,15 +215,19 @@ impl Gateway {
             if !declares(&caps, &input) {
                 return Err(ErrorData::invalid_request(
                     format!(
-                        "tool '{tool}' needs {what} from the client, which did not declare the \
+                        "{subject} needs {what} from the client, which did not declare the \
                          `{what}` capability"
                     ),
-                    Some(json!({"tool": tool, "kind": "missingCapability", "capability": what})),
+                    Some(json!({
+                        subject.kind: subject.name,
+                        "kind": "missingCapability",
+                        "capability": what,
+                    })),
                 ));
             }
             let Some(request) = as_server_request(input) else {
                 return Err(ErrorData::internal_error(
-                    format!("tool '{tool}' asked for an input of an unknown kind ('{key}')"),
+                    format!("{subject} asked for an input of an unknown kind ('{key}')"),
                     None,
                 ));
             };
@@ -300,8 +399,30 @@ fn unknown_state(tool: &str) -> ErrorData {
     )
 }
 
+/// What asks for input, for messages: `tool 'name'`, `prompt 'name'`,
+/// `resource 'uri'`.
+pub(super) struct Subject {
+    kind: &'static str,
+    name: String,
+}
+
+impl Subject {
+    fn of<R: Retry>(request: &R) -> Self {
+        Self {
+            kind: R::KIND,
+            name: request.subject().to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for Subject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} '{}'", self.kind, self.name)
+    }
+}
+
 /// The error for a 2026-07-28 server's input request an older client cannot answer.
-fn cannot_ask(tool: &str, result: &InputRequiredResult, why: &str) -> ErrorData {
+fn cannot_ask(subject: &Subject, result: &InputRequiredResult, why: &str) -> ErrorData {
     let kinds: Vec<&str> = result
         .input_requests
         .iter()
@@ -310,10 +431,10 @@ fn cannot_ask(tool: &str, result: &InputRequiredResult, why: &str) -> ErrorData 
         .collect();
     ErrorData::invalid_request(
         format!(
-            "tool '{tool}' needs input from the client ({}), which {why}",
+            "{subject} needs input from the client ({}), which {why}",
             kinds.join(", ")
         ),
-        Some(json!({"tool": tool, "kind": "missingCapability"})),
+        Some(json!({subject.kind: subject.name, "kind": "missingCapability"})),
     )
 }
 
