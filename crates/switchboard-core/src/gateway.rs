@@ -336,7 +336,7 @@ impl ServerHandler for Gateway {
 
     async fn get_prompt(
         &self,
-        mut request: GetPromptRequestParams,
+        request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         self.note_client(&context);
@@ -345,10 +345,12 @@ impl ServerHandler for Gateway {
         let result = async {
             let (upstream, route) = self.route(Target::Prompt(&request.name)).await?;
             served = Served::Server(upstream.id.clone());
-            if let Some(route) = route {
-                request.name = route.name.to_string();
-            }
-            let send = |request| {
+            // The server's own name for it; messages keep the client's.
+            let upstream_name = route.map(|route| route.name.to_string());
+            let send = |mut request: GetPromptRequestParams| {
+                if let Some(name) = &upstream_name {
+                    request.name.clone_from(name);
+                }
                 let upstream = upstream.clone();
                 let context = &context;
                 async move {

@@ -284,7 +284,9 @@ async fn an_older_client_is_asked_for_a_2026_servers_prompt_and_resource() {
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("prompt 'ask' needs input from the client (elicitation)"),
+            err.contains(&format!(
+                "prompt '{prompt}' needs input from the client (elicitation)"
+            )),
             "{err}"
         );
         quiet.cancel().await.unwrap();
