@@ -117,11 +117,10 @@ pytest_suite() {
 }
 
 # --- Conformance suite 0.2.x (scripts/conformance2.sh, docs/conformance.md "Suite 0.2.x") -----
-# Runs held to "every scenario that passes against the fixture directly passes through every
-# route"; the other runs are held to tests/conformance-fixture/expected-pass.txt (what passes
-# today). `all` and `2026-07-28` join once server-stateless passes through the HTTP route
-# (docs/conformance.md, "Gate and report").
-CONFORMANCE2_STRICT_RUNS="${CONFORMANCE2_STRICT_RUNS:-2025-11-25}"
+# Every run is held to "every scenario that passes against the fixture directly passes through
+# every route" (but for the named exceptions on http-pass, CONFORMANCE2_HTTP_KNOWN), and to
+# tests/conformance-fixture/expected-pass.txt (what passes today, directly and per route).
+CONFORMANCE2_STRICT_RUNS="${CONFORMANCE2_STRICT_RUNS:-all 2026-07-28 2025-11-25}"
 export CONFORMANCE2_STRICT_RUNS
 
 # --- Main -------------------------------------------------------------------------------------
