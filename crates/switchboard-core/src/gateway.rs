@@ -347,24 +347,14 @@ impl ServerHandler for Gateway {
             served = Served::Server(upstream.id.clone());
             // The server's own name for it; messages keep the client's.
             let upstream_name = route.map(|route| route.name.to_string());
-            let send = |mut request: GetPromptRequestParams| {
+            let prepare = |mut request: GetPromptRequestParams| {
                 if let Some(name) = &upstream_name {
                     request.name.clone_from(name);
                 }
-                let upstream = upstream.clone();
-                let context = &context;
-                async move {
-                    upstream
-                        .get_prompt(request, downstream(context), &context.ct)
-                        .await
-                        .map_err(upstream_error)
-                }
+                request
             };
-            if modern::is_modern(&context) {
-                send(request).await
-            } else {
-                self.ask_and_retry(request, &context, send).await
-            }
+            self.forward_asking(&upstream, request, prepare, &context)
+                .await
         }
         .await;
         self.end_call(started, served, &result, &context.ct);
@@ -415,21 +405,8 @@ impl ServerHandler for Gateway {
         let result = async {
             let (upstream, _) = self.route(Target::Resource(&request.uri)).await?;
             served = Served::Server(upstream.id.clone());
-            let send = |request| {
-                let upstream = upstream.clone();
-                let context = &context;
-                async move {
-                    upstream
-                        .read_resource(request, downstream(context), &context.ct)
-                        .await
-                        .map_err(upstream_error)
-                }
-            };
-            if modern::is_modern(&context) {
-                send(request).await
-            } else {
-                self.ask_and_retry(request, &context, send).await
-            }
+            self.forward_asking(&upstream, request, |request| request, &context)
+                .await
         }
         .await;
         self.end_call(started, served, &result, &context.ct);

@@ -84,6 +84,7 @@ pub use error::UpstreamError;
 pub(crate) use parked::{CallFuture, Parked, ParkedCall, Pending};
 pub use process::guard;
 use refresh::ListOutcome;
+pub(crate) use request::Ask;
 pub use status::Health;
 use status::{LogLimits, LogLine, Status, StderrLog};
 

@@ -108,21 +108,38 @@ async fn ask(
     }
 }
 
+/// One round as `T`: the input request wrapped by `asking`, or the greeting
+/// made into an answer by `done`.
+async fn answer<T>(
+    request_state: Option<&str>,
+    input_responses: Option<&InputResponses>,
+    context: &RequestContext<RoleServer>,
+    asking: fn(InputRequiredResult) -> T,
+    done: impl FnOnce(String) -> T,
+) -> Result<T, ErrorData> {
+    Ok(match ask(request_state, input_responses, context).await? {
+        Round::Ask(asked) => asking(asked),
+        Round::Done(text) => done(text),
+    })
+}
+
 /// Answers one call of an `ask` tool.
 pub async fn call(
     request: &CallToolRequestParams,
     context: &RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, ErrorData> {
-    let round = ask(
+    let (state, responses) = (
         request.request_state.as_deref(),
         request.input_responses.as_ref(),
+    );
+    answer(
+        state,
+        responses,
         context,
+        CallToolResponse::InputRequired,
+        |text| CallToolResult::success(vec![ContentBlock::text(text)]).into(),
     )
-    .await?;
-    Ok(match round {
-        Round::Ask(asked) => CallToolResponse::InputRequired(asked),
-        Round::Done(text) => CallToolResult::success(vec![ContentBlock::text(text)]).into(),
-    })
+    .await
 }
 
 /// Answers one `prompts/get` of the [`PROMPT`]: one user message, the greeting.
@@ -130,18 +147,18 @@ pub async fn prompt(
     request: &GetPromptRequestParams,
     context: &RequestContext<RoleServer>,
 ) -> Result<GetPromptResponse, ErrorData> {
-    let round = ask(
+    let (state, responses) = (
         request.request_state.as_deref(),
         request.input_responses.as_ref(),
+    );
+    answer(
+        state,
+        responses,
         context,
+        GetPromptResponse::InputRequired,
+        |text| GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]).into(),
     )
-    .await?;
-    Ok(match round {
-        Round::Ask(asked) => GetPromptResponse::InputRequired(asked),
-        Round::Done(text) => {
-            GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]).into()
-        }
-    })
+    .await
 }
 
 /// Answers one `resources/read` of the [`RESOURCE`]: its text is the greeting.
@@ -149,16 +166,18 @@ pub async fn resource(
     request: &ReadResourceRequestParams,
     context: &RequestContext<RoleServer>,
 ) -> Result<ReadResourceResponse, ErrorData> {
-    let round = ask(
+    let (state, responses) = (
         request.request_state.as_deref(),
         request.input_responses.as_ref(),
+    );
+    answer(
+        state,
+        responses,
         context,
-    )
-    .await?;
-    Ok(match round {
-        Round::Ask(asked) => ReadResourceResponse::InputRequired(asked),
-        Round::Done(text) => {
+        ReadResourceResponse::InputRequired,
+        |text| {
             ReadResourceResult::new(vec![ResourceContents::text(text, request.uri.clone())]).into()
-        }
-    })
+        },
+    )
+    .await
 }

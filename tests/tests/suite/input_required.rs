@@ -82,6 +82,16 @@ async fn legacy(url: &str, handler: Answerer) -> RunningService<RoleClient, Answ
         .expect("a 2025-11-25 client connects")
 }
 
+/// An older client that declares elicitation, and the count of what it was asked.
+async fn legacy_asked(url: &str) -> (RunningService<RoleClient, Answerer>, Arc<AtomicUsize>) {
+    let answerer = Answerer {
+        elicitation: true,
+        ..Default::default()
+    };
+    let asked = answerer.asked.clone();
+    (legacy(url, answerer).await, asked)
+}
+
 fn params(name: &str, args: Value) -> CallToolRequestParams {
     let mut p = CallToolRequestParams::new(name.to_string());
     p.arguments = args.as_object().cloned();
@@ -160,12 +170,7 @@ async fn a_2026_servers_input_request_reaches_new_and_old_clients() {
         client.cancel().await.unwrap();
 
         // An older client is asked by the hub, which retries for it.
-        let answerer = Answerer {
-            elicitation: true,
-            ..Default::default()
-        };
-        let asked = answerer.asked.clone();
-        let old = legacy(&hub.url, answerer).await;
+        let (old, asked) = legacy_asked(&hub.url).await;
         let result = old.peer().call_tool(params(tool, json!({}))).await.unwrap();
         assert_eq!(
             result.content[0].as_text().unwrap().text,
@@ -253,12 +258,7 @@ async fn an_older_client_is_asked_for_a_2026_servers_prompt_and_resource() {
         client.cancel().await.unwrap();
 
         // An older client is asked by the hub; its one request gets the answer.
-        let answerer = Answerer {
-            elicitation: true,
-            ..Default::default()
-        };
-        let asked = answerer.asked.clone();
-        let old = legacy(&hub.url, answerer).await;
+        let (old, asked) = legacy_asked(&hub.url).await;
         let got = old
             .peer()
             .get_prompt_once(GetPromptRequestParams::new(prompt))
@@ -293,12 +293,7 @@ async fn an_older_client_is_asked_for_a_2026_servers_prompt_and_resource() {
     }
 
     // resources/read of the stdio server's asking resource.
-    let answerer = Answerer {
-        elicitation: true,
-        ..Default::default()
-    };
-    let asked = answerer.asked.clone();
-    let old = legacy(&hub.url, answerer).await;
+    let (old, asked) = legacy_asked(&hub.url).await;
     let read = old
         .peer()
         .read_resource_once(ReadResourceRequestParams::new("fixture://ask"))

@@ -31,6 +31,7 @@
 #![allow(deprecated)]
 
 use std::future::Future;
+use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ErrorData, GetPromptRequestParams,
@@ -43,8 +44,8 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::input_required::{as_input_request, as_server_request, client_result, response_value};
-use super::{Gateway, Target, downstream};
-use crate::upstream::{Asked, ParkedCall};
+use super::{Gateway, Target, downstream, upstream_error};
+use crate::upstream::{Ask, Asked, ParkedCall, Upstream};
 use crate::upstream::{CallFuture, Pending};
 
 /// Rounds of input requests the hub answers for an older client before it
@@ -69,63 +70,38 @@ pub(super) trait Retry: Clone {
     fn input_required(response: Self::Response) -> Result<InputRequiredResult, Self::Response>;
 }
 
-impl Retry for CallToolRequestParams {
-    type Response = CallToolResponse;
-    const KIND: &'static str = "tool";
-    fn subject(&self) -> &str {
-        &self.name
-    }
-    fn answered(&mut self, responses: InputResponses, state: Option<String>) {
-        self.input_responses = Some(responses);
-        self.request_state = state;
-    }
-    fn input_required(response: CallToolResponse) -> Result<InputRequiredResult, CallToolResponse> {
-        match response {
-            CallToolResponse::InputRequired(result) => Ok(result),
-            other => Err(other),
+/// `Retry` for a request type, its response type (an enum with an
+/// `InputRequired` variant), the kind's word and the field naming it.
+macro_rules! retry {
+    ($params:ty, $response:ident, $kind:literal, $subject:ident) => {
+        impl Retry for $params {
+            type Response = $response;
+            const KIND: &'static str = $kind;
+            fn subject(&self) -> &str {
+                &self.$subject
+            }
+            fn answered(&mut self, responses: InputResponses, state: Option<String>) {
+                self.input_responses = Some(responses);
+                self.request_state = state;
+            }
+            fn input_required(response: $response) -> Result<InputRequiredResult, $response> {
+                match response {
+                    $response::InputRequired(result) => Ok(result),
+                    other => Err(other),
+                }
+            }
         }
-    }
+    };
 }
 
-impl Retry for GetPromptRequestParams {
-    type Response = GetPromptResponse;
-    const KIND: &'static str = "prompt";
-    fn subject(&self) -> &str {
-        &self.name
-    }
-    fn answered(&mut self, responses: InputResponses, state: Option<String>) {
-        self.input_responses = Some(responses);
-        self.request_state = state;
-    }
-    fn input_required(
-        response: GetPromptResponse,
-    ) -> Result<InputRequiredResult, GetPromptResponse> {
-        match response {
-            GetPromptResponse::InputRequired(result) => Ok(result),
-            other => Err(other),
-        }
-    }
-}
-
-impl Retry for ReadResourceRequestParams {
-    type Response = ReadResourceResponse;
-    const KIND: &'static str = "resource";
-    fn subject(&self) -> &str {
-        &self.uri
-    }
-    fn answered(&mut self, responses: InputResponses, state: Option<String>) {
-        self.input_responses = Some(responses);
-        self.request_state = state;
-    }
-    fn input_required(
-        response: ReadResourceResponse,
-    ) -> Result<InputRequiredResult, ReadResourceResponse> {
-        match response {
-            ReadResourceResponse::InputRequired(result) => Ok(result),
-            other => Err(other),
-        }
-    }
-}
+retry!(CallToolRequestParams, CallToolResponse, "tool", name);
+retry!(GetPromptRequestParams, GetPromptResponse, "prompt", name);
+retry!(
+    ReadResourceRequestParams,
+    ReadResourceResponse,
+    "resource",
+    uri
+);
 
 impl Gateway {
     /// `tools/call` from an older client: input-required results of a
@@ -139,6 +115,36 @@ impl Gateway {
             self.forward_call(request, downstream(context), &context.ct)
         })
         .await
+    }
+
+    /// Forwards a `prompts/get` or `resources/read` to `upstream`, after
+    /// `prepare` (the server's own name for a prompt): as it is for a
+    /// 2026-07-28 client, through [`Self::ask_and_retry`] for an older one.
+    pub(super) async fn forward_asking<R>(
+        &self,
+        upstream: &Arc<Upstream>,
+        request: R,
+        prepare: impl Fn(R) -> R,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<R::Response, ErrorData>
+    where
+        R: Retry + Ask<Answer = <R as Retry>::Response>,
+    {
+        let send = |request: R| {
+            let upstream = upstream.clone();
+            let request = prepare(request);
+            async move {
+                upstream
+                    .send(request, downstream(context), &context.ct)
+                    .await
+                    .map_err(upstream_error)
+            }
+        };
+        if super::modern::is_modern(context) {
+            send(request).await
+        } else {
+            self.ask_and_retry(request, context, send).await
+        }
     }
 
     /// Sends an older client's request with `send` and, while the server
