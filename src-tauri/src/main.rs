@@ -32,8 +32,9 @@ pub struct AppState {
 }
 
 fn main() -> std::process::ExitCode {
-    // `switchboard-app __guard <pgid>`: the hidden process guard of one stdio
-    // server (see switchboard_core::guard); no window, no tray.
+    // The hidden helper modes (see switchboard_core::guard): `switchboard-app
+    // __guard <pgid>`, the process guard of one stdio server, and
+    // `switchboard-app __count-tokens`, the token counter; no window, no tray.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(code) = switchboard_core::guard::run_if_guard(&args) {
         return code;

@@ -51,6 +51,7 @@ pub(crate) use profiles::Refused;
 mod publish;
 mod servers;
 mod tokens;
+pub(crate) use tokens::count_tools;
 mod tool_mode;
 #[cfg(test)]
 pub(crate) use tool_mode::SEARCH_TOOL_COUNT;

@@ -49,19 +49,23 @@ fn serve_http(
     // as the tokenizer loads its vocabulary on first use.
     let counting = hub.clone();
     tasks.spawn(async move {
-        if counting.settings().builtin_tools {
-            let tools = crate::builtin::tools();
-            let count =
-                tokio::task::spawn_blocking(move || crate::token_count::count_tools(&tools));
-            if let Ok(tokens) = count.await {
-                counting.set_builtin_tool_tokens(tokens);
+        // The built-in tools (when served) and search mode's two (listed
+        // whenever an endpoint is in search mode), in one helper run.
+        let builtin = if counting.settings().builtin_tools {
+            crate::builtin::tools()
+        } else {
+            Vec::new()
+        };
+        let split = builtin.len();
+        let mut tools = builtin;
+        tools.extend(crate::builtin::search::tools());
+        let count = tokio::task::spawn_blocking(move || crate::hub::count_tools(&tools));
+        if let Ok(counts) = count.await {
+            let (builtin, search) = counts.split_at(split.min(counts.len()));
+            if split > 0 {
+                counting.set_builtin_tool_tokens(builtin.iter().sum());
             }
-        }
-        // Search mode's two tools (listed whenever an endpoint is in search mode).
-        let tools = crate::builtin::search::tools();
-        let count = tokio::task::spawn_blocking(move || crate::token_count::count_tools(&tools));
-        if let Ok(tokens) = count.await {
-            counting.set_search_tool_tokens(tokens);
+            counting.set_search_tool_tokens(search.iter().sum());
         }
     });
     let router = crate::http::router(hub.clone());

@@ -7,8 +7,14 @@
 //! Pure and layer 1: it is given tools and counts them. Counting is linear
 //! in the text but not free (about a megabyte of JSON for a few thousand
 //! tools), so the hub counts once per catalog change, off the request path
-//! ([`CatalogTokens::of`] on a blocking task), and the snapshot reads the
-//! cached result.
+//! ([`CatalogTokens::with_counts`] on a blocking task), and the snapshot
+//! reads the cached result.
+//!
+//! The vocabulary costs memory for as long as a process has it loaded
+//! (about 35 MiB of tables, plus the 32 MiB it is read from), more than the
+//! whole idle hub otherwise; so the hub counts in a short-lived helper, its
+//! own binary run as `<program> __count-tokens` (see `hub::tokens`), which
+//! reads tool definitions one per line and answers with [`serve_counts`].
 
 use std::collections::HashMap;
 
@@ -25,9 +31,7 @@ pub fn count_text(text: &str) -> usize {
 /// Tokens of one tool's definition: its JSON as a client receives it in
 /// `tools/list` (compact, as rmcp serializes it).
 pub fn count_tool(tool: &Tool) -> usize {
-    // Serializing an rmcp `Tool` into memory does not fail; if it ever did,
-    // the tool would count as nothing rather than stop the count.
-    serde_json::to_string(tool).map_or(0, |json| count_text(&json))
+    count_text(&tool_json(tool))
 }
 
 /// Tokens of a list of tool definitions: the sum of [`count_tool`] over
@@ -35,6 +39,31 @@ pub fn count_tool(tool: &Tool) -> usize {
 /// not counted). The function every per-mode or per-profile total uses.
 pub fn count_tools(tools: &[Tool]) -> usize {
     tools.iter().map(count_tool).sum()
+}
+
+/// The hidden first argument that runs the hub's binary as a token counter
+/// (dispatched with the guard's, see `upstream::guard::run_if_guard`).
+pub const COUNT_ARG: &str = "__count-tokens";
+
+/// The counter's whole work: for each line of `input` (one text, e.g. a
+/// tool's compact JSON, which has no raw line break), the line's tokens as a
+/// decimal number on a line of `output`.
+pub fn serve_counts(
+    input: impl std::io::BufRead,
+    mut output: impl std::io::Write,
+) -> std::io::Result<()> {
+    for line in input.lines() {
+        writeln!(output, "{}", count_text(&line?))?;
+    }
+    output.flush()
+}
+
+/// One tool's definition as a client receives it in `tools/list` (compact
+/// JSON: one line).
+pub fn tool_json(tool: &Tool) -> String {
+    // Serializing an rmcp `Tool` into memory does not fail; if it ever did,
+    // the tool would count as nothing rather than stop the count.
+    serde_json::to_string(tool).unwrap_or_default()
 }
 
 /// What one catalog's tools cost: per server (its exposed tools, after
@@ -53,13 +82,17 @@ pub struct CatalogTokens {
 }
 
 impl CatalogTokens {
-    /// Counts `catalog`'s tools, grouped by the server each one leads to.
-    pub fn of(catalog: &Catalog) -> Self {
+    /// Counts `catalog`'s tools, grouped by the server each one leads to,
+    /// with the counting done by `count`, given each tool's JSON
+    /// ([`tool_json`]) in the catalog's order and answering a count for each.
+    pub fn with_counts(catalog: &Catalog, count: impl FnOnce(&[String]) -> Vec<usize>) -> Self {
+        let jsons: Vec<String> = catalog.tools.iter().map(tool_json).collect();
+        let counts = count(&jsons);
         let mut per_server: HashMap<ServerId, usize> = HashMap::new();
         let mut per_tool = HashMap::with_capacity(catalog.tools.len());
         let mut total = 0;
-        for tool in catalog.tools.iter() {
-            let tokens = count_tool(tool);
+        for (i, tool) in catalog.tools.iter().enumerate() {
+            let tokens = counts.get(i).copied().unwrap_or_default();
             total += tokens;
             per_tool.insert(std::sync::Arc::from(tool.name.as_ref()), tokens);
             if let Some(route) = catalog.tool(&tool.name) {
@@ -123,7 +156,9 @@ mod tests {
             source("a", a, &["write"]),
             source("b", b.clone(), &[]),
         ]);
-        let counted = CatalogTokens::of(&catalog);
+        let counted = CatalogTokens::with_counts(&catalog, |jsons| {
+            jsons.iter().map(|j| count_text(j)).collect()
+        });
         let exposed = |name: &str| catalog.tools.iter().find(|t| t.name == name).unwrap();
         let a_tokens = count_tool(exposed("a__read"));
         let b_tokens = count_tool(exposed("b__search"));

@@ -279,7 +279,8 @@ struct ConnectArgs {
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    // `switchboard __guard <pgid>`: the hidden process guard of one stdio server.
+    // The hidden helper modes: `switchboard __guard <pgid>`, the process guard of
+    // one stdio server, and `switchboard __count-tokens`, the token counter.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(code) = switchboard_core::guard::run_if_guard(&args) {
         return code;

@@ -33,5 +33,6 @@ mod self_proxy;
 mod server_edits;
 mod sessions;
 mod sse_upstream;
+mod token_counter;
 mod totals;
 mod upstream_version;

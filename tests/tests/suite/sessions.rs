@@ -389,12 +389,7 @@ async fn malformed_requests_get_the_json_rpc_error_codes() {
 }
 
 fn rss_kb(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap()
+    switchboard_e2e::proc_status_kib(pid, "VmRSS")
 }
 
 #[tokio::test]

@@ -22,7 +22,6 @@ use switchboard_api as api;
 
 use super::control::{not_found, reload_response};
 use crate::hub::HubHandle;
-use crate::token_count::count_tool;
 
 /// Results of a search when the request does not say.
 const DEFAULT_LIMIT: usize = 10;
@@ -69,9 +68,11 @@ async fn server_tools(State(hub): State<HubHandle>, Path(id): Path<String>) -> R
     };
     // Counting is not free for a large server: off the async threads.
     let counted = tokio::task::spawn_blocking(move || {
+        let counts = crate::hub::count_tools(&caps.tools);
         caps.tools
             .iter()
-            .map(|tool| api::ServerTool {
+            .zip(counts)
+            .map(|(tool, tokens)| api::ServerTool {
                 name: tool.name.to_string(),
                 description: tool
                     .description
@@ -80,7 +81,7 @@ async fn server_tools(State(hub): State<HubHandle>, Path(id): Path<String>) -> R
                     .unwrap_or_default()
                     .to_string(),
                 enabled: !config.disabled_tools.contains(tool.name.as_ref()),
-                tokens: count_tool(tool),
+                tokens,
             })
             .collect()
     })

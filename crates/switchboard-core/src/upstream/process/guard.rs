@@ -46,10 +46,31 @@ pub fn install(program: PathBuf) {
     let _ = PROGRAM.set(program);
 }
 
-/// If `args` (the whole command line) asks for guard mode, runs the guard
-/// until it is done and returns the exit code; otherwise `None`.
+/// The program registered with [`install`], which the hub also runs as its
+/// token counter (`crate::token_count::COUNT_ARG`).
+pub(crate) fn program() -> Option<&'static PathBuf> {
+    PROGRAM.get()
+}
+
+/// If `args` (the whole command line) asks for one of the hidden helper
+/// modes, runs it until it is done and returns the exit code; otherwise
+/// `None`. The modes: guard (`__guard <pgid>`) and the token counter
+/// (`__count-tokens`: tool definitions on stdin, one per line, their counts
+/// on stdout, see `crate::token_count::serve_counts`).
 pub fn run_if_guard(args: &[OsString]) -> Option<ExitCode> {
-    if args.get(1).and_then(|a| a.to_str()) != Some(GUARD_ARG) {
+    let mode = args.get(1).and_then(|a| a.to_str());
+    if mode == Some(crate::token_count::COUNT_ARG) {
+        let served = crate::token_count::serve_counts(
+            std::io::stdin().lock(),
+            std::io::BufWriter::new(std::io::stdout().lock()),
+        );
+        return Some(if served.is_ok() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
+    }
+    if mode != Some(GUARD_ARG) {
         return None;
     }
     let pgid = args
