@@ -46,7 +46,7 @@ fn serve_http(
     hub.set_builtin_tool_count(crate::builtin::served_count(hub.settings()));
     // Counted here because only this layer knows both the hub and its
     // built-in tools (a constant for the hub's lifetime); in the background,
-    // as the tokenizer loads its vocabulary on first use.
+    // as the counter (a helper process, see `hub::tokens`) takes a moment.
     let counting = hub.clone();
     tasks.spawn(async move {
         // The built-in tools (when served) and search mode's two (listed
