@@ -51,7 +51,7 @@ pub(crate) use profiles::Refused;
 mod publish;
 mod servers;
 mod tokens;
-pub(crate) use tokens::count_tools;
+pub(crate) use tokens::count_each_tool;
 mod tool_mode;
 #[cfg(test)]
 pub(crate) use tool_mode::SEARCH_TOOL_COUNT;

@@ -59,7 +59,7 @@ fn serve_http(
         let split = builtin.len();
         let mut tools = builtin;
         tools.extend(crate::builtin::search::tools());
-        let count = tokio::task::spawn_blocking(move || crate::hub::count_tools(&tools));
+        let count = tokio::task::spawn_blocking(move || crate::hub::count_each_tool(&tools));
         if let Ok(counts) = count.await {
             let (builtin, search) = counts.split_at(split.min(counts.len()));
             if split > 0 {

@@ -68,7 +68,7 @@ async fn server_tools(State(hub): State<HubHandle>, Path(id): Path<String>) -> R
     };
     // Counting is not free for a large server: off the async threads.
     let counted = tokio::task::spawn_blocking(move || {
-        let counts = crate::hub::count_tools(&caps.tools);
+        let counts = crate::hub::count_each_tool(&caps.tools);
         caps.tools
             .iter()
             .zip(counts)

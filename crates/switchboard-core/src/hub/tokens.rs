@@ -47,7 +47,7 @@ pub(crate) fn count_jsons(jsons: &[String]) -> Vec<usize> {
 }
 
 /// Tokens of each tool's definition, in order (see [`count_jsons`]).
-pub(crate) fn count_tools(tools: &[Tool]) -> Vec<usize> {
+pub(crate) fn count_each_tool(tools: &[Tool]) -> Vec<usize> {
     let jsons: Vec<String> = tools.iter().map(tool_json).collect();
     count_jsons(&jsons)
 }

@@ -147,24 +147,6 @@ impl Upstream {
         self.send(params, downstream, cancel).await
     }
 
-    pub async fn get_prompt(
-        self: &Arc<Self>,
-        params: GetPromptRequestParams,
-        downstream: Option<Downstream>,
-        cancel: &CancellationToken,
-    ) -> Result<GetPromptResponse, UpstreamError> {
-        self.send(params, downstream, cancel).await
-    }
-
-    pub async fn read_resource(
-        self: &Arc<Self>,
-        params: ReadResourceRequestParams,
-        downstream: Option<Downstream>,
-        cancel: &CancellationToken,
-    ) -> Result<ReadResourceResponse, UpstreamError> {
-        self.send(params, downstream, cancel).await
-    }
-
     pub async fn complete(
         self: &Arc<Self>,
         params: CompleteRequestParams,
