@@ -4,7 +4,8 @@
 
 use serde_json::{Value, json};
 
-/// The protocol revision these requests speak.
+/// The protocol revision these requests speak unless told
+/// ([`RawMcp::speaking`]).
 const PROTOCOL_VERSION: &str = "2025-06-18";
 
 /// One session (or none yet) on one MCP route. A clone speaks on the same
@@ -17,6 +18,8 @@ pub struct RawMcp {
     pub session: Option<String>,
     /// The id the next request gets.
     pub next_id: u64,
+    /// The protocol revision it offers and names in its headers.
+    version: &'static str,
 }
 
 /// An answer as it came: status, content type and every JSON-RPC message of
@@ -28,6 +31,8 @@ pub struct Answer {
     /// The first message; the body as a string when it was neither JSON nor
     /// an event stream; null when the stream carried no message.
     pub message: Value,
+    /// The body as it came.
+    pub body: String,
 }
 
 impl RawMcp {
@@ -41,7 +46,14 @@ impl RawMcp {
             url: url.to_string(),
             session: None,
             next_id: 1,
+            version: PROTOCOL_VERSION,
         }
+    }
+
+    /// The same client offering protocol `version` at `initialize`.
+    pub fn speaking(mut self, version: &'static str) -> Self {
+        self.version = version;
+        self
     }
 
     /// POSTs `body` as it is, with the session's headers and `extra` ones.
@@ -55,7 +67,7 @@ impl RawMcp {
         if let Some(session) = &self.session {
             request = request
                 .header("mcp-session-id", session)
-                .header("mcp-protocol-version", PROTOCOL_VERSION);
+                .header("mcp-protocol-version", self.version);
         }
         for (name, value) in extra {
             request = request.header(*name, *value);
@@ -97,7 +109,7 @@ impl RawMcp {
         let init = json!({
             "jsonrpc": "2.0", "id": 0, "method": "initialize",
             "params": {
-                "protocolVersion": PROTOCOL_VERSION,
+                "protocolVersion": self.version,
                 "capabilities": {},
                 "clientInfo": {"name": "raw-http", "version": "1"}
             }
@@ -133,7 +145,7 @@ impl RawMcp {
         self.http
             .delete(&self.url)
             .header("mcp-session-id", self.session.as_deref().unwrap())
-            .header("mcp-protocol-version", PROTOCOL_VERSION)
+            .header("mcp-protocol-version", self.version)
             .send()
             .await
             .unwrap()
@@ -148,7 +160,7 @@ impl RawMcp {
             .get(&self.url)
             .header("accept", "text/event-stream")
             .header("mcp-session-id", self.session.as_deref().unwrap())
-            .header("mcp-protocol-version", PROTOCOL_VERSION)
+            .header("mcp-protocol-version", self.version)
             .send()
             .await
             .unwrap();
@@ -186,12 +198,13 @@ async fn answer(response: reqwest::Response) -> Answer {
         let first = messages.first().cloned().unwrap_or(Value::Null);
         (messages, first)
     } else {
-        (Vec::new(), Value::String(text))
+        (Vec::new(), Value::String(text.clone()))
     };
     Answer {
         status,
         content_type,
         messages,
         message,
+        body: text,
     }
 }

@@ -117,6 +117,14 @@ fn severity(level: LoggingLevel) -> u8 {
     }
 }
 
+/// Whether a session that asked for protocol `requested` in `initialize`
+/// may get priming events: the hub answers a known version with itself and
+/// anything else with 2025-11-25, so only the three known versions before
+/// 2025-11-25 rule them out.
+fn priming_allowed(requested: &str) -> bool {
+    !matches!(requested, "2024-11-05" | "2025-03-26" | "2025-06-18")
+}
+
 fn index(kind: ListKind) -> usize {
     match kind {
         ListKind::Tools => 0,
@@ -200,6 +208,18 @@ impl Session {
     /// The client's side of the session, once it has initialized.
     pub(crate) fn peer(&self) -> Option<&Peer<RoleServer>> {
         self.peer.get()
+    }
+
+    /// Whether the version this session negotiated lets its event streams
+    /// start with a priming event (an event with an id and `retry:` but
+    /// empty data, SEP-1699): 2025-11-25 and later. Older clients parse
+    /// every event's data as JSON and fail on an empty one (Gemini CLI's
+    /// SDK: "Unexpected end of JSON input"), so they never get one; nor does
+    /// a session whose `initialize` is not known yet.
+    pub(crate) fn allows_priming(&self) -> bool {
+        self.peer()
+            .and_then(|peer| peer.peer_info())
+            .is_some_and(|info| priming_allowed(info.protocol_version.as_str()))
     }
 
     /// Registers a fast-path call; it stays cancellable until the guard drops.
@@ -547,6 +567,19 @@ mod tests {
         assert!(Scope::Merged.covers(&id("a")));
         assert!(Scope::Server(id("a")).covers(&id("a")));
         assert!(!Scope::Server(id("a")).covers(&id("b")));
+    }
+
+    #[test]
+    fn priming_events_only_from_2025_11_25_on() {
+        for old in ["2024-11-05", "2025-03-26", "2025-06-18"] {
+            assert!(!priming_allowed(old), "{old}");
+        }
+        // Answered with themselves, or (unknown ones) with 2025-11-25.
+        for new in ["2025-11-25", "2026-07-28", "2099-01-01", "garbage"] {
+            assert!(priming_allowed(new), "{new}");
+        }
+        // Not initialized yet: no priming.
+        assert!(!Session::new(Scope::Merged).allows_priming());
     }
 
     #[test]

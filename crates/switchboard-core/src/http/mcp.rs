@@ -63,7 +63,10 @@ impl McpServices {
         let hub = self.hub.clone();
         let config = StreamableHttpServerConfig::default()
             .with_cancellation_token(self.hub.shutdown_token().child_token())
-            .with_sse_keep_alive(Some(Duration::from_secs(15)));
+            .with_sse_keep_alive(Some(Duration::from_secs(15)))
+            // Priming events only for sessions whose version allows them: the
+            // session manager adds or drops them per session.
+            .with_sse_retry(None);
         StreamableHttpService::new(
             move || Ok(Gateway::new(hub.clone(), scope.clone())),
             sessions,

@@ -16,6 +16,15 @@
 //! - keeps at most `maxSessions`: a new session closes the least recently used
 //!   idle one, and is refused when every session is busy ([`SessionTable::has_room`]).
 //!
+//! It also decides which event streams start with a priming event (an id and
+//! `retry:` with empty data, SEP-1699, so a client can resume): only sessions
+//! that negotiated 2025-11-25 or later get one, as the reference TypeScript
+//! server does; older clients parse every event's data as JSON (Gemini CLI
+//! failed discovery on the empty one). rmcp's service adds priming events
+//! for every session, so the routes' services have theirs off (`mcp.rs`) and
+//! this manager adds them (standalone `GET` streams) or drops them (request
+//! streams, which rmcp's session primes) per session.
+//!
 //! A session leaves the table, and the status snapshot, the moment it is
 //! closed (DELETE, expiry, eviction, or its worker ending); the hub's
 //! [`Session`](crate::sessions::Session) is marked closed then.
@@ -83,6 +92,16 @@ impl HubSessionManager {
     fn begin_use(&self, id: &SessionId) -> Option<UseGuard> {
         self.table.usage(id).map(|usage| usage.begin())
     }
+}
+
+/// `stream` without its events that carry no message (priming events, retry
+/// hints) unless `allowed` (the session's version allows them; see the
+/// module docs).
+fn primed_only_if<S>(allowed: bool, stream: S) -> impl Stream<Item = S::Item>
+where
+    S: Stream<Item = ServerSseMessage>,
+{
+    stream.filter(move |event| std::future::ready(allowed || event.message.is_some()))
 }
 
 /// Holds `guard` for as long as `stream` is open.
@@ -158,7 +177,7 @@ impl SessionManager for HubSessionManager {
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         let guard = self.begin_use(id);
         let stream = self.inner.create_stream(id, message).await?;
-        Ok(guarded(stream, guard))
+        Ok(guarded(primed_only_if(self.table.allows_priming(id), stream), guard))
     }
 
     async fn accept_message(
@@ -176,6 +195,19 @@ impl SessionManager for HubSessionManager {
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         let guard = self.begin_use(id);
         let stream = self.inner.create_standalone_stream(id).await?;
+        // What rmcp's service would put first (it has its own off, see the
+        // module docs): a retry hint where an event store keeps ids, else a
+        // priming event.
+        let priming = self
+            .inner
+            .session_config
+            .sse_retry
+            .filter(|_| self.table.allows_priming(id))
+            .map(|retry| match self.inner.event_store() {
+                Some(_) => ServerSseMessage::retry(retry),
+                None => ServerSseMessage::priming("0", retry),
+            });
+        let stream = futures::stream::iter(priming).chain(stream);
         Ok(guarded(stream, guard))
     }
 
@@ -186,7 +218,7 @@ impl SessionManager for HubSessionManager {
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         let guard = self.begin_use(id);
         let stream = self.inner.resume(id, last_event_id).await?;
-        Ok(guarded(stream, guard))
+        Ok(guarded(primed_only_if(self.table.allows_priming(id), stream), guard))
     }
 
     async fn restore_session(

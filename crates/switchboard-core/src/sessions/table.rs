@@ -151,6 +151,13 @@ impl SessionTable {
         }
     }
 
+    /// Whether session `id` may get priming events (see
+    /// [`Session::allows_priming`]); `false` while its `initialize` is unknown.
+    pub(crate) fn allows_priming(&self, id: &SessionId) -> bool {
+        let session = self.lock().get(id).and_then(|e| e.session.upgrade());
+        session.is_some_and(|s| s.allows_priming())
+    }
+
     pub(crate) fn usage(&self, id: &SessionId) -> Option<Arc<Usage>> {
         self.lock().get(id).map(|e| e.usage.clone())
     }
