@@ -140,13 +140,19 @@ async def test_a_profile_with_a_token_serves_only_its_servers(hub_factory, tmp_p
         assert server_tools(await session.list_tools()) == [
             "m__echo", "m__send_mail", "w__echo", "w__forecast"]
 
-    endpoint = eventually(lambda: (e := profile_endpoint(hub, "work")) and e["toolTokens"] > 0
-                          and e, "the profile's tokens")
+    # Both servers are listed; the hub counts their tools in the background
+    # and says when every endpoint's count is complete (`tokensCounted`).
+    def counted():
+        endpoints = status(hub)["endpoints"]
+        return all(e["tokensCounted"] for e in endpoints) and endpoints
+    endpoints = eventually(counted, "every endpoint's tokens counted")
+    endpoint = next(e for e in endpoints if e.get("profile", {}).get("name") == "work")
     assert endpoint["profile"] == {"name": "work", "servers": ["w"], "hasToken": True}
     assert endpoint["toolMode"] == "all"
+    assert endpoint["toolTokens"] > 0
     # The hub's built-in tools plus w's two.
     assert endpoint["tools"] == status(hub)["totals"]["builtinTools"] + 2
-    mcp = status(hub)["endpoints"][0]
+    mcp = endpoints[0]
     assert mcp["path"] == "/mcp" and mcp["toolTokens"] > endpoint["toolTokens"]
     assert TOKEN not in json.dumps(status(hub))
     assert TOKEN not in hub.log()

@@ -55,12 +55,14 @@ def config(entry: dict[str, Any], mode: str) -> dict[str, Any]:
 
 
 def endpoints(hub: Any) -> list[dict[str, Any]]:
-    """`endpoints` of `GET /api/v1/status`, without `toolTokens` (counted in the background)."""
+    """`endpoints` of `GET /api/v1/status`, without `toolTokens` and `tokensCounted` (counted in
+    the background)."""
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     with opener.open(f"{hub.base}/api/v1/status", timeout=10) as response:
         listed = json.load(response)["endpoints"]
     for endpoint in listed:
         assert endpoint.pop("toolTokens") >= 0
+        assert endpoint.pop("tokensCounted") in (True, False)
     return listed
 
 

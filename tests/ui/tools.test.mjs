@@ -97,7 +97,8 @@ describe('tools and search in the dashboard', () => {
     await row.getByRole('button', { name: 'Show the tools of files' }).click();
     const tools = row.locator('[data-testid="tools"]');
     await tools.locator('li[data-tool="send_email"]').waitFor();
-    assert.match(await tools.locator('li[data-tool="read_file"]').innerText(), /Read the contents of a file from disk\.\s+\d+ tokens/);
+    // Counted by the hub moments after the listing ("counting…" until then).
+    await eventually('the tool counted', async () => /Read the contents of a file from disk\.\s+\d+ tokens/.test(await tools.locator('li[data-tool="read_file"]').innerText()));
     await eventually('the token total', async () => /^\d+ tokens in clients' context$/.test(await tools.locator('[data-testid="tool-tokens"]').innerText()) && !/^0 /.test(await tools.locator('[data-testid="tool-tokens"]').innerText()));
     const before = await tools.locator('[data-testid="tool-tokens"]').innerText();
 

@@ -317,9 +317,16 @@ toolMode: ToolMode,
 tools: number, 
 /**
  * Tokens of the tool definitions its `tools/list` returns (`o200k_base`,
- * counted as each server's `toolTokens`); 0 until first counted.
+ * counted as each server's `toolTokens`); incomplete until
+ * `tokensCounted`.
  */
 toolTokens: number, 
+/**
+ * Whether `toolTokens` counts every tool it lists: false for a moment
+ * after a start or a change of the tools, while the hub counts them
+ * (say "counting", not a number, until then).
+ */
+tokensCounted: boolean, 
 /**
  * The profile it serves; absent for `/mcp`.
  */
@@ -888,9 +895,10 @@ description: string,
  */
 enabled: boolean, 
 /**
- * Tokens (`o200k_base`) of its definition as the server lists it.
+ * Tokens (`o200k_base`) of its definition as the server lists it;
+ * `null` until the hub has counted the listing (moments after it came).
  */
-tokens: number, };
+tokens: number | null, };
 
 /**
  * `GET /api/v1/search`: best match first.

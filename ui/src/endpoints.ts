@@ -22,7 +22,7 @@ export function endpointRows(endpoints: readonly EndpointSnapshot[] | undefined)
     const parts = [
       e.toolMode === 'search' ? 'search mode' : 'all tools',
       plural(e.tools, 'tool'),
-      e.toolTokens > 0 ? `≈${e.toolTokens.toLocaleString('en-US')} tokens` : 'tokens not counted yet',
+      e.tokensCounted ? `≈${e.toolTokens.toLocaleString('en-US')} tokens` : 'counting tokens…',
     ];
     if (e.profile) {
       parts.push(e.profile.servers.length > 0 ? `servers: ${e.profile.servers.join(', ')}` : 'no servers');

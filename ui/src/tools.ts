@@ -23,8 +23,9 @@ export interface ToolsActions {
   setEnabled(id: string, tool: string, enabled: boolean): void;
 }
 
-/** `n` tokens in few characters: 950 tokens, 1.2k tokens, 109k tokens. */
-export function tokensLabel(n: number): string {
+/** `n` tokens in few characters: 950 tokens, 1.2k tokens, 109k tokens; "counting" while the hub has no count yet (`null`). */
+export function tokensLabel(n: number | null): string {
+  if (n === null) return 'counting…';
   if (n < 1000) return `${n} ${n === 1 ? 'token' : 'tokens'}`;
   if (n < 10_000) return `${(Math.round(n / 100) / 10).toString()}k tokens`;
   return `${Math.round(n / 1000)}k tokens`;

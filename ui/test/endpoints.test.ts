@@ -4,12 +4,13 @@ import { endpointRows } from '../src/endpoints';
 describe('endpoints', () => {
   it('describe /mcp and each profile with tools and tokens, never a token', () => {
     const rows = endpointRows([
-      { path: '/mcp', toolMode: 'all', tools: 12, toolTokens: 3456 },
+      { path: '/mcp', toolMode: 'all', tools: 12, toolTokens: 3456, tokensCounted: true },
       {
         path: '/profiles/work/mcp',
         toolMode: 'search',
         tools: 5,
         toolTokens: 0,
+        tokensCounted: false,
         profile: { name: 'work', servers: ['github', 'jira'], hasToken: true },
       },
       {
@@ -17,6 +18,7 @@ describe('endpoints', () => {
         toolMode: 'all',
         tools: 1,
         toolTokens: 80,
+        tokensCounted: true,
         profile: { name: 'empty', servers: [], hasToken: false },
       },
     ]);
@@ -25,7 +27,7 @@ describe('endpoints', () => {
       {
         path: '/profiles/work/mcp',
         title: 'Profile work',
-        detail: 'search mode · 5 tools · tokens not counted yet · servers: github, jira · needs its token',
+        detail: 'search mode · 5 tools · counting tokens… · servers: github, jira · needs its token',
       },
       {
         path: '/profiles/empty/mcp',

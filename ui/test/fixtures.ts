@@ -55,7 +55,7 @@ export function snapshot(servers: ServerSnapshot[], over: Partial<HubSnapshot> =
       toolTokens: servers.reduce((n, s) => n + (s.enabled ? s.toolTokens : 0), 0),
     },
     sessions: [],
-    endpoints: [{ path: '/mcp', toolMode: 'all', tools: servers.reduce((n, s) => n + (s.enabled ? s.toolCount : 0), 0), toolTokens: 0 }],
+    endpoints: [{ path: '/mcp', toolMode: 'all', tools: servers.reduce((n, s) => n + (s.enabled ? s.toolCount : 0), 0), toolTokens: 0, tokensCounted: true }],
     ...over,
   };
 }

@@ -11,6 +11,7 @@ describe('tools', () => {
     expect(tokensLabel(1234)).toBe('1.2k tokens');
     expect(tokensLabel(9999)).toBe('10k tokens');
     expect(tokensLabel(109_400)).toBe('109k tokens');
+    expect(tokensLabel(null)).toBe('counting…');
   });
 
   it('keys a server by what changes when its tools do', () => {

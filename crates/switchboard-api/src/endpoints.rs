@@ -30,9 +30,15 @@ pub struct EndpointSnapshot {
     /// How many tools its `tools/list` returns, built-in tools included.
     pub tools: usize,
     /// Tokens of the tool definitions its `tools/list` returns (`o200k_base`,
-    /// counted as each server's `toolTokens`); 0 until first counted.
+    /// counted as each server's `toolTokens`); incomplete until
+    /// `tokensCounted`.
     #[serde(default)]
     pub tool_tokens: usize,
+    /// Whether `toolTokens` counts every tool it lists: false for a moment
+    /// after a start or a change of the tools, while the hub counts them
+    /// (say "counting", not a number, until then).
+    #[serde(default)]
+    pub tokens_counted: bool,
     /// The profile it serves; absent for `/mcp`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]

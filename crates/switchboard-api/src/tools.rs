@@ -33,8 +33,9 @@ pub struct ServerTool {
     pub description: String,
     /// `false` when the server's `disabledTools` hides it.
     pub enabled: bool,
-    /// Tokens (`o200k_base`) of its definition as the server lists it.
-    pub tokens: usize,
+    /// Tokens (`o200k_base`) of its definition as the server lists it;
+    /// `null` until the hub has counted the listing (moments after it came).
+    pub tokens: Option<usize>,
 }
 
 /// `GET /api/v1/search`: best match first.

@@ -117,12 +117,9 @@ struct HubInner {
     poller_wake: Arc<tokio::sync::Notify>,
     /// Wakes the warm-catalog writer when the catalog changes.
     catalog_changed: Arc<tokio::sync::Notify>,
-    /// Token counts of the catalog's tools, counted off the request path
-    /// after each change of the tool list (see `hub/tokens.rs`).
-    tool_tokens: Mutex<Arc<crate::token_count::CatalogTokens>>,
-    /// Tokens of the built-in tools (0 when they are off), set once by the
-    /// layer that knows them (`server.rs`).
-    builtin_tool_tokens: std::sync::atomic::AtomicUsize,
+    /// Token counts of the catalog's tools and the one counter's queue,
+    /// counted off the request path after each rebuild (`hub/tokens.rs`).
+    tokens: tokens::TokenCounter,
     /// The tool pins every listing passes through (`crate::pins`).
     pins: Arc<crate::pins::Pins>,
     /// Where the warm catalog is kept (`None` disables it).
@@ -278,8 +275,7 @@ impl Hub {
             watch_config: options.watch_config,
             poller_wake: Arc::new(tokio::sync::Notify::new()),
             catalog_changed: Arc::new(tokio::sync::Notify::new()),
-            tool_tokens: Mutex::default(),
-            builtin_tool_tokens: std::sync::atomic::AtomicUsize::new(0),
+            tokens: tokens::TokenCounter::default(),
             // The pins live beside the warm catalog; without one, in memory.
             pins: Arc::new(crate::pins::Pins::open(
                 settings.tool_pinning,
@@ -401,6 +397,10 @@ impl Hub {
             .collect();
         let auth = inner.auth.clone();
         inner.tasks.spawn(async move { auth.preload(remote).await });
+        inner.tasks.spawn(tokens::run_counter(
+            handle.clone(),
+            inner.cancel.child_token(),
+        ));
         inner.tasks.spawn(poll::run_poller(
             handle.clone(),
             inner.poller_wake.clone(),

@@ -67,6 +67,7 @@ fn serve_http(
             }
             counting.set_search_tool_tokens(search.iter().sum());
         }
+        counting.set_fixed_tools_counted();
     });
     let router = crate::http::router(hub.clone());
     // Limits are read once: settings are fixed for the hub's lifetime.

@@ -7,8 +7,7 @@
 //! Pure and layer 1: it is given tools and counts them. Counting is linear
 //! in the text but not free (about a megabyte of JSON for a few thousand
 //! tools), so the hub counts once per catalog change, off the request path
-//! ([`CatalogTokens::with_counts`] on a blocking task), and the snapshot
-//! reads the cached result.
+//! (`hub::tokens`), and the snapshot reads the cached result.
 //!
 //! The vocabulary costs memory for as long as a process has it loaded
 //! (about 35 MiB of tables, plus the 32 MiB it is read from), more than the
@@ -79,15 +78,20 @@ pub struct CatalogTokens {
     pub per_tool: HashMap<std::sync::Arc<str>, usize>,
     /// Tokens of every tool in the catalog (the built-in tools excluded).
     pub total: usize,
+    /// Tokens of each tool of each enabled server as the server lists it
+    /// (its own name; disabled tools too), for the control API's tool list.
+    pub listed: HashMap<ServerId, HashMap<std::sync::Arc<str>, usize>>,
 }
 
 impl CatalogTokens {
-    /// Counts `catalog`'s tools, grouped by the server each one leads to,
-    /// with the counting done by `count`, given each tool's JSON
-    /// ([`tool_json`]) in the catalog's order and answering a count for each.
-    pub fn with_counts(catalog: &Catalog, count: impl FnOnce(&[String]) -> Vec<usize>) -> Self {
-        let jsons: Vec<String> = catalog.tools.iter().map(tool_json).collect();
-        let counts = count(&jsons);
+    /// `catalog`'s tools grouped by the server each one leads to, given
+    /// `counts`, the tokens of each tool's JSON ([`tool_json`]) in the
+    /// catalog's order, and the `listed` counts of each server's own tools.
+    pub fn with_counts(
+        catalog: &Catalog,
+        counts: &[usize],
+        listed: HashMap<ServerId, HashMap<std::sync::Arc<str>, usize>>,
+    ) -> Self {
         let mut per_server: HashMap<ServerId, usize> = HashMap::new();
         let mut per_tool = HashMap::with_capacity(catalog.tools.len());
         let mut total = 0;
@@ -104,6 +108,7 @@ impl CatalogTokens {
             per_server,
             per_tool,
             total,
+            listed,
         }
     }
 }
@@ -156,9 +161,12 @@ mod tests {
             source("a", a, &["write"]),
             source("b", b.clone(), &[]),
         ]);
-        let counted = CatalogTokens::with_counts(&catalog, |jsons| {
-            jsons.iter().map(|j| count_text(j)).collect()
-        });
+        let counts: Vec<usize> = catalog
+            .tools
+            .iter()
+            .map(|t| count_text(&tool_json(t)))
+            .collect();
+        let counted = CatalogTokens::with_counts(&catalog, &counts, HashMap::new());
         let exposed = |name: &str| catalog.tools.iter().find(|t| t.name == name).unwrap();
         let a_tokens = count_tool(exposed("a__read"));
         let b_tokens = count_tool(exposed("b__search"));

@@ -263,9 +263,16 @@ pub fn endpoint_line(endpoint: &switchboard_api::EndpointSnapshot) -> String {
         switchboard_api::ToolMode::All => "all tools",
         switchboard_api::ToolMode::Search => "search mode",
     };
+    // Right after a start or a change the hub is still counting: a number
+    // then would be too low (it used to say "0 tokens").
+    let tokens = if endpoint.tokens_counted {
+        format!("{} tokens", endpoint.tool_tokens)
+    } else {
+        "tokens counting".to_string()
+    };
     let mut line = format!(
-        "endpoint {}: {mode}, {} tools, {} tokens",
-        endpoint.path, endpoint.tools, endpoint.tool_tokens
+        "endpoint {}: {mode}, {} tools, {tokens}",
+        endpoint.path, endpoint.tools
     );
     if let Some(profile) = &endpoint.profile {
         let servers = if profile.servers.is_empty() {
@@ -351,6 +358,7 @@ mod tests {
                     tool_mode: switchboard_api::ToolMode::All,
                     tools: 17,
                     tool_tokens: 2345,
+                    tokens_counted: true,
                     profile: None,
                 },
                 switchboard_api::EndpointSnapshot {
@@ -358,6 +366,7 @@ mod tests {
                     tool_mode: switchboard_api::ToolMode::Search,
                     tools: 5,
                     tool_tokens: 900,
+                    tokens_counted: false,
                     profile: Some(switchboard_api::EndpointProfile {
                         name: "work".into(),
                         servers: vec!["fs".into()],
@@ -388,7 +397,7 @@ mod tests {
         assert_eq!(lines[5], "endpoint /mcp: all tools, 17 tools, 2345 tokens");
         assert_eq!(
             lines[6],
-            "endpoint /profiles/work/mcp: search mode, 5 tools, 900 tokens \
+            "endpoint /profiles/work/mcp: search mode, 5 tools, tokens counting \
              (profile work: servers fs; needs its token)"
         );
     }

@@ -177,7 +177,10 @@ impl SessionManager for HubSessionManager {
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         let guard = self.begin_use(id);
         let stream = self.inner.create_stream(id, message).await?;
-        Ok(guarded(primed_only_if(self.table.allows_priming(id), stream), guard))
+        Ok(guarded(
+            primed_only_if(self.table.allows_priming(id), stream),
+            guard,
+        ))
     }
 
     async fn accept_message(
@@ -218,7 +221,10 @@ impl SessionManager for HubSessionManager {
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         let guard = self.begin_use(id);
         let stream = self.inner.resume(id, last_event_id).await?;
-        Ok(guarded(primed_only_if(self.table.allows_priming(id), stream), guard))
+        Ok(guarded(
+            primed_only_if(self.table.allows_priming(id), stream),
+            guard,
+        ))
     }
 
     async fn restore_session(

@@ -6,7 +6,8 @@
 //!   `tools/list_changed`). They answer like `enable`/`disable` of a server
 //!   ([`api::ReloadResponse`]);
 //! - `GET /servers/<id>/tools`: the server's last listing with each tool's
-//!   switch and token count (never starts the server);
+//!   switch and token count (never starts the server, nor a count: the
+//!   counts are the hub's, made once per listing; `null` until made);
 //! - `GET /search?q=...&limit=...`: the catalog search a person can try in
 //!   the dashboard: [`crate::search::Index`] over every enabled server's last
 //!   known listing (the merged catalog, warm listings included, disabled
@@ -66,41 +67,31 @@ async fn server_tools(State(hub): State<HubHandle>, Path(id): Path<String>) -> R
         })
         .into_response();
     };
-    // Counting is not free for a large server: off the async threads.
-    let counted = tokio::task::spawn_blocking(move || {
-        let counts = crate::hub::count_each_tool(&caps.tools);
-        caps.tools
-            .iter()
-            .zip(counts)
-            .map(|(tool, tokens)| api::ServerTool {
-                name: tool.name.to_string(),
-                description: tool
-                    .description
-                    .as_deref()
-                    .and_then(|d| d.lines().next())
-                    .unwrap_or_default()
-                    .to_string(),
-                enabled: !config.disabled_tools.contains(tool.name.as_ref()),
-                tokens,
-            })
-            .collect()
-    })
-    .await;
-    match counted {
-        Ok(tools) => Json(api::ServerToolsResponse {
-            server: id,
-            listed: true,
-            tools,
+    // Counted by the hub's counter after the listing came (never here: a
+    // request never starts a count); `null` until then.
+    let counted = hub.tool_tokens();
+    let counts = counted.listed.get(&upstream.id);
+    let tools = caps
+        .tools
+        .iter()
+        .map(|tool| api::ServerTool {
+            name: tool.name.to_string(),
+            description: tool
+                .description
+                .as_deref()
+                .and_then(|d| d.lines().next())
+                .unwrap_or_default()
+                .to_string(),
+            enabled: !config.disabled_tools.contains(tool.name.as_ref()),
+            tokens: counts.and_then(|c| c.get(tool.name.as_ref()).copied()),
         })
-        .into_response(),
-        Err(err) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            Json(api::ErrorResponse {
-                error: format!("counting the tools failed: {err}"),
-            }),
-        )
-            .into_response(),
-    }
+        .collect();
+    Json(api::ServerToolsResponse {
+        server: id,
+        listed: true,
+        tools,
+    })
+    .into_response()
 }
 
 /// The query of `GET /search`.

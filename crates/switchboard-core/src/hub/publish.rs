@@ -139,7 +139,7 @@ impl HubHandle {
         let Ok(_writer) = self.inner.catalog_write.lock() else {
             return;
         };
-        let sources = self
+        let sources: Vec<CatalogSource> = self
             .inner
             .registry
             .enabled()
@@ -154,6 +154,11 @@ impl HubHandle {
                     capabilities: caps,
                 })
             })
+            .collect();
+        // What the token counter needs of the sources (they move into the catalog).
+        let listed: Vec<_> = sources
+            .iter()
+            .map(|s| (s.server.clone(), s.capabilities.clone()))
             .collect();
         let mut next = Catalog::build(sources);
         let Ok(mut current) = self.inner.catalog.write() else {
@@ -179,12 +184,13 @@ impl HubHandle {
                 .sessions
                 .announce(diff, next.versions, &self.inner.tasks);
             self.inner.catalog_changed.notify_one();
-            if diff.tools {
-                self.count_tool_tokens(next);
-            }
             self.refresh_profiles();
             self.publish_snapshot();
         }
+        // Also when the tools clients see did not change: a listing may have
+        // changed a disabled tool, whose count the control API shows. The
+        // counter counts only definitions it has not counted before.
+        self.count_tool_tokens(next, listed);
     }
 
     /// Sets how many of Switchboard's own tools the merged `tools/list`

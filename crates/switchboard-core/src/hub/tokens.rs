@@ -1,8 +1,17 @@
-//! The token counts in the snapshot (`toolTokens` per server and in
-//! `totals`): counted once per change of the merged tool list, on a blocking
-//! task so neither a request nor a snapshot ever waits for the tokenizer
-//! ([`crate::token_count`]). Counts may finish out of order; the one for the
-//! newest tool version wins.
+//! The token counts in the snapshot (`toolTokens` per server, per endpoint
+//! and in `totals`) and in the control API's tool lists: counted by the
+//! hub's one counter task ([`run_counter`]) after each catalog rebuild, so
+//! neither a request nor a snapshot ever waits for the tokenizer
+//! ([`crate::token_count`]) and no request ever starts a count.
+//!
+//! [`TokenCounter`] owns the counts: the newest job (a catalog and the
+//! listings it was built from; a newer one replaces one not started yet, so
+//! a burst of rebuilds is one count), the last result, and the counts of
+//! every text counted before, by a hash of the text, so a rebuild counts only
+//! the definitions it has not seen (none, for a rebuild that changed
+//! nothing). One task counts, so at most one helper runs per hub; every
+//! helper run also holds [`HELPER_LOCK`], which keeps it to one per process
+//! whoever asks (the start-up count of the built-in tools too).
 //!
 //! The counting itself runs in a helper process ([`count_jsons`]): the hub's
 //! own binary as `__count-tokens`, which loads the vocabulary, counts and
@@ -11,18 +20,27 @@
 //! registered binary (the core's own tests, other embedders), or if the
 //! helper fails, the hub counts in its own process.
 
+use std::collections::HashMap;
+use std::hash::{Hash as _, Hasher as _};
 use std::io::{Read as _, Write as _};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::Tool;
+use tokio_util::sync::CancellationToken;
 
 use super::HubHandle;
 use crate::catalog::Catalog;
+use crate::config::ServerId;
+use crate::listing::Capabilities;
 use crate::token_count::{COUNT_ARG, CatalogTokens, count_text, tool_json};
+
+/// Held by every run of the helper (or the in-process fallback): at most one
+/// count at a time in the process, whoever asks.
+static HELPER_LOCK: Mutex<()> = Mutex::new(());
 
 /// How long the helper may take for one batch before it is killed (a large
 /// catalog, a megabyte of JSON, takes well under a second).
@@ -34,6 +52,7 @@ pub(crate) fn count_jsons(jsons: &[String]) -> Vec<usize> {
     if jsons.is_empty() {
         return Vec::new();
     }
+    let _one_at_a_time = HELPER_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(program) = crate::upstream::guard::program() {
         match count_in_helper(program, jsons) {
             Ok(counts) => return counts,
@@ -68,6 +87,7 @@ fn count_in_helper(program: &Path, jsons: &[String]) -> std::io::Result<Vec<usiz
         const CREATE_NO_WINDOW: u32 = 0x0800_0000;
         command.creation_flags(CREATE_NO_WINDOW);
     }
+    tracing::debug!(texts = jsons.len(), "counting tool tokens in the helper");
     let mut child = command.spawn()?;
     let mut stdin = child.stdin.take().ok_or_else(|| other("no stdin pipe"))?;
     let mut stdout = child.stdout.take().ok_or_else(|| other("no stdout pipe"))?;
@@ -121,50 +141,193 @@ fn other(message: &str) -> std::io::Error {
     std::io::Error::other(message.to_string())
 }
 
-impl HubHandle {
-    /// Counts `catalog`'s tools in the background, then republishes the
-    /// snapshot with the counts.
-    pub(super) fn count_tool_tokens(&self, catalog: Arc<Catalog>) {
-        let hub = self.clone();
-        self.inner.tasks.spawn(async move {
-            let Ok(counted) = tokio::task::spawn_blocking(move || {
-                CatalogTokens::with_counts(&catalog, count_jsons)
-            })
-            .await
-            else {
-                return;
-            };
-            let Ok(mut current) = hub.inner.tool_tokens.lock() else {
-                return;
-            };
-            if counted.tools_version < current.tools_version {
-                return;
+/// A catalog to count, with the listings it was built from (each enabled
+/// server's tools under its own names, disabled ones included, for the
+/// control API's per-tool counts).
+pub(crate) struct CountJob {
+    pub(crate) catalog: Arc<Catalog>,
+    pub(crate) listed: Vec<(ServerId, Arc<Capabilities>)>,
+}
+
+/// The hub's token counts and its one counter's queue (see the module docs).
+#[derive(Default)]
+pub(crate) struct TokenCounter {
+    /// The next job; a newer one replaces it until the counter takes it.
+    next: Mutex<Option<CountJob>>,
+    /// Wakes the counter when `next` is set.
+    wake: tokio::sync::Notify,
+    /// The counts of the newest catalog counted so far.
+    counted: Mutex<Arc<CatalogTokens>>,
+    /// Counts of the texts counted before, by [`text_key`]; only the
+    /// counter's blocking part uses it (a lock it never waits on).
+    known: Arc<Mutex<HashMap<u64, usize>>>,
+    /// Tokens of the built-in tools (0 when they are off), set once by the
+    /// layer that knows them (`server.rs`).
+    builtin: AtomicUsize,
+    /// Set once the built-in and search tools are counted (at start-up).
+    fixed_counted: AtomicBool,
+}
+
+impl TokenCounter {
+    /// Queues `job`, replacing a job not started yet, and wakes the counter.
+    fn submit(&self, job: CountJob) {
+        *self.next.lock().unwrap_or_else(|e| e.into_inner()) = Some(job);
+        self.wake.notify_one();
+    }
+
+    fn take(&self) -> Option<CountJob> {
+        self.next.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    fn counted(&self) -> Arc<CatalogTokens> {
+        self.counted.lock().map(|t| t.clone()).unwrap_or_default()
+    }
+
+    /// Keeps `next` unless counts of a newer tool version are already there.
+    fn store(&self, next: CatalogTokens) -> bool {
+        let mut current = self.counted.lock().unwrap_or_else(|e| e.into_inner());
+        if next.tools_version < current.tools_version || **current == next {
+            return false;
+        }
+        *current = Arc::new(next);
+        true
+    }
+}
+
+/// The key of a counted text: a hash (SipHash with fixed keys; a collision
+/// would only mix up two counts).
+fn text_key(text: &str) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Counts `job` with the counts in `known`, counting only the texts it does
+/// not have (one helper run), and keeps in `known` only this job's texts.
+/// Blocking.
+fn count_job(job: &CountJob, known: &Mutex<HashMap<u64, usize>>) -> CatalogTokens {
+    let catalog: Vec<String> = job.catalog.tools.iter().map(tool_json).collect();
+    let listed: Vec<(ServerId, Vec<(Arc<str>, String)>)> = job
+        .listed
+        .iter()
+        .map(|(server, caps)| {
+            let tools = caps
+                .tools
+                .iter()
+                .map(|tool| (Arc::from(tool.name.as_ref()), tool_json(tool)))
+                .collect();
+            (server.clone(), tools)
+        })
+        .collect();
+    let texts = catalog.iter().chain(
+        listed
+            .iter()
+            .flat_map(|(_, tools)| tools.iter().map(|(_, json)| json)),
+    );
+    let mut known = known.lock().unwrap_or_else(|e| e.into_inner());
+    let mut wanted: HashMap<u64, &String> = HashMap::new();
+    let mut now: HashMap<u64, usize> = HashMap::new();
+    for text in texts {
+        let key = text_key(text);
+        match known.get(&key) {
+            Some(&count) => {
+                now.insert(key, count);
             }
-            *current = Arc::new(counted);
-            drop(current);
-            hub.publish_snapshot();
-        });
+            None => {
+                wanted.insert(key, text);
+            }
+        }
+    }
+    let (keys, missing): (Vec<u64>, Vec<String>) =
+        wanted.into_iter().map(|(k, t)| (k, t.clone())).unzip();
+    let counts = count_jsons(&missing);
+    now.extend(keys.into_iter().zip(counts));
+    let of = |text: &String| now.get(&text_key(text)).copied().unwrap_or_default();
+    let catalog_counts: Vec<usize> = catalog.iter().map(of).collect();
+    let listed_counts = listed
+        .iter()
+        .map(|(server, tools)| {
+            let counts = tools.iter().map(|(name, json)| (name.clone(), of(json)));
+            (server.clone(), counts.collect())
+        })
+        .collect();
+    let counted = CatalogTokens::with_counts(&job.catalog, &catalog_counts, listed_counts);
+    // Only what the newest job has: the table never outgrows the catalog.
+    *known = now;
+    counted
+}
+
+/// The hub's counter: counts each job submitted (the newest, when several
+/// came while it counted), stores the result and republishes the snapshot,
+/// until `cancel` fires.
+pub(super) async fn run_counter(hub: HubHandle, cancel: CancellationToken) {
+    let counter = &hub.inner.tokens;
+    loop {
+        let job = loop {
+            // Registered before the check, so a submit in between still wakes.
+            let woken = counter.wake.notified();
+            if let Some(job) = counter.take() {
+                break job;
+            }
+            tokio::select! {
+                () = woken => {}
+                () = cancel.cancelled() => return,
+            }
+        };
+        let known = counter.known.clone();
+        let counted = tokio::task::spawn_blocking(move || count_job(&job, &known)).await;
+        match counted {
+            Ok(counted) => {
+                if counter.store(counted) {
+                    hub.publish_snapshot();
+                }
+            }
+            Err(err) => tracing::warn!(error = %err, "counting tool tokens failed"),
+        }
+    }
+}
+
+impl HubHandle {
+    /// Has the counter count `catalog` and the listings it was built from
+    /// (see [`run_counter`]); returns at once.
+    pub(super) fn count_tool_tokens(
+        &self,
+        catalog: Arc<Catalog>,
+        listed: Vec<(ServerId, Arc<Capabilities>)>,
+    ) {
+        self.inner.tokens.submit(CountJob { catalog, listed });
     }
 
     /// The last counts of the catalog's tools.
     pub(crate) fn tool_tokens(&self) -> Arc<CatalogTokens> {
-        self.inner
-            .tool_tokens
-            .lock()
-            .map(|t| t.clone())
-            .unwrap_or_default()
+        self.inner.tokens.counted()
+    }
+
+    /// Whether the counts for the current catalog's tools (and the built-in
+    /// and search tools) exist yet: until then the snapshot's token figures
+    /// are incomplete and people are told "counting".
+    pub(crate) fn tokens_counted(&self) -> bool {
+        self.inner.tokens.fixed_counted.load(Ordering::Relaxed)
+            && self.tool_tokens().tools_version == self.catalog().versions.tools
     }
 
     /// Sets the tokens of the built-in tools (the layer that has them counts
     /// them once, before serving).
     pub(crate) fn set_builtin_tool_tokens(&self, tokens: usize) {
+        self.inner.tokens.builtin.store(tokens, Ordering::Relaxed);
+        self.publish_snapshot();
+    }
+
+    /// Marks the built-in and search tools counted (see [`Self::tokens_counted`]).
+    pub(crate) fn set_fixed_tools_counted(&self) {
         self.inner
-            .builtin_tool_tokens
-            .store(tokens, Ordering::Relaxed);
+            .tokens
+            .fixed_counted
+            .store(true, Ordering::Relaxed);
         self.publish_snapshot();
     }
 
     pub(crate) fn builtin_tool_tokens(&self) -> usize {
-        self.inner.builtin_tool_tokens.load(Ordering::Relaxed)
+        self.inner.tokens.builtin.load(Ordering::Relaxed)
     }
 }

@@ -206,6 +206,7 @@ impl HubHandle {
         // Set by the layer serving the built-ins (`set_builtin_tool_count`).
         let builtin = self.inner.builtin_tools.load(Relaxed);
         let builtin_tokens = self.builtin_tool_tokens();
+        let tokens_counted = self.tokens_counted();
         let of = |tool: &Tool| {
             tokens
                 .per_tool
@@ -219,6 +220,7 @@ impl HubHandle {
                 tool_mode: WireToolMode::All,
                 tools: builtin + catalog.tools.len(),
                 tool_tokens: builtin_tokens + catalog.tools.iter().map(of).sum::<usize>(),
+                tokens_counted,
                 profile: None,
             },
             ToolMode::Search => {
@@ -234,6 +236,7 @@ impl HubHandle {
                     tool_tokens: builtin_tokens
                         + self.inner.tool_mode.search_tool_tokens.load(Relaxed)
                         + pinned.into_iter().map(of).sum::<usize>(),
+                    tokens_counted,
                     profile: None,
                 }
             }
