@@ -30,6 +30,11 @@ TOOLS="$ROOT/.tools"
 NODE_PREFIX="$TOOLS/node"
 SERVER_EVERYTHING_BIN="$NODE_PREFIX/node_modules/.bin/mcp-server-everything"
 SERVER_EVERYTHING_PKG_JSON="$NODE_PREFIX/node_modules/$SERVER_EVERYTHING_PKG/package.json"
+# Gemini CLI, a real AI client the Python suite points at the hub (tests/python/test_gemini_cli.py).
+GEMINI_CLI_PKG="@google/gemini-cli"
+GEMINI_CLI_VERSION="0.61.0"
+GEMINI_PREFIX="$TOOLS/gemini"
+GEMINI_CLI_BIN="$GEMINI_PREFIX/node_modules/.bin/gemini"
 VENV="$TOOLS/venv"
 VENV_PY="$VENV/bin/python"
 REQUIREMENTS="$ROOT/tests/python/requirements.txt"
@@ -158,5 +163,8 @@ export_tool_env() {
     fi
     if [[ -x "$VENV_PY" ]]; then
         export SWITCHBOARD_TEST_PYTHON="$VENV_PY"
+    fi
+    if [[ -x "$GEMINI_CLI_BIN" ]]; then
+        export SWITCHBOARD_TEST_GEMINI="$GEMINI_CLI_BIN"
     fi
 }

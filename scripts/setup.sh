@@ -262,10 +262,26 @@ install_cross_tools() {
 
 # Venv, the reference server and its smoke check: network and disk, little CPU (scripts/test.sh
 # runs this beside the first cargo build).
+# Gemini CLI at its pinned version, in a prefix of its own.
+install_gemini_cli() {
+    local pkg="$GEMINI_PREFIX/node_modules/$GEMINI_CLI_PKG/package.json" have=""
+    [[ -f "$pkg" && -x "$GEMINI_CLI_BIN" ]] && have="$(node -p "require(process.argv[1]).version" "$pkg" 2>/dev/null || true)"
+    if [[ "$have" == "$GEMINI_CLI_VERSION" ]]; then
+        echo "$GEMINI_CLI_PKG@$have present" >&2
+        return 0
+    fi
+    echo "installing $GEMINI_CLI_PKG@$GEMINI_CLI_VERSION (found: ${have:-none})" >&2
+    mkdir -p "$GEMINI_PREFIX"
+    npm install --prefix "$GEMINI_PREFIX" --save-exact --no-audit --no-fund --no-update-notifier \
+        --loglevel=error "$GEMINI_CLI_PKG@$GEMINI_CLI_VERSION"
+    [[ -x "$GEMINI_CLI_BIN" ]] || die "$GEMINI_CLI_PKG install failed"
+}
+
 install_test_tools() {
     install_python_venv
     install_server_everything
     smoke_server_everything
+    install_gemini_cli
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then

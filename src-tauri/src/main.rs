@@ -75,6 +75,10 @@ fn main() -> std::process::ExitCode {
 
 fn run() -> anyhow::Result<()> {
     let hidden = std::env::args().skip(1).any(|a| a == "--hidden");
+    // Before anything starts: a SIGTERM that comes while the hub starts (or
+    // right after it answers) waits in these until the app can quit
+    // cleanly; installed later, it killed the app outright (exit 143).
+    let signals = tauri::async_runtime::block_on(async { QuitSignals::install() });
     let app = tauri::Builder::default()
         // First, so that a second launch hands over before anything starts.
         .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
@@ -112,7 +116,7 @@ fn run() -> anyhow::Result<()> {
             if let Some(hub) = follow {
                 tray::follow(handle.clone(), hub);
             }
-            stop_on_signals(handle.clone());
+            stop_on_signals(handle.clone(), signals);
             if !hidden {
                 show_dashboard(&handle);
             }
@@ -217,25 +221,69 @@ fn open_in_browser<R: Runtime>(app: &AppHandle<R>, url: &tauri::Url) {
     }
 }
 
-/// Quits cleanly (hub stopped, children closed) on SIGTERM and SIGINT.
-fn stop_on_signals<R: Runtime>(app: AppHandle<R>) {
-    tauri::async_runtime::spawn(async move {
+/// The signals that quit the app, watched from the start of `run` (see
+/// there) so none of them is missed.
+struct QuitSignals {
+    #[cfg(unix)]
+    term: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    interrupt: Option<tokio::signal::unix::Signal>,
+}
+
+impl QuitSignals {
+    /// Installs the handlers; call inside the async runtime.
+    fn install() -> Self {
         #[cfg(unix)]
         {
             use tokio::signal::unix::{SignalKind, signal};
-            let Ok(mut term) = signal(SignalKind::terminate()) else {
-                tracing::warn!("cannot watch SIGTERM");
-                return;
+            let watch = |kind: SignalKind, name: &str| match signal(kind) {
+                Ok(signal) => Some(signal),
+                Err(err) => {
+                    tracing::warn!(error = %err, "cannot watch {name}");
+                    None
+                }
             };
-            tokio::select! {
-                _ = term.recv() => {}
-                _ = tokio::signal::ctrl_c() => {}
+            Self {
+                term: watch(SignalKind::terminate(), "SIGTERM"),
+                interrupt: watch(SignalKind::interrupt(), "SIGINT"),
             }
         }
         #[cfg(not(unix))]
         {
-            let _ = tokio::signal::ctrl_c().await;
+            Self {}
         }
+    }
+
+    /// Resolves at the first quit signal (never, if none could be watched).
+    async fn received(self) {
+        #[cfg(unix)]
+        {
+            async fn next(signal: Option<tokio::signal::unix::Signal>) {
+                match signal {
+                    Some(mut signal) => {
+                        signal.recv().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            }
+            tokio::select! {
+                () = next(self.term) => {}
+                () = next(self.interrupt) => {}
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+}
+
+/// Quits cleanly (hub stopped, children closed) on SIGTERM and SIGINT.
+fn stop_on_signals<R: Runtime>(app: AppHandle<R>, signals: QuitSignals) {
+    tauri::async_runtime::spawn(async move {
+        signals.received().await;
         tracing::info!("signal received; quitting");
         app.exit(0);
     });
