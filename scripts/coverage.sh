@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Line coverage of the engine (crates/switchboard-core) from the Rust tests: the core's unit
-# tests, then the in-process engine tests, then the CLI's tests and the end-to-end tests (the
-# number after each of the first two is printed too). The `switchboard` and fixture processes
+# tests, then the in-process engine tests, then every other test of the workspace but the
+# desktop app's (the number after each of the first two is printed too). The `switchboard` and fixture processes
 # the tests start are instrumented too (`cargo llvm-cov show-env`), and count.
 #
 #   scripts/coverage.sh               install what is missing, measure, print the core's table,
@@ -85,8 +85,11 @@ if [[ $UNIT_ONLY -eq 0 ]]; then
     cargo test -p switchboard-e2e --test all -- engine_ --test-threads=2
     ENGINE_PERCENT="$(core_percent)"
     echo "switchboard-core line coverage, unit and in-process tests: ${ENGINE_PERCENT}%" >&2
-    step "CLI tests and end-to-end tests (cargo test -p switchboard -p switchboard-e2e)"
-    cargo test -p switchboard -p switchboard-e2e --no-fail-fast -- --skip engine_ --test-threads=2
+    # Every other test of the workspace (the test command's one full Rust run) but the desktop
+    # app's, which scripts/test.sh runs uninstrumented.
+    step "every other Rust test (cargo test --workspace --exclude switchboard-app)"
+    cargo test --workspace --exclude switchboard-app --no-fail-fast -- --skip engine_ \
+        --test-threads=2
 fi
 
 step "report"

@@ -3,11 +3,11 @@
 #
 #   scripts/test.sh          install what is missing (scripts/setup.sh), then the checks
 #                            (scripts/checks.sh: UI build, icons, fmt, clippy, scripts), build,
-#                            Rust tests, browser, desktop-app and tray tests, the .deb, coverage
-#                            (scripts/coverage.sh), Python tests, conformance (0.1.16, 0.2.x), the macOS and
-#                            Windows type-checks (scripts/check-targets.sh)
-#   scripts/test.sh --quick  skip the install step, coverage, the Python suite and the cross-target
-#                            checks (for iterating)
+#                            browser, desktop-app and tray tests, the .deb, the Rust tests once,
+#                            instrumented (scripts/coverage.sh), Python tests, conformance (0.1.16,
+#                            0.2.x), the macOS and Windows type-checks (scripts/check-targets.sh)
+#   scripts/test.sh --quick  skip the install step, coverage (the Rust tests run uninstrumented),
+#                            the Python suite and the cross-target checks (for iterating)
 #
 # Idempotent: a second run installs nothing. Everything it installs for the project lives in
 # .tools/ (gitignored) except Debian packages, which it installs with apt-get when run as root.
@@ -159,7 +159,14 @@ ui_checks
 step "ui: unit tests (vitest)"
 ui_unit_tests
 
-if cargo nextest --version >/dev/null 2>&1; then
+if [[ $QUICK -eq 0 ]]; then
+    # The one full Rust run is the instrumented one (scripts/coverage.sh, below): every crate's
+    # tests but the desktop app's, which run here (its instrumented build would be a second
+    # Tauri build), with the doc tests.
+    step "cargo test -p switchboard-app, cargo test --doc"
+    cargo test -p switchboard-app --no-fail-fast
+    cargo test --workspace --doc
+elif cargo nextest --version >/dev/null 2>&1; then
     step "cargo nextest run"
     cargo nextest run --workspace --no-fail-fast
     step "cargo test --doc"
@@ -201,8 +208,8 @@ if cargo fuzz --version >/dev/null 2>&1; then
 fi
 
 if [[ $QUICK -eq 0 ]]; then
-    # The engine's line coverage from every Rust test again, instrumented, in a target dir of
-    # its own: about 21 minutes on a busy 2-core machine (build 12, tests 9); fails below 80%.
+    # Every Rust test but the app's (the one full Rust run), instrumented, in a target dir of
+    # its own; the engine's line coverage from it fails below 80%.
     step "coverage: scripts/coverage.sh (switchboard-core lines, at least 80%)"
     scripts/coverage.sh
 fi
