@@ -25,6 +25,7 @@ mod merge;
 mod oauth;
 mod pins;
 mod profiles;
+mod redirects;
 mod reload;
 mod revision;
 mod routing;

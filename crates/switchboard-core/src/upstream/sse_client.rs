@@ -278,13 +278,12 @@ fn resolve_endpoint(base: &reqwest::Url, data: &str) -> Result<reqwest::Url, Str
     let endpoint = base
         .join(data.trim())
         .map_err(|err| format!("the `endpoint` event is not a URL: {err}"))?;
-    if endpoint.origin() != base.origin() {
-        return Err(format!(
-            "the `endpoint` event names another origin ({}); refused, as the server's \
-             headers and token would go there",
-            redact::url(&endpoint.origin().ascii_serialization())
-        ));
-    }
+    super::redirect::same_origin(base, &endpoint).map_err(|other| {
+        format!(
+            "the `endpoint` event names {other}; refused, as the server's headers and token \
+             would go there"
+        )
+    })?;
     Ok(endpoint)
 }
 
