@@ -161,9 +161,7 @@ pub(crate) struct SharedHttp(Arc<std::sync::OnceLock<reqwest::Client>>);
 impl SharedHttp {
     pub(crate) fn get(&self) -> reqwest::Client {
         self.0
-            .get_or_init(|| {
-                crate::upstream::http_client()
-            })
+            .get_or_init(crate::upstream::http_client)
             .clone()
     }
 }

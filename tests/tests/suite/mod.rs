@@ -29,6 +29,7 @@ mod redirects;
 mod reload;
 mod revision;
 mod routing;
+mod secret_args;
 mod secrets;
 mod self_proxy;
 mod server_edits;

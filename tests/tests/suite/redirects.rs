@@ -119,7 +119,10 @@ async fn a_redirect_to_another_origin_is_not_followed_and_named() {
 
     // A client calling one of its tools gets a JSON-RPC error naming it too.
     let client = Client::connect(&hub.url).await;
-    let err = client.call_text("redir__anything", json!({})).await.unwrap_err();
+    let err = client
+        .call_text("redir__anything", json!({}))
+        .await
+        .unwrap_err();
     let message = rpc_error(&err).message.to_string();
     assert!(message.contains(&shown), "{message}");
 
@@ -133,7 +136,9 @@ async fn a_redirect_to_another_origin_is_not_followed_and_named() {
     // made, so nothing is still on its way there.
     let first = redirected.lock().unwrap().first().cloned().unwrap();
     assert!(
-        first.to_ascii_lowercase().contains(&api_key.to_ascii_lowercase()),
+        first
+            .to_ascii_lowercase()
+            .contains(&api_key.to_ascii_lowercase()),
         "{first}"
     );
     assert_eq!(*sink_requests.lock().unwrap(), Vec::<String>::new());

@@ -312,7 +312,16 @@ mod tests {
         let shown = redact_definition(&def);
         assert_eq!(
             shown["args"],
-            json!(["--api-key", "***", "--port", "8080", "-K", "***", "***", "--Token=***"])
+            json!([
+                "--api-key",
+                "***",
+                "--port",
+                "8080",
+                "-K",
+                "***",
+                "***",
+                "--Token=***"
+            ])
         );
         assert_eq!(restore_redacted(&shown, Some(&def)).unwrap(), def);
         // The flag's value moved elsewhere: not restored, refused.

@@ -27,7 +27,7 @@ use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 mod args;
-pub use args::{SECRET_FLAGS, arg_secrets, is_secret_flag, looks_like_token_arg};
+pub use args::arg_secrets;
 
 /// What a secret is replaced by.
 pub const MASK: &str = "***";

@@ -85,12 +85,6 @@ fn secret_flag(arg: &str) -> Option<Option<&str>> {
     secret.then_some(value)
 }
 
-/// Whether `name` (`--api-key`, `--TOKEN`, `-k`, `--github_token`) is a flag
-/// whose value is a secret.
-pub fn is_secret_flag(name: &str) -> bool {
-    !name.contains('=') && secret_flag(name).is_some()
-}
-
 /// Whether an argument on its own looks like a generated credential: a
 /// well-known prefix followed by 8 or more characters, or 20 or more
 /// characters of letters (both cases), digits, `_`, `-`, `+` and trailing
@@ -100,10 +94,10 @@ pub fn looks_like_token_arg(arg: &str) -> bool {
     if v.starts_with('-') || v.contains(|c: char| c.is_whitespace() || c == '/' || c == '\\') {
         return false;
     }
-    if TOKEN_PREFIXES
-        .iter()
-        .any(|p| v.strip_prefix(p).is_some_and(|rest| rest.len() >= MIN_AFTER_PREFIX))
-    {
+    if TOKEN_PREFIXES.iter().any(|p| {
+        v.strip_prefix(p)
+            .is_some_and(|rest| rest.len() >= MIN_AFTER_PREFIX)
+    }) {
         return true;
     }
     let body = v.trim_end_matches('=');
@@ -131,7 +125,10 @@ fn looks_random(body: &str) -> bool {
         }
     }
     let bytes = body.as_bytes();
-    let changes = bytes.windows(2).filter(|w| kind(w[0]) != kind(w[1])).count();
+    let changes = bytes
+        .windows(2)
+        .filter(|w| kind(w[0]) != kind(w[1]))
+        .count();
     let digit_runs = bytes
         .iter()
         .enumerate()
@@ -187,6 +184,11 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
+    /// Whether `name` is a flag whose value is a secret.
+    fn is_secret_flag(name: &str) -> bool {
+        !name.contains('=') && secret_flag(name).is_some()
+    }
+
     fn strings(args: &[&str]) -> Vec<String> {
         args.iter().map(ToString::to_string).collect()
     }
@@ -230,7 +232,15 @@ mod tests {
         for flag in ["--api-key", "--API_KEY", "--token", "-k", "--x-auth-token"] {
             assert!(is_secret_flag(flag), "{flag}");
         }
-        for flag in ["--port", "-p", "--keyring", "-kv", "--monkey", "--token=x", "token"] {
+        for flag in [
+            "--port",
+            "-p",
+            "--keyring",
+            "-kv",
+            "--monkey",
+            "--token=x",
+            "token",
+        ] {
             assert!(!is_secret_flag(flag), "{flag}");
         }
     }
