@@ -160,9 +160,7 @@ pub(crate) struct SharedHttp(Arc<std::sync::OnceLock<reqwest::Client>>);
 
 impl SharedHttp {
     pub(crate) fn get(&self) -> reqwest::Client {
-        self.0
-            .get_or_init(crate::upstream::http_client)
-            .clone()
+        self.0.get_or_init(crate::upstream::http_client).clone()
     }
 }
 
