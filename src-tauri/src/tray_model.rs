@@ -270,7 +270,10 @@ mod tests {
         let before = menu_model(&a, false);
         // Timestamps, stderr, latency and sessions move all the time: no rebuild.
         a.generated_at = Some("2026-03-01T12:00:05.000Z".into());
-        a.servers[0].stderr_tail.push("log line".into());
+        a.servers[0]
+            .stderr_tail
+            .get_or_insert_with(Vec::new)
+            .push("log line".into());
         a.servers[0].latency_ms = Some(12.5);
         a.servers[0].listed_at = Some("2026-03-01T12:05:00.000Z".into());
         assert_eq!(menu_model(&a, false), before);

@@ -167,9 +167,11 @@ serverVersion: string | null,
  */
 protocolVersion: string | null, 
 /**
- * The last stderr lines of a stdio server, across restarts.
+ * The last stderr lines of a stdio server, across restarts. Private:
+ * only in answers to a request with the control token or the
+ * dashboard's session; left out of the open status and events.
  */
-stderrTail: Array<string>, 
+stderrTail?: Array<string>, 
 /**
  * Derived from the last listings, calls and polls.
  */

@@ -108,8 +108,12 @@ pub struct ServerSnapshot {
     pub server_version: Option<String>,
     /// The protocol version agreed at `initialize`.
     pub protocol_version: Option<String>,
-    /// The last stderr lines of a stdio server, across restarts.
-    pub stderr_tail: Vec<String>,
+    /// The last stderr lines of a stdio server, across restarts. Private:
+    /// only in answers to a request with the control token or the
+    /// dashboard's session; left out of the open status and events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub stderr_tail: Option<Vec<String>>,
     /// Derived from the last listings, calls and polls.
     pub health: Health,
     /// The circuit breaker.

@@ -213,7 +213,17 @@ impl Access {
 
     /// Decides whether a request may go on.
     pub fn check(&self, method: &Method, path: &str, headers: &HeaderMap) -> Result<(), Refusal> {
-        let kind = Kind::of(method, path);
+        self.check_kind(Kind::of(method, path), headers)
+    }
+
+    /// Whether a request (already let through [`Access::check`]) may see
+    /// private data in an open answer (`stderrTail` in the status and
+    /// events): whether it has what a private read needs.
+    pub fn may_read_private(&self, headers: &HeaderMap) -> bool {
+        self.check_kind(Kind::ControlPrivateRead, headers).is_ok()
+    }
+
+    fn check_kind(&self, kind: Kind, headers: &HeaderMap) -> Result<(), Refusal> {
         let credential = self.credential(headers);
         let host = headers
             .get(header::HOST)

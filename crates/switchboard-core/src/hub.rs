@@ -150,21 +150,14 @@ struct HubInner {
 /// The one pooled HTTP client for remote servers and OAuth, built when first
 /// needed: building it loads the system's root certificates (hundreds of
 /// files, most of a hub's start-up time), which a hub of local servers never
-/// needs.
+/// needs. It follows redirects only within a server's origin and sends no
+/// `Referer` (see `upstream::redirect`).
 #[derive(Clone, Default)]
 pub(crate) struct SharedHttp(Arc<std::sync::OnceLock<reqwest::Client>>);
 
 impl SharedHttp {
     pub(crate) fn get(&self) -> reqwest::Client {
-        self.0
-            .get_or_init(|| {
-                reqwest::Client::builder()
-                    .pool_idle_timeout(Duration::from_secs(90))
-                    .tcp_nodelay(true)
-                    .build()
-                    .unwrap_or_default()
-            })
-            .clone()
+        self.0.get_or_init(crate::upstream::http_client).clone()
     }
 }
 

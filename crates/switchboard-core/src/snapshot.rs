@@ -9,12 +9,26 @@
 //! is in it, and the text fields that can quote one (`lastError`,
 //! `stderrTail`, `auth.message`, `configError`) are redacted by the builder
 //! (`crate::util::redact`), on top of the redaction where that text is made.
+//! A server's stderr is private besides: [`open_view`] is the snapshot an
+//! unauthenticated read gets, without `stderrTail`.
 
 use std::time::SystemTime;
 
 /// The snapshot and its parts are wire types (`switchboard-api`); the hub
 /// builds them in `build_snapshot`.
 pub use switchboard_api::{BreakerSnapshot, HubSnapshot, ServerSnapshot, Totals};
+
+/// `snapshot` as an open read sees it (`GET /api/v1/status` and `/events`
+/// without the control token or the dashboard's session): without the
+/// private fields, which are a server's own output like `/logs` (each
+/// server's `stderrTail`).
+pub fn open_view(snapshot: &HubSnapshot) -> HubSnapshot {
+    let mut open = snapshot.clone();
+    for server in &mut open.servers {
+        server.stderr_tail = None;
+    }
+    open
+}
 
 /// The wire form of a refused config (the snapshot's `configError`, the
 /// reload answer's `configError`).

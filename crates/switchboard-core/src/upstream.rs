@@ -45,7 +45,9 @@
 //! - `schedule`: when the next poll or idle sleep is due (pure functions);
 //! - `error`: [`UpstreamError`];
 //! - `client` (the rmcp client handler), `describe` (rmcp errors in plain
-//!   words), `stdio` (the stdio transport and its pipes).
+//!   words), `stdio` (the stdio transport and its pipes);
+//! - `redirect`: the HTTP client remote servers get (same-origin redirects
+//!   only, no `Referer`) and its origin rule.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -68,6 +70,7 @@ mod listen;
 mod login;
 mod parked;
 mod process;
+mod redirect;
 mod refresh;
 mod request;
 mod schedule;
@@ -83,6 +86,7 @@ use connect::Connection;
 pub use error::UpstreamError;
 pub(crate) use parked::{CallFuture, Parked, ParkedCall, Pending};
 pub use process::guard;
+pub(crate) use redirect::client as http_client;
 use refresh::ListOutcome;
 pub(crate) use request::Ask;
 pub use status::Health;

@@ -88,6 +88,14 @@ pub struct Args {
     /// Write this many bytes to stderr without a newline, then `flood done`.
     #[arg(long, value_name = "BYTES")]
     pub stderr_flood_bytes: Option<u64>,
+    /// Write `argv: ...` (every argument, as given) to stderr at start, as
+    /// servers that echo their command line do.
+    #[arg(long)]
+    pub stderr_argv: bool,
+    /// A credential the fixture takes and ignores (with `--stderr-argv`, a
+    /// secret given as a separate argument that the fixture echoes).
+    #[arg(long, value_name = "KEY")]
+    pub api_key: Option<String>,
     /// Keep running after stdin closes (stdio only).
     #[arg(long)]
     pub ignore_stdin_eof: bool,
@@ -131,6 +139,10 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         .as_deref()
         .map(lifecycle::spawn_grandchild)
         .transpose()?;
+    if args.stderr_argv {
+        let argv: Vec<String> = std::env::args().skip(1).collect();
+        crate::stderr_line(format_args!("argv: {}", argv.join(" ")));
+    }
     if args.stderr_invalid_utf8 {
         faults::stderr_invalid_utf8();
     }

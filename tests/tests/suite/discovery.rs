@@ -212,7 +212,10 @@ async fn a_crash_loop_opens_the_breaker_and_calls_fail_fast() {
     assert_eq!(bad.health, Health::Down);
     assert_eq!(bad.consecutive_failures, 3);
     assert!(bad.breaker.retry_at.is_some());
-    assert_eq!(bad.stderr_tail[0], "fixture exiting at start with code 9");
+    assert_eq!(
+        bad.stderr_tail.as_deref().unwrap_or_default()[0],
+        "fixture exiting at start with code 9"
+    );
     // While open, attempts fail at once and say when the next one happens.
     let (code, body) = hub.post("/api/v1/servers/bad/refresh").await;
     assert_eq!(code, 502);

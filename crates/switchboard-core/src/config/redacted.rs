@@ -9,7 +9,9 @@
 //! shows a header or env value, whatever its name), and anywhere else
 //! (`url`, `args`, ...) what [`crate::util::redact::text`] masks (URL
 //! userinfo, secret query values, `Bearer` credentials, `--token=...`,
-//! values the hub knows as secrets). A keyring reference
+//! values the hub knows as secrets), and in `args` the value after a
+//! secret flag (`--api-key`, `-k`, ...) and token-looking arguments
+//! ([`crate::util::redact::arg_secrets`]). A keyring reference
 //! (`{"keyring": "name"}`) names a secret without holding it and is shown,
 //! and so is a `${VAR}` reference in an env or header value (the value the
 //! hub put in for it never is: this works on the file's text).
@@ -26,6 +28,7 @@ pub fn redact_definition(definition: &Value) -> Value {
 fn redact_at(value: &Value, path: &mut Vec<String>) -> Value {
     match value {
         Value::String(text) => Value::String(redact_leaf(path, text)),
+        Value::Array(items) if path.as_slice() == ["args"] => redact_args(items),
         Value::Array(items) => Value::Array(
             items
                 .iter()
@@ -61,6 +64,36 @@ fn redact_leaf(path: &[String], text: &str) -> String {
         return shown_references(text).unwrap_or_else(|| MASK.to_string());
     }
     redact::text(text)
+}
+
+/// A stdio server's `args`: each redacted as text, and the value after a
+/// secret flag (`--api-key x`) or a token-looking argument masked, which
+/// only the whole list tells ([`redact::arg_secrets`]).
+fn redact_args(items: &[Value]) -> Value {
+    let texts: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+    let mut secrets = redact::arg_secrets(&texts);
+    // Longest first, so a secret containing another is masked whole.
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let mut path = vec!["args".to_string(), String::new()];
+    Value::Array(
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Value::String(text) => {
+                    let mut shown = text.clone();
+                    for secret in &secrets {
+                        shown = shown.replace(secret.as_str(), MASK);
+                    }
+                    Value::String(redact::text(&shown))
+                }
+                other => {
+                    path[1] = i.to_string();
+                    redact_at(other, &mut path)
+                }
+            })
+            .collect(),
+    )
 }
 
 /// An env or header value that takes its secret from `${VAR}` references,
@@ -105,17 +138,21 @@ fn shown_references(text: &str) -> Option<String> {
 /// holds `***` anywhere else is refused, naming where: the hidden value it
 /// stood for is not known there (a new field, or a moved one).
 pub fn restore_redacted(edited: &Value, old: Option<&Value>) -> Result<Value, String> {
-    restore_at(edited, old, &mut Vec::new())
+    let shown = old.map(redact_definition);
+    restore_at(edited, old, shown.as_ref(), &mut Vec::new())
 }
 
+/// `old` is the value at `path` in the stored definition, `shown` the same
+/// place in its redacted form (what the person saw).
 fn restore_at(
     edited: &Value,
     old: Option<&Value>,
+    shown: Option<&Value>,
     path: &mut Vec<String>,
 ) -> Result<Value, String> {
     Ok(match edited {
-        Value::String(text) if text.contains(MASK) => match old {
-            Some(Value::String(was)) if redact_leaf(path, was) == *text => {
+        Value::String(text) if text.contains(MASK) => match (old, shown) {
+            (Some(Value::String(was)), Some(Value::String(seen))) if seen == text => {
                 Value::String(was.clone())
             }
             _ => {
@@ -130,7 +167,12 @@ fn restore_at(
             let mut out = Vec::with_capacity(items.len());
             for (i, item) in items.iter().enumerate() {
                 path.push(i.to_string());
-                out.push(restore_at(item, old.and_then(|o| o.get(i)), path)?);
+                out.push(restore_at(
+                    item,
+                    old.and_then(|o| o.get(i)),
+                    shown.and_then(|o| o.get(i)),
+                    path,
+                )?);
                 path.pop();
             }
             Value::Array(out)
@@ -141,7 +183,12 @@ fn restore_at(
                 path.push(key.clone());
                 out.insert(
                     key.clone(),
-                    restore_at(item, old.and_then(|o| o.get(key)), path)?,
+                    restore_at(
+                        item,
+                        old.and_then(|o| o.get(key)),
+                        shown.and_then(|o| o.get(key)),
+                        path,
+                    )?,
                 );
                 path.pop();
             }
@@ -253,6 +300,45 @@ mod tests {
         let err = restore_redacted(&moved, Some(&def)).unwrap_err();
         assert!(err.contains("env.OTHER_KEY"), "{err}");
         assert!(restore_redacted(&shown, None).is_err());
+    }
+
+    #[test]
+    fn an_argument_after_a_secret_flag_is_hidden_and_comes_back() {
+        let def = json!({
+            "command": "server",
+            "args": ["--api-key", "SBXsecretArg1", "--port", "8080", "-K", "SBXsecretArg2",
+                     "ghp_16C7e42F292c6912E7710c838347Ae178B4a", "--Token=SBXsecretArg3"],
+        });
+        let shown = redact_definition(&def);
+        assert_eq!(
+            shown["args"],
+            json!([
+                "--api-key",
+                "***",
+                "--port",
+                "8080",
+                "-K",
+                "***",
+                "***",
+                "--Token=***"
+            ])
+        );
+        assert_eq!(restore_redacted(&shown, Some(&def)).unwrap(), def);
+        // The flag's value moved elsewhere: not restored, refused.
+        let mut moved = shown.clone();
+        moved["args"] = json!(["--port", "8080", "--api-key", "***"]);
+        assert!(restore_redacted(&moved, Some(&def)).is_err());
+        let mut secrets = definition_secrets(&def);
+        secrets.sort();
+        assert_eq!(
+            secrets,
+            [
+                "--Token=SBXsecretArg3",
+                "SBXsecretArg1",
+                "SBXsecretArg2",
+                "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+            ]
+        );
     }
 
     #[test]

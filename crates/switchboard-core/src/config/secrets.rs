@@ -28,11 +28,12 @@ impl ServerConfig {
     /// The literal values in this server's config that are or contain
     /// secrets (see [`crate::util::redact::secrets_in`]): header and env values,
     /// the URL's userinfo and secret query values, args that carry a URL
-    /// with credentials, a literal OAuth client secret, and every value
+    /// with credentials, the value after a secret flag (`--api-key x`,
+    /// `--token=x`) and token-looking args, a literal OAuth client secret, and every value
     /// put in for a `${VAR}` reference. Values kept in
     /// the keyring are not here; they are registered when read.
     pub fn secret_values(&self) -> Vec<String> {
-        use crate::util::redact::{secrets_in, url_secrets};
+        use crate::util::redact::{arg_secrets, secrets_in, url_secrets};
         let mut found = Vec::new();
         match &self.transport {
             TransportConfig::Stdio { args, env, .. } => {
@@ -41,6 +42,7 @@ impl ServerConfig {
                         found.extend(secrets_in(name, value));
                     }
                 }
+                found.extend(arg_secrets(args));
                 for arg in args {
                     found.extend(url_secrets(arg));
                 }

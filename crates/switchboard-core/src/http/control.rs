@@ -6,7 +6,7 @@
 //! only past the router's access checks (see [`super`]).
 
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -97,8 +97,15 @@ async fn dashboard_link(State(hub): State<HubHandle>) -> Response {
     }
 }
 
-async fn status(State(hub): State<HubHandle>) -> Response {
-    Json(hub.snapshot().as_ref().clone()).into_response()
+/// The snapshot; its private fields only for a request with the control
+/// token or the dashboard's session (see [`crate::snapshot::open_view`]).
+async fn status(State(hub): State<HubHandle>, headers: HeaderMap) -> Response {
+    let snapshot = hub.snapshot();
+    if hub.access().may_read_private(&headers) {
+        Json(snapshot.as_ref()).into_response()
+    } else {
+        Json(crate::snapshot::open_view(&snapshot)).into_response()
+    }
 }
 
 async fn refresh_all(State(hub): State<HubHandle>) -> Response {
@@ -136,9 +143,11 @@ async fn refresh_server(State(hub): State<HubHandle>, Path(id): Path<String>) ->
 }
 
 /// Server-sent events: the snapshot now, then again whenever it changes
-/// (coalesced to at most one every 200 ms).
-async fn events(State(hub): State<HubHandle>) -> Response {
+/// (coalesced to at most one every 200 ms); private fields as for
+/// [`status`], decided once for the stream.
+async fn events(State(hub): State<HubHandle>, headers: HeaderMap) -> Response {
     use axum::response::sse::{Event, KeepAlive, Sse};
+    let private = hub.access().may_read_private(&headers);
     let rx = hub.subscribe();
     let cancel = hub.shutdown_token().clone();
     let stream = futures::stream::unfold((rx, true), move |(mut rx, first)| {
@@ -152,10 +161,13 @@ async fn events(State(hub): State<HubHandle>) -> Response {
                 tokio::time::sleep(std::time::Duration::from_millis(200)).await;
             }
             let snapshot = rx.borrow_and_update().clone();
-            let event = Event::default()
-                .event("snapshot")
-                .json_data(snapshot.as_ref())
-                .unwrap_or_else(|_| Event::default().event("error"));
+            let event = Event::default().event("snapshot");
+            let event = if private {
+                event.json_data(snapshot.as_ref())
+            } else {
+                event.json_data(crate::snapshot::open_view(&snapshot))
+            }
+            .unwrap_or_else(|_| Event::default().event("error"));
             Some((Ok::<_, std::convert::Infallible>(event), (rx, false)))
         }
     });

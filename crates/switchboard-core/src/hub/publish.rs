@@ -269,7 +269,7 @@ impl HubHandle {
                     protocol_version: caps
                         .map(|c| c.protocol_version.clone())
                         .filter(|s| !s.is_empty()),
-                    stderr_tail: view.stderr_tail,
+                    stderr_tail: Some(view.stderr_tail),
                     health: view.health,
                     breaker: BreakerSnapshot {
                         state: view.breaker,

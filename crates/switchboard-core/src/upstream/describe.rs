@@ -241,7 +241,8 @@ pub(super) fn reqwest_failure(err: &reqwest::Error) -> String {
     } else if err.is_body() || err.is_decode() {
         format!("reading the answer failed: {}", root_cause(err))
     } else if err.is_redirect() {
-        "too many redirects".into()
+        super::redirect::refusal(err)
+            .map_or_else(|| "too many redirects".into(), ToString::to_string)
     } else {
         root_cause(err)
     }

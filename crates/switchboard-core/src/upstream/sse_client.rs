@@ -278,13 +278,13 @@ fn resolve_endpoint(base: &reqwest::Url, data: &str) -> Result<reqwest::Url, Str
     let endpoint = base
         .join(data.trim())
         .map_err(|err| format!("the `endpoint` event is not a URL: {err}"))?;
-    if endpoint.origin() != base.origin() {
-        return Err(format!(
+    super::redirect::same_origin(base, &endpoint).map_err(|_| {
+        format!(
             "the `endpoint` event names another origin ({}); refused, as the server's \
              headers and token would go there",
             redact::url(&endpoint.origin().ascii_serialization())
-        ));
-    }
+        )
+    })?;
     Ok(endpoint)
 }
 

@@ -16,7 +16,8 @@
 //! - every value registered with [`remember`] (the hub registers the secret
 //!   values of every configured server: header values of secret headers, env
 //!   values of secret-named variables, userinfo and secret query values of
-//!   URLs, and every value read from the keyring).
+//!   URLs, the values of secret flags and token-looking arguments of a
+//!   command line ([`arg_secrets`]), and every value read from the keyring).
 //!
 //! Invariants: redaction only ever replaces characters by `***`, so applying
 //! it twice gives the same text; it never fails and never panics on malformed
@@ -24,6 +25,9 @@
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;
+
+mod args;
+pub use args::arg_secrets;
 
 /// What a secret is replaced by.
 pub const MASK: &str = "***";
