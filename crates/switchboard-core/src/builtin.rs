@@ -60,7 +60,7 @@ pub fn tools() -> Vec<Tool> {
         tool(
             SERVER_STATUS,
             "Everything Switchboard knows about one server: state, health, breaker, \
-             staleness, last change, last error and its stderr tail.",
+             staleness, last change and last error.",
             id,
         ),
     ]
@@ -107,7 +107,9 @@ pub async fn call(
     only: Option<&HashSet<ServerId>>,
 ) -> Result<CallToolResult, ErrorData> {
     let visible = |id: &str| only.is_none_or(|set| set.iter().any(|s| s.as_str() == id));
-    let snapshot = hub.snapshot();
+    // The open view: `/mcp` needs no credential on loopback, and a server's
+    // stderr is private (like `/api/v1/logs`); `lastError` names the cause.
+    let snapshot = crate::snapshot::open_view(&hub.snapshot());
     let servers: Vec<&crate::snapshot::ServerSnapshot> =
         snapshot.servers.iter().filter(|s| visible(&s.id)).collect();
     let servers = serde_json::to_value(&servers).unwrap_or(Value::Null);
