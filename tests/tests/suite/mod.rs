@@ -32,6 +32,7 @@ mod secrets;
 mod self_proxy;
 mod server_edits;
 mod sessions;
+mod slow_clients;
 mod sse_upstream;
 mod token_counter;
 mod totals;
