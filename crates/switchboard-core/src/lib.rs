@@ -42,6 +42,19 @@ mod util;
 /// a `peer_info` dump per session). Each binary adds its own crate at INFO.
 pub const DEFAULT_LOG_FILTER: &str = "warn,switchboard_core=info";
 
+/// Whether a log event is kept out of the log whatever the filter says,
+/// unless `RUST_LOG` names rmcp itself (`rust_log_names_rmcp`): rmcp's ERROR
+/// lines. Each is a failure the hub reports itself, in one line of plain
+/// words (a failed connect: `upstream failed to start … connection refused`),
+/// while rmcp's line dumps Rust types (`worker quit with fatal: Transport
+/// channel closed, when Client(reqwest::Error { … })`), three per failed
+/// connect. Both binaries install this in their log set-up.
+pub fn hidden_log_event(target: &str, level: tracing::Level, rust_log_names_rmcp: bool) -> bool {
+    !rust_log_names_rmcp
+        && level == tracing::Level::ERROR
+        && (target == "rmcp" || target.starts_with("rmcp::"))
+}
+
 // The facade: everything the CLI, the app, the tests and the fuzz targets use.
 pub use access::{is_loopback_authority, read_token, token_path};
 pub use catalog::{Catalog, CatalogSource, MAX_NAME_LEN};

@@ -21,6 +21,7 @@ mod input_required;
 mod keyring;
 mod launch;
 mod list_changed;
+mod log_floods;
 mod merge;
 mod oauth;
 mod pins;
