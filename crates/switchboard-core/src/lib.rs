@@ -76,3 +76,31 @@ pub use upstream::guard;
 pub use upstream::{Health, ServerState, UpstreamError};
 pub use util::redact::text as redact_text;
 pub use util::{files, humanize_coarse};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_rmcp_errors_are_hidden_and_only_unless_rust_log_names_rmcp() {
+        use tracing::Level;
+        assert!(hidden_log_event(
+            "rmcp::transport::worker",
+            Level::ERROR,
+            false
+        ));
+        assert!(hidden_log_event("rmcp", Level::ERROR, false));
+        assert!(!hidden_log_event(
+            "rmcp::transport::worker",
+            Level::WARN,
+            false
+        ));
+        assert!(!hidden_log_event("rmcpx", Level::ERROR, false));
+        assert!(!hidden_log_event(
+            "switchboard_core::upstream",
+            Level::ERROR,
+            false
+        ));
+        assert!(!hidden_log_event("rmcp::service", Level::ERROR, true));
+    }
+}
