@@ -59,10 +59,18 @@ fn main() -> std::process::ExitCode {
         }
         _ => tracing_subscriber::EnvFilter::new(&default_filter),
     };
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    // rmcp's ERROR lines dump Rust types; the hub says the same in words.
+    let names_rmcp = std::env::var("RUST_LOG").is_ok_and(|v| v.contains("rmcp"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .finish()
+        .with(tracing_subscriber::filter::filter_fn(move |meta| {
+            !switchboard_core::hidden_log_event(meta.target(), *meta.level(), names_rmcp)
+        }))
         .init();
     match run() {
         Ok(()) => std::process::ExitCode::SUCCESS,

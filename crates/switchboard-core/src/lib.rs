@@ -42,6 +42,19 @@ mod util;
 /// a `peer_info` dump per session). Each binary adds its own crate at INFO.
 pub const DEFAULT_LOG_FILTER: &str = "warn,switchboard_core=info";
 
+/// Whether a log event is kept out of the log whatever the filter says,
+/// unless `RUST_LOG` names rmcp itself (`rust_log_names_rmcp`): rmcp's ERROR
+/// lines. Each is a failure the hub reports itself, in one line of plain
+/// words (a failed connect: `upstream failed to start … connection refused`),
+/// while rmcp's line dumps Rust types (`worker quit with fatal: Transport
+/// channel closed, when Client(reqwest::Error { … })`), three per failed
+/// connect. Both binaries install this in their log set-up.
+pub fn hidden_log_event(target: &str, level: tracing::Level, rust_log_names_rmcp: bool) -> bool {
+    !rust_log_names_rmcp
+        && level == tracing::Level::ERROR
+        && (target == "rmcp" || target.starts_with("rmcp::"))
+}
+
 // The facade: everything the CLI, the app, the tests and the fuzz targets use.
 pub use access::{is_loopback_authority, read_token, token_path};
 pub use catalog::{Catalog, CatalogSource, MAX_NAME_LEN};
@@ -63,3 +76,31 @@ pub use upstream::guard;
 pub use upstream::{Health, ServerState, UpstreamError};
 pub use util::redact::text as redact_text;
 pub use util::{files, humanize_coarse};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_rmcp_errors_are_hidden_and_only_unless_rust_log_names_rmcp() {
+        use tracing::Level;
+        assert!(hidden_log_event(
+            "rmcp::transport::worker",
+            Level::ERROR,
+            false
+        ));
+        assert!(hidden_log_event("rmcp", Level::ERROR, false));
+        assert!(!hidden_log_event(
+            "rmcp::transport::worker",
+            Level::WARN,
+            false
+        ));
+        assert!(!hidden_log_event("rmcpx", Level::ERROR, false));
+        assert!(!hidden_log_event(
+            "switchboard_core::upstream",
+            Level::ERROR,
+            false
+        ));
+        assert!(!hidden_log_event("rmcp::service", Level::ERROR, true));
+    }
+}

@@ -34,6 +34,7 @@ use crate::catalog::{CatalogDiff, CatalogVersions};
 use crate::config::ServerId;
 use crate::snapshot::timestamp;
 
+mod evictions;
 pub(crate) mod listen;
 pub(crate) mod table;
 

@@ -314,12 +314,20 @@ fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         }
         _ => tracing_subscriber::EnvFilter::new(&default_filter),
     };
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    // rmcp's ERROR lines dump Rust types; the hub says the same in words.
+    let names_rmcp = std::env::var("RUST_LOG").is_ok_and(|v| v.contains("rmcp"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         // Every line redacted: no URL token or credential header reaches the log.
         .with_writer(switchboard::log_writer::RedactedStderr)
         // Colours only for a person at a terminal, never into a log file.
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .finish()
+        .with(tracing_subscriber::filter::filter_fn(move |meta| {
+            !switchboard_core::hidden_log_event(meta.target(), *meta.level(), names_rmcp)
+        }))
         .init();
     let runtime = match threads()? {
         // One thread: every hop between the downstream session, the gateway and

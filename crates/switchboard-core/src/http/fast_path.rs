@@ -45,7 +45,7 @@
 //!   (see `session_manager`).
 //!
 //! A request body this layer reads must arrive within `headerTimeoutSecs`
-//! (else HTTP 408), so a client cannot hold a connection with a stalled body.
+//! (else HTTP 408): the listener bounds every request body (see `listener`).
 //!
 //! Every request this layer answers counts as a use of its session, so the
 //! session does not expire while it is used (see `session_manager`).
@@ -107,27 +107,16 @@ pub(crate) async fn layer(State(state): State<FastPath>, request: Request, next:
         return json_rpc_status(next.run(request).await, false);
     }
     let (parts, body) = request.into_parts();
-    // A body that stalls holds its connection: it gets as long as a head.
-    let limit = hub.settings().header_timeout;
-    let bytes =
-        match tokio::time::timeout(limit, axum::body::to_bytes(body, MAX_PEEK as usize)).await {
-            Ok(Ok(bytes)) => bytes,
-            Ok(Err(err)) => {
-                return plain(
-                    StatusCode::BAD_REQUEST,
-                    format!("could not read the request body: {err}"),
-                );
-            }
-            Err(_) => {
-                return plain(
-                    StatusCode::REQUEST_TIMEOUT,
-                    format!(
-                        "the request body did not arrive within {} s (setting headerTimeoutSecs)",
-                        limit.as_secs()
-                    ),
-                );
-            }
-        };
+    // The listener bounds how long the body may take (HTTP 408 past it).
+    let bytes = match axum::body::to_bytes(body, MAX_PEEK as usize).await {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            return plain(
+                StatusCode::BAD_REQUEST,
+                format!("could not read the request body: {err}"),
+            );
+        }
+    };
     let probe: Option<Probe> = match serde_json::from_slice(&bytes) {
         Ok(probe) => Some(probe),
         Err(err) if err.is_syntax() || err.is_eof() => return parse_error(&err),

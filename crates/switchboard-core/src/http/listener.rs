@@ -8,29 +8,46 @@
 //!   send half a request line and stall, and idle keep-alive connections
 //!   (hyper runs one timer for both); it never runs while a request is being
 //!   answered, so long calls and event streams are not cut.
+//! - **Body deadline** (the same time): every request body, whatever its
+//!   framing (any `Content-Length`, chunked) and route, must end within
+//!   `headerTimeoutSecs` of its head; reading it later fails, and the answer
+//!   is HTTP 408 with `Connection: close` (`conns::TimedBody`).
 //! - **Connection limit** (`maxConnections`, by default three quarters of the
 //!   process's open-file limit): each connection holds a permit. At the limit,
-//!   a new connection closes the oldest connection that has not sent a
-//!   complete request yet (a stalled one) and takes its place; if there is
-//!   none, the new connection is refused (closed at once). So stalled
-//!   connections can neither exhaust file descriptors nor lock others out.
+//!   a new connection closes the oldest connection the client holds up (no
+//!   complete head yet, idle after an answer, or a body still arriving) and
+//!   takes its place; if there is none, the new connection is refused (closed
+//!   at once). So stalled connections can neither exhaust file descriptors
+//!   nor lock others out.
+//! - **Stream limit** (half of `maxConnections`): an answer that is an event
+//!   stream (`/api/v1/events`, an MCP GET stream, an MCP answer sent as
+//!   events) beyond it closes the oldest open stream, so streams never hold
+//!   the places plain requests need. SSE clients reconnect on their own.
 //! - TCP_NODELAY on every connection (see `docs/performance.md`).
 //!
 //! Shutdown: when `shutdown` fires the listener closes, idle connections
 //! close at once and the others when their response ends; [`serve`] returns
 //! when every connection is gone (the caller bounds the wait).
 
-use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::convert::Infallible;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use hyper::body::{Body as _, Incoming};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
+
+use crate::limiter::Limiter;
+
+mod conns;
+
+use conns::{BodyError, Conn, Conns, Phase, TimedBody, Tracked};
 
 /// The bounds on client connections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +56,8 @@ pub struct ConnectionLimits {
     pub max: usize,
     /// See the module docs.
     pub header_timeout: Duration,
+    /// Most event streams open at once (half of `max`, at least one).
+    pub streams: usize,
 }
 
 /// File descriptors kept free of client connections: stdio servers' pipes,
@@ -72,8 +91,15 @@ impl ConnectionLimits {
         Self {
             max,
             header_timeout: settings.header_timeout,
+            streams: stream_cap(max),
         }
     }
+}
+
+/// Most event streams for a connection limit of `max`: half of it, so that
+/// streams never take the places plain requests need.
+fn stream_cap(max: usize) -> usize {
+    (max / 2).max(1)
 }
 
 /// The soft limit on open files of this process, where there is one.
@@ -92,58 +118,81 @@ fn open_file_limit() -> Option<u64> {
     }
 }
 
-/// One open connection, as the limit sees it.
-struct Conn {
-    /// Closes the connection when the limit needs its place.
-    close: CancellationToken,
-    /// No complete request head has arrived yet.
-    waiting: AtomicBool,
-}
-
-/// The open connections, oldest first (by accept order).
-#[derive(Default)]
-struct Conns {
-    open: Mutex<BTreeMap<u64, Arc<Conn>>>,
-    next: AtomicU64,
-}
-
-impl Conns {
-    fn add(&self, conn: Arc<Conn>) -> u64 {
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
-        self.open
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id, conn);
-        id
-    }
-
-    fn remove(&self, id: u64) {
-        self.open
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&id);
-    }
-
-    /// Closes the oldest connection still waiting for its first request;
-    /// false if there is none.
-    fn close_oldest_waiting(&self) -> bool {
-        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        let oldest = open
-            .values()
-            .find(|c| c.waiting.load(Ordering::Relaxed) && !c.close.is_cancelled());
-        match oldest {
-            Some(conn) => {
-                conn.close.cancel();
-                true
-            }
-            None => false,
-        }
-    }
-}
-
 /// How long a new connection waits for the place of a connection the limit
 /// closed for it.
 const TAKEOVER_WAIT: Duration = Duration::from_secs(2);
+
+/// One connection's service: what each exchange on it needs.
+#[derive(Clone)]
+struct Exchange {
+    conn: Arc<Conn>,
+    /// The connection's key in `conns`.
+    id: u64,
+    conns: Arc<Conns>,
+    router: Router,
+    limits: ConnectionLimits,
+}
+
+/// The stream limit closed streams (a few lines per minute, not one per stream).
+static STREAMS_CLOSED: Limiter = Limiter::new(3, Duration::from_secs(60));
+
+impl Exchange {
+    /// Answers one request: its body gets a deadline, a missed deadline
+    /// becomes HTTP 408, and an event stream counts against the stream limit.
+    async fn serve(self, request: axum::http::Request<Incoming>) -> Result<Response, Infallible> {
+        let exchange = self.conn.begin(!request.body().is_end_stream());
+        let timeout = self.limits.header_timeout;
+        let conn = self.conn.clone();
+        let request =
+            request.map(|body| axum::body::Body::new(TimedBody::new(body, timeout, conn)));
+        let mut router = self.router;
+        let response = tower_service::Service::call(&mut router, request).await?;
+        let response = if self.conn.body_timed_out() {
+            body_timed_out(timeout)
+        } else {
+            response
+        };
+        if is_event_stream(&response) {
+            let closed = self.conns.start_stream(self.id, self.limits.streams);
+            if closed > 0 {
+                crate::limited!(
+                    STREAMS_CLOSED,
+                    warn,
+                    "event stream limit reached",
+                    max_streams = self.limits.streams,
+                    "event stream limit reached: closed the oldest stream for a new one"
+                );
+            }
+        } else {
+            self.conn.answering();
+        }
+        let conn = self.conn;
+        Ok(response.map(|body| axum::body::Body::new(Tracked::new(body, conn, exchange))))
+    }
+}
+
+/// Whether `response` is an event stream (`/api/v1/events`, an MCP GET
+/// stream, an MCP answer sent as events).
+fn is_event_stream(response: &Response) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().starts_with("text/event-stream"))
+}
+
+/// HTTP 408 for a request whose body missed its deadline; the connection closes.
+fn body_timed_out(after: Duration) -> Response {
+    let mut response = (
+        StatusCode::REQUEST_TIMEOUT,
+        BodyError::TimedOut { after }.to_string(),
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
 
 /// Serves `router` on `listener` until `shutdown` fires (see the module docs).
 pub async fn serve(
@@ -182,7 +231,7 @@ pub async fn serve(
         };
         let permit = match permits.clone().try_acquire_owned() {
             Ok(permit) => permit,
-            Err(_) if conns.close_oldest_waiting() => {
+            Err(_) if conns.close_oldest_stalled() => {
                 // Its task ends within a moment and hands its permit over.
                 match tokio::time::timeout(TAKEOVER_WAIT, permits.clone().acquire_owned()).await {
                     Ok(Ok(permit)) => permit,
@@ -206,29 +255,25 @@ pub async fn serve(
         if let Err(err) = stream.set_nodelay(true) {
             tracing::debug!(%err, "TCP_NODELAY not set");
         }
-        let conn = Arc::new(Conn {
-            close: shutdown.child_token(),
-            waiting: AtomicBool::new(true),
-        });
+        let conn = Arc::new(Conn::new(shutdown.child_token()));
         let id = conns.add(conn.clone());
+        let exchange = Exchange {
+            conn: conn.clone(),
+            id,
+            conns: conns.clone(),
+            router: router.clone(),
+            limits,
+        };
         let conns = conns.clone();
-        let router = router.clone();
-        let header_timeout = limits.header_timeout;
         let shutdown = shutdown.clone();
         tasks.spawn(async move {
             let _permit = permit;
-            let seen = conn.clone();
-            let service = hyper::service::service_fn(
-                move |request: axum::extract::Request<hyper::body::Incoming>| {
-                    seen.waiting.store(false, Ordering::Relaxed);
-                    let mut router = router.clone();
-                    async move { tower_service::Service::call(&mut router, request).await }
-                },
-            );
+            let service =
+                hyper::service::service_fn(move |request| exchange.clone().serve(request));
             let mut builder = hyper::server::conn::http1::Builder::new();
             builder
                 .timer(TokioTimer::new())
-                .header_read_timeout(header_timeout);
+                .header_read_timeout(limits.header_timeout);
             let connection = builder.serve_connection(TokioIo::new(stream), service);
             let mut connection = std::pin::pin!(connection);
             tokio::select! {
@@ -238,14 +283,14 @@ pub async fn serve(
                     }
                 }
                 () = conn.close.cancelled() => {
-                    if shutdown.is_cancelled() && !conn.waiting.load(Ordering::Relaxed) {
+                    if shutdown.is_cancelled() && conn.phase() != Phase::Head {
                         // Shutdown: idle connections close now, others after
                         // their answer.
                         connection.as_mut().graceful_shutdown();
                         let _ = connection.await;
                     }
-                    // Else it never sent a complete request (closed for a new
-                    // connection, or at shutdown): dropped as it is.
+                    // Else closed for another connection or at shutdown while
+                    // idle: dropped as it is.
                 }
             }
             conns.remove(id);
@@ -291,25 +336,5 @@ mod tests {
         assert_eq!(capped.max, limits.max);
         settings.max_connections = 7;
         assert_eq!(ConnectionLimits::from_settings(&settings).max, 7);
-    }
-
-    #[test]
-    fn only_connections_waiting_for_a_request_are_closed_for_new_ones() {
-        let conns = Conns::default();
-        let busy = Arc::new(Conn {
-            close: CancellationToken::new(),
-            waiting: AtomicBool::new(false),
-        });
-        let stalled = Arc::new(Conn {
-            close: CancellationToken::new(),
-            waiting: AtomicBool::new(true),
-        });
-        conns.add(busy.clone());
-        conns.add(stalled.clone());
-        assert!(conns.close_oldest_waiting());
-        assert!(stalled.close.is_cancelled());
-        assert!(!busy.close.is_cancelled());
-        // Already closing: not chosen again.
-        assert!(!conns.close_oldest_waiting());
     }
 }

@@ -122,11 +122,7 @@ impl SessionManager for HubSessionManager {
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
         let victims = self.table.make_room()?;
         if !victims.is_empty() {
-            tracing::info!(
-                sessions = victims.len(),
-                max = self.table.max,
-                "session limit reached: closing the least recently used idle session"
-            );
+            // The table logs a summary (see `sessions/evictions.rs`).
             for (id, manager) in &victims {
                 self.table.close(id, manager).await;
             }

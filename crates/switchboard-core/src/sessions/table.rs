@@ -108,6 +108,8 @@ pub struct SessionTable {
     pub(crate) epoch: Instant,
     /// Tells the hub to republish its snapshot after a close it did not ask for.
     events: tokio::sync::mpsc::UnboundedSender<UpstreamEvent>,
+    /// Sessions closed for the limit, logged a summary per interval.
+    evictions: Arc<super::evictions::Evictions>,
 }
 
 impl SessionTable {
@@ -122,6 +124,7 @@ impl SessionTable {
             idle: (!idle.is_zero()).then_some(idle),
             epoch: Instant::now(),
             events,
+            evictions: Arc::new(super::evictions::Evictions::new()),
         }
     }
 
@@ -191,21 +194,27 @@ impl SessionTable {
     ) -> Result<Vec<(SessionId, Arc<LocalSessionManager>)>, HttpSessionError> {
         let mut entries = self.lock();
         let mut victims = Vec::new();
+        let mut longest_idle = Duration::ZERO;
         while entries.len() >= self.max {
             let oldest = entries
                 .iter()
                 .filter_map(|(id, e)| Some((e.usage.idle_for()?, id)))
                 .max_by_key(|(idle, _)| *idle)
-                .map(|(_, id)| id.clone());
-            let Some(id) = oldest else {
+                .map(|(idle, id)| (idle, id.clone()));
+            let Some((idle, id)) = oldest else {
                 return Err(HttpSessionError::Full { max: self.max });
             };
+            longest_idle = longest_idle.max(idle);
             if let Some(entry) = entries.remove(&id) {
                 if let Some(session) = entry.session.upgrade() {
                     session.mark_closed();
                 }
                 victims.push((id, entry.manager));
             }
+        }
+        drop(entries);
+        if !victims.is_empty() {
+            self.evictions.record(victims.len(), longest_idle, self.max);
         }
         Ok(victims)
     }

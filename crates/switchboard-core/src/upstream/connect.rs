@@ -18,6 +18,8 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use tokio_util::sync::CancellationToken;
 
 use super::client::UpstreamClient;
+use crate::limiter::Limiter;
+
 use super::launch;
 use super::process::guard::Guard;
 use super::process::{Signal, kill_process_group, signal_process_group};
@@ -27,6 +29,9 @@ use super::{ServerState, Upstream, UpstreamError, UpstreamEvent, describe};
 use crate::config::TransportConfig;
 use crate::util::humanize;
 use crate::util::redact;
+
+/// "upstream failed to start" lines: 20 per 10 s across all servers.
+static START_FAILED: Limiter = Limiter::new(20, Duration::from_secs(10));
 
 /// How long a closing stdio server gets after stdin is closed, and again after SIGTERM.
 const CLOSE_GRACE: Duration = Duration::from_secs(2);
@@ -88,7 +93,7 @@ impl Upstream {
             Ok(conn) => {
                 tracing::info!(
                     server = %self.id,
-                    pid = ?conn.pid,
+                    pid = conn.pid,
                     elapsed_ms = started.elapsed().as_millis() as u64,
                     "upstream connected"
                 );
@@ -115,7 +120,16 @@ impl Upstream {
                 Ok(conn)
             }
             Err(err) => {
-                tracing::warn!(server = %self.id, error = %err, "upstream failed to start");
+                // Each server's failure is in its status; the log gets a
+                // burst, then a count (1,000 unreachable servers, 3 tries each).
+                crate::limited!(
+                    START_FAILED,
+                    warn,
+                    "upstream failed to start",
+                    server = %self.id,
+                    error = %err,
+                    "upstream failed to start"
+                );
                 self.note("error", format!("start failed: {err}"));
                 let state = if matches!(err, UpstreamError::AuthRequired { .. }) {
                     ServerState::AuthRequired
