@@ -6,7 +6,7 @@ import { repeat } from 'lit-html/directives/repeat.js';
 import type { Connection } from './api';
 import type { DashboardView, ServerRow } from './model';
 import type { Snippet } from './snippets';
-import type { LogsResponse } from './api.gen';
+import type { ApproveTool, LogsResponse } from './api.gen';
 import { editButton, firstRun, serverFormDialog, serversToolbar, type SetupActions, type SetupState } from './setup';
 import { heldBlock, type ServerPins } from './held';
 import { activitySection, type ActivityState } from './activity';
@@ -56,7 +56,7 @@ export interface Actions {
   pickClient(client: Snippet['client']): void;
   dismissNotice(): void;
   setup: SetupActions;
-  approve(id: string, tools: string[] | null): void;
+  approve(id: string, tools: ApproveTool[] | null): void;
   tools: ToolsActions;
   search: SearchActions;
 }

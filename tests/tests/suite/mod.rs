@@ -24,6 +24,7 @@ mod list_changed;
 mod merge;
 mod oauth;
 mod pins;
+mod pins_review;
 mod profiles;
 mod reload;
 mod revision;

@@ -6,7 +6,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
       </li>`)}
   </ul>`}var Oe={disabled:[`Disabled`,`Switched off in the config; clients do not see its tools`],idle:[`Idle`,`Not running; starts when a client needs it`],starting:[`Starting`,`Starting and listing its capabilities`],ready:[`Running`,`Connected and serving`],sleeping:[`Sleeping`,`Stopped after being idle; starts again when needed`],failed:[`Failed`,`Could not start or stopped working`],authRequired:[`Login needed`,`This server needs you to log in before it can be used`]},ke={healthy:[`Healthy`,`●`],degraded:[`Degraded`,`▲`],down:[`Down`,`✕`],unknown:[`Not checked yet`,`○`],disabled:[`Off`,`–`]},Ae={startup:`at start-up`,firstUse:`on first use`,ttl:`after the cache expired`,notification:`after the server announced a change`,poll:`by a periodic check`,manual:`by a manual refresh`,reload:`after a config reload`};function je(e){return Oe[e]??[e,``]}function Me(e){return e?Ae[e]??`(${e})`:``}function Ne(e){return!e.enabled||e.state===`disabled`?`disabled`:e.health?e.health:e.state===`failed`||e.state===`authRequired`?`down`:e.stale||e.consecutiveFailures>0||e.breaker?.state===`open`?`degraded`:e.listedAt?`healthy`:`unknown`}function Pe(e){let t=[`down`,`degraded`,`unknown`,`healthy`],n=new Set(e.map(Ne).filter(e=>e!==`disabled`));return n.size===0?`disabled`:n.has(`down`)&&(n.has(`healthy`)||n.has(`degraded`)||n.has(`unknown`))?`degraded`:t.find(e=>n.has(e))??`unknown`}function Fe(e,t){let n=A(e.listedAt),r=[];if(n===null){let t;return t=e.enabled?e.state===`starting`?`Starting, not listed yet`:e.state===`failed`?`Never listed: the server did not start`:e.state===`authRequired`?`Not listed: log in first`:`Not listed yet: starts on first use`:`Not listed (disabled)`,{text:t,detail:``}}let i=[],a=Me(e.refreshTrigger);if(i.push(`Listed ${M(n,t)}${a?` ${a}`:``}`),r.push(`Listed at ${we(n)}`),e.stale){let t=e.consecutiveFailures;i.push(t>1?`stale: the last ${t} refreshes failed`:`stale: the last refresh failed`)}let o=A(e.ttlExpiresAt);o!==null&&(o>t?i.push(`fresh for ${j(o-t)}`):i.push(`cache expired ${M(o,t)}, refreshed on next use`),r.push(`cache expires at ${we(o)}`));let s=A(e.nextPollAt);return s!==null&&e.enabled&&(i.push(`next check ${Ce(s,t)}`),r.push(`next check at ${we(s)}`)),{text:i.join(` · `),detail:r.join(`, `)}}function Ie(e,t){let n=e.breaker;if(!n||n.state===`closed`)return null;if(n.state===`halfOpen`)return`Trying again after repeated failures`;let r=A(n.retryAt);return r===null||r<=t?`Paused after repeated failures; tries again when next needed`:`Paused after repeated failures; next try ${Ce(r,t)}`}var Le=240;function Re(e){let t=e.indexOf(`; stderr: `),n=e;if(t>=0){let r=e.slice(t+10).split(` | `).map(e=>e.trim()).filter(Boolean),i=r[r.length-1];n=`${e.slice(0,t)}${i?`. Its last output: “${i}”`:``}`}return n.length>Le?`${n.slice(0,239)}…`:n}function ze(e){if(!e.lastError)return null;let t=e.consecutiveFailures,n=Re(e.lastError);return t>1?`${n} (failed ${t} times in a row)`:n}function Be(e){if(!e)return null;switch(e.kind){case`invalid`:{let t=e.path??`the config file`;return`The config file has an error, so Switchboard keeps running the last good configuration. ${e.line?`${t}:${e.line}:${e.column??1} (line ${e.line}, column ${e.column??1})`:t}: ${e.message}`}case`read`:return`Switchboard cannot read its config file ${e.path??``}: ${e.message}`;case`env`:return`The environment variable ${e.name??``}=${JSON.stringify(e.value??``)} is not valid: ${e.message}`;default:return`Config problem: ${e.message}`}}function Ve(e){let t=[...e.added.map(e=>`+${e}`),...e.removed.map(e=>`−${e}`),...e.modified.map(e=>`~${e}`)],n=e.summary??(t.length>0?Te(t,6):`lists changed`);return`Last change ${e.when}${e.how?` (found ${e.how})`:``}: ${n}`}function He(e){return[e.toolCount,e.promptCount,e.resourceCount,e.resourceTemplateCount].join(`/`)}var Ue=class{seen=new Map;changes=new Map;observe(e,t){let n=new Set;for(let r of e.servers){n.add(r.id);let e=this.seen.get(r.id),i=He(r);if(!Object.hasOwn(r,`lastChange`)&&r.enabled&&r.listedAt!==null&&e&&e.enabled&&e.listedAt!==null&&e.counts!==i){let n=e.tools===r.toolCount?`prompts or resources changed`:`tools ${e.tools} → ${r.toolCount}`;this.changes.set(r.id,{at:t,summary:n})}this.seen.set(r.id,{counts:i,tools:r.toolCount,listedAt:r.listedAt,enabled:r.enabled})}for(let e of[...this.seen.keys()])n.has(e)||(this.seen.delete(e),this.changes.delete(e))}changeFor(e){return this.changes.get(e)??null}};function We(e,t,n){let r=e.lastChange,i=A(r?.at);if(r&&i!==null)return{at:i,when:M(i,t),how:Me(r.trigger),added:r.added??[],removed:r.removed??[],modified:r.modified??[],summary:null};let a=n?.changeFor(e.id);return a?{at:a.at,when:M(a.at,t),how:``,added:[],removed:[],modified:[],summary:a.summary}:null}function Ge(e,t,n){let r=Ne(e),[i,a]=ke[r],[o,s]=je(e.state),c=e.listedAt!==null,{text:l,detail:u}=Fe(e,t),d=We(e,t,n),f=c?N(e.toolCount,`tool`):`—`,p=c?`${N(e.promptCount,`prompt`)}, ${N(e.resourceCount+e.resourceTemplateCount,`resource`)}`:``,m=e.serverName?[e.serverName,e.serverVersion].filter(Boolean).join(` `):null;return{id:e.id,serverInfo:m,transport:e.transport,enabled:e.enabled,state:e.state,stateLabel:o,stateHint:s,health:r,healthLabel:i,healthSymbol:a,listed:c,countsLabel:f,toolTokens:e.toolTokens,otherCountsLabel:p,fullError:e.enabled?e.lastError:null,staleness:l,stalenessDetail:u,stale:e.stale,lastChange:d,lastChangeLabel:d?Ve(d):null,recentlyChanged:d!==null&&t-d.at<6e5,breaker:Ie(e,t),error:e.enabled?ze(e):null,unverified:e.unverified===!0,canLogin:e.enabled&&(e.state===`authRequired`||e.auth?.required===!0&&!e.auth.loggedIn),loginPending:e.auth?.loginPending===!0,canLogout:e.auth?.loggedIn===!0,authNote:e.enabled?e.auth?.message??null:null}}function Ke(e,t,n){let r=e.totals,i=e.servers.map(e=>Ge(e,t,n)),a=new Map;for(let e of i)a.set(e.health,(a.get(e.health)??0)+1);let o=[`healthy`,`degraded`,`down`,`unknown`,`disabled`].filter(e=>a.has(e)).map(e=>`${a.get(e)} ${ke[e][0].toLowerCase()}`).join(` · `);return{endpoint:e.endpoint,endpoints:Ee(e.endpoints),version:e.version,totalsLabel:[N(r.servers,`server`),N(r.tools,`tool`)+(r.builtinTools?` (${r.builtinTools} built-in)`:``),N(r.prompts,`prompt`),N(r.resources,`resource`)].join(` · `),healthSummary:o,overall:Pe(e.servers),configError:Be(e.configError),reloadNotes:e.lastReload?.errors??[],servers:i}}var qe={ATTRIBUTE:1,CHILD:2,PROPERTY:3,BOOLEAN_ATTRIBUTE:4,EVENT:5,ELEMENT:6},Je=e=>(...t)=>({_$litDirective$:e,values:t}),Ye=class{constructor(e){}get _$AU(){return this._$AM._$AU}_$AT(e,t,n){this._$Ct=e,this._$AM=t,this._$Ci=n}_$AS(e,t){return this.update(e,t)}update(e,t){return this.render(...t)}},{I:Xe}=me,Ze=e=>e,Qe=()=>document.createComment(``),P=(e,t,n)=>{let r=e._$AA.parentNode,i=t===void 0?e._$AB:t._$AA;if(n===void 0)n=new Xe(r.insertBefore(Qe(),i),r.insertBefore(Qe(),i),e,e.options);else{let t=n._$AB.nextSibling,a=n._$AM,o=a!==e;if(o){let t;n._$AQ?.(e),n._$AM=e,n._$AP!==void 0&&(t=e._$AU)!==a._$AU&&n._$AP(t)}if(t!==i||o){let e=n._$AA;for(;e!==t;){let t=Ze(e).nextSibling;Ze(r).insertBefore(e,i),e=t}}}return n},F=(e,t,n=e)=>(e._$AI(t,n),e),$e={},et=(e,t=$e)=>e._$AH=t,tt=e=>e._$AH,nt=e=>{e._$AR(),e._$AA.remove()},rt=(e,t,n)=>{let r=new Map;for(let i=t;i<=n;i++)r.set(e[i],i);return r},it=Je(class extends Ye{constructor(e){if(super(e),e.type!==qe.CHILD)throw Error(`repeat() can only be used in text expressions`)}dt(e,t,n){let r;n===void 0?n=t:t!==void 0&&(r=t);let i=[],a=[],o=0;for(let t of e)i[o]=r?r(t,o):o,a[o]=n(t,o),o++;return{values:a,keys:i}}render(e,t,n){return this.dt(e,t,n).values}update(e,[t,n,r]){let i=tt(e),{values:a,keys:o}=this.dt(t,n,r);if(!Array.isArray(i))return this.ut=o,a;let s=this.ut??=[],c=[],l,u,d=0,f=i.length-1,p=0,m=a.length-1;for(;d<=f&&p<=m;)if(i[d]===null)d++;else if(i[f]===null)f--;else if(s[d]===o[p])c[p]=F(i[d],a[p]),d++,p++;else if(s[f]===o[m])c[m]=F(i[f],a[m]),f--,m--;else if(s[d]===o[m])c[m]=F(i[d],a[m]),P(e,c[m+1],i[d]),d++,m--;else if(s[f]===o[p])c[p]=F(i[f],a[p]),P(e,i[d],i[f]),f--,p++;else if(l===void 0&&(l=rt(o,p,m),u=rt(s,d,f)),l.has(s[d])){if(l.has(s[f])){let t=u.get(o[p]),n=t===void 0?null:i[t];if(n===null){let t=P(e,i[d]);F(t,a[p]),c[p]=t}else c[p]=F(n,a[p]),P(e,i[d],n),i[t]=null;p++}else nt(i[f]),f--}else nt(i[d]),d++;for(;p<=m;){let t=P(e,c[m+1]);F(t,a[p]),c[p++]=t}for(;d<=f;){let e=i[d++];e!==null&&nt(e)}return this.ut=o,et(e,c),_}}),at=new Set([`command`,`args`,`env`,`url`,`headers`,`enabled`]);function ot(){return{mode:`add`,id:``,transport:`stdio`,command:``,args:``,env:``,url:``,headers:``,enabled:!0,extra:{},error:null,busy:!1,confirmRemove:!1}}function I(e){return typeof e==`string`?e:e==null?``:JSON.stringify(e)}function st(e,t){return!e||typeof e!=`object`||Array.isArray(e)?``:Object.entries(e).map(([e,n])=>`${e}${t}${I(n)}`).join(`
 `)}function ct(e,t){let n={};for(let[e,r]of Object.entries(t))at.has(e)||(n[e]=r);let r=Array.isArray(t.args)?t.args.map(I).join(`
-`):``;return{...ot(),mode:`edit`,id:e,transport:typeof t.url==`string`?`http`:`stdio`,command:I(t.command),args:r,env:st(t.env,`=`),url:I(t.url),headers:st(t.headers,`: `),enabled:t.enabled!==!1,extra:n}}function lt(e){let t=e.trim();if(t.startsWith(`{`)&&t.endsWith(`}`))try{return JSON.parse(t)}catch{return e}return e}function ut(e,t,n,r){let i={},a=t.split(/\r?\n/);for(let t=0;t<a.length;t++){let o=a[t]??``;if(o.trim()===``)continue;let s=o.indexOf(n),c=s>0?o.slice(0,s).trim():``;if(!c)return{ok:!1,error:`${e}, line ${t+1}: expected ${r}`};i[c]=lt(o.slice(s+n.length).trim())}return{ok:!0,value:i}}function dt(e){let t=e.id.trim();if(!t)return{ok:!1,error:`Give the server a name.`};let n={};if(e.transport===`stdio`){if(!e.command.trim())return{ok:!1,error:`Give the command that starts the server.`};n.command=e.command.trim();let t=e.args.split(/\r?\n/).filter(e=>e.trim()!==``);t.length>0&&(n.args=t);let r=ut(`Environment`,e.env,`=`,`NAME=value`);if(!r.ok)return r;Object.keys(r.value).length>0&&(n.env=r.value)}else{if(!e.url.trim())return{ok:!1,error:`Give the server's URL.`};n.url=e.url.trim();let t=ut(`Headers`,e.headers,`:`,`Name: value`);if(!t.ok)return t;Object.keys(t.value).length>0&&(n.headers=t.value)}for(let[t,r]of Object.entries(e.extra))(e.transport!==`http`||t!==`cwd`)&&(n[t]=r);return e.enabled||(n.enabled=!1),{ok:!0,id:t,definition:n}}var ft=encodeURIComponent,L={offer:()=>w(`GET`,`import`,`look for servers in your AI clients`),importIds:e=>w(`POST`,`import`,`import the servers`,{ids:e}),definition:e=>w(`GET`,`servers/${ft(e)}/config`,`read ${e}'s settings`),put:(e,t)=>w(`PUT`,`servers/${ft(e)}`,`save ${e}`,t),remove:e=>w(`DELETE`,`servers/${ft(e)}`,`remove ${e}`)};function R(e){return e instanceof Error?e.message:String(e)}function pt(){let e=document.getElementById(`server-form`);return e instanceof HTMLDialogElement?e:null}function mt(e){let t={offer:null,offerError:null,importing:!1,form:null},n=!1,r=async()=>{try{t.offer=await L.offer(),t.offerError=null}catch(e){t.offer=null,t.offerError=R(e)}e.update()},i=n=>{t.form=n,e.update();let r=pt();r&&!r.open&&r.showModal(),queueMicrotask(()=>r?.querySelector(`input:not([readonly])`)?.focus())},a={importAll(){let n=t.offer?.candidates.map(e=>e.id)??[];t.importing||n.length===0||(t.importing=!0,e.update(),L.importIds(n).then(t=>(e.notify(`ok`,`Imported ${t.added.join(`, `)}.`),r()),t=>e.notify(`error`,R(t))).finally(()=>{t.importing=!1,e.update()}))},openAdd(){i(ot())},openEdit(t){L.definition(t).then(e=>i(ct(t,e.definition)),t=>e.notify(`error`,R(t)))},edit(n){t.form&&(t.form={...t.form,...n,confirmRemove:!1},e.update())},save(){let n=t.form;if(!n||n.busy)return;let r=dt(n);r.ok?(t.form={...n,busy:!0,error:null},e.update(),L.put(r.id,r.definition).then(()=>{e.notify(`ok`,`${r.id} saved.`),a.closeForm()},n=>{t.form&&={...t.form,busy:!1,error:R(n)},e.update()})):(t.form={...n,error:r.error},e.update())},remove(){let n=t.form;n&&n.mode===`edit`&&!n.busy&&(n.confirmRemove?(t.form={...n,busy:!0,error:null},e.update(),L.remove(n.id).then(()=>{e.notify(`ok`,`${n.id} removed.`),a.closeForm()},n=>{t.form&&={...t.form,busy:!1,confirmRemove:!1,error:R(n)},e.update()})):(t.form={...n,confirmRemove:!0},e.update()))},closeForm(){let n=pt();n?.open&&n.close(),t.form&&(t.form=null,e.update())}};return{state:t,actions:a,observe(e){let t=e.servers.length===0;t&&!n&&r(),n=t}}}function ht(e,t){let n=e.offer,r=n?[...new Set(n.candidates.map(e=>e.client??`a config file`))]:[];return g`<div class="first-run" data-testid="first-run">
+`):``;return{...ot(),mode:`edit`,id:e,transport:typeof t.url==`string`?`http`:`stdio`,command:I(t.command),args:r,env:st(t.env,`=`),url:I(t.url),headers:st(t.headers,`: `),enabled:t.enabled!==!1,extra:n}}function lt(e){let t=e.trim();if(t.startsWith(`{`)&&t.endsWith(`}`))try{return JSON.parse(t)}catch{return e}return e}function ut(e,t,n,r){let i={},a=t.split(/\r?\n/);for(let t=0;t<a.length;t++){let o=a[t]??``;if(o.trim()===``)continue;let s=o.indexOf(n),c=s>0?o.slice(0,s).trim():``;if(!c)return{ok:!1,error:`${e}, line ${t+1}: expected ${r}`};i[c]=lt(o.slice(s+n.length).trim())}return{ok:!0,value:i}}function dt(e){let t=e.id.trim();if(!t)return{ok:!1,error:`Give the server a name.`};let n={};if(e.transport===`stdio`){if(!e.command.trim())return{ok:!1,error:`Give the command that starts the server.`};n.command=e.command.trim();let t=e.args.split(/\r?\n/).filter(e=>e.trim()!==``);t.length>0&&(n.args=t);let r=ut(`Environment`,e.env,`=`,`NAME=value`);if(!r.ok)return r;Object.keys(r.value).length>0&&(n.env=r.value)}else{if(!e.url.trim())return{ok:!1,error:`Give the server's URL.`};n.url=e.url.trim();let t=ut(`Headers`,e.headers,`:`,`Name: value`);if(!t.ok)return t;Object.keys(t.value).length>0&&(n.headers=t.value)}for(let[t,r]of Object.entries(e.extra))(e.transport!==`http`||t!==`cwd`)&&(n[t]=r);return e.enabled||(n.enabled=!1),{ok:!0,id:t,definition:n}}var L=encodeURIComponent,R={offer:()=>w(`GET`,`import`,`look for servers in your AI clients`),importIds:e=>w(`POST`,`import`,`import the servers`,{ids:e}),definition:e=>w(`GET`,`servers/${L(e)}/config`,`read ${e}'s settings`),put:(e,t)=>w(`PUT`,`servers/${L(e)}`,`save ${e}`,t),remove:e=>w(`DELETE`,`servers/${L(e)}`,`remove ${e}`)};function z(e){return e instanceof Error?e.message:String(e)}function ft(){let e=document.getElementById(`server-form`);return e instanceof HTMLDialogElement?e:null}function pt(e){let t={offer:null,offerError:null,importing:!1,form:null},n=!1,r=async()=>{try{t.offer=await R.offer(),t.offerError=null}catch(e){t.offer=null,t.offerError=z(e)}e.update()},i=n=>{t.form=n,e.update();let r=ft();r&&!r.open&&r.showModal(),queueMicrotask(()=>r?.querySelector(`input:not([readonly])`)?.focus())},a={importAll(){let n=t.offer?.candidates.map(e=>e.id)??[];t.importing||n.length===0||(t.importing=!0,e.update(),R.importIds(n).then(t=>(e.notify(`ok`,`Imported ${t.added.join(`, `)}.`),r()),t=>e.notify(`error`,z(t))).finally(()=>{t.importing=!1,e.update()}))},openAdd(){i(ot())},openEdit(t){R.definition(t).then(e=>i(ct(t,e.definition)),t=>e.notify(`error`,z(t)))},edit(n){t.form&&(t.form={...t.form,...n,confirmRemove:!1},e.update())},save(){let n=t.form;if(!n||n.busy)return;let r=dt(n);r.ok?(t.form={...n,busy:!0,error:null},e.update(),R.put(r.id,r.definition).then(()=>{e.notify(`ok`,`${r.id} saved.`),a.closeForm()},n=>{t.form&&={...t.form,busy:!1,error:z(n)},e.update()})):(t.form={...n,error:r.error},e.update())},remove(){let n=t.form;n&&n.mode===`edit`&&!n.busy&&(n.confirmRemove?(t.form={...n,busy:!0,error:null},e.update(),R.remove(n.id).then(()=>{e.notify(`ok`,`${n.id} removed.`),a.closeForm()},n=>{t.form&&={...t.form,busy:!1,confirmRemove:!1,error:z(n)},e.update()})):(t.form={...n,confirmRemove:!0},e.update()))},closeForm(){let n=ft();n?.open&&n.close(),t.form&&(t.form=null,e.update())}};return{state:t,actions:a,observe(e){let t=e.servers.length===0;t&&!n&&r(),n=t}}}function mt(e,t){let n=e.offer,r=n?[...new Set(n.candidates.map(e=>e.client??`a config file`))]:[];return g`<div class="first-run" data-testid="first-run">
     <p class="empty">No servers yet.</p>
     ${n&&n.candidates.length>0?g`<div class="import-offer" data-testid="import-offer">
           <p>
@@ -28,11 +28,11 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
     ${e.offerError?g`<p class="muted" data-testid="import-error">${e.offerError}</p>`:v}
     ${n&&n.problems.length>0?g`<p class="muted">Could not read: ${n.problems.join(`; `)}</p>`:v}
     <button type="button" data-action="add-server" @click=${t.openAdd}>Add a server</button>
-  </div>`}function gt(e){return g`<div class="servers-toolbar">
+  </div>`}function ht(e){return g`<div class="servers-toolbar">
     <button type="button" class="small" data-action="add-server" @click=${e.openAdd}>Add a server</button>
-  </div>`}function _t(e,t){return g`<button type="button" class="small" aria-label=${`Edit ${e}`} data-action="edit" @click=${()=>t.openEdit(e)}>
+  </div>`}function gt(e,t){return g`<button type="button" class="small" aria-label=${`Edit ${e}`} data-action="edit" @click=${()=>t.openEdit(e)}>
     Edit
-  </button>`}function z(e,t,n,r,i={}){let a=e=>r(e.target.value);return g`<label class="field">
+  </button>`}function B(e,t,n,r,i={}){let a=e=>r(e.target.value);return g`<label class="field">
     <span>${e}</span>
     ${i.multiline?g`<textarea name=${t} rows="3" placeholder=${i.placeholder??``} .value=${n} @input=${a}></textarea>`:g`<input
           name=${t}
@@ -42,13 +42,13 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
           .value=${n}
           @input=${a}
         />`}
-  </label>`}function vt(e,t){let n=e.form;return g`<dialog id="server-form" aria-labelledby="server-form-h" @close=${t.closeForm}>
+  </label>`}function _t(e,t){let n=e.form;return g`<dialog id="server-form" aria-labelledby="server-form-h" @close=${t.closeForm}>
     ${n?g`<form
           method="dialog"
           @submit=${e=>{e.preventDefault(),t.save()}}
         >
           <h2 id="server-form-h">${n.mode===`add`?`Add a server`:`Edit ${n.id}`}</h2>
-          ${z(`Name`,`id`,n.id,e=>t.edit({id:e}),{readonly:n.mode===`edit`,placeholder:`github`})}
+          ${B(`Name`,`id`,n.id,e=>t.edit({id:e}),{readonly:n.mode===`edit`,placeholder:`github`})}
           <fieldset class="transport">
             <legend>Runs as</legend>
             <label
@@ -72,10 +72,10 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
               A remote URL</label
             >
           </fieldset>
-          ${n.transport===`stdio`?g`${z(`Command`,`command`,n.command,e=>t.edit({command:e}),{placeholder:`npx`})}
-              ${z(`Arguments (one per line)`,`args`,n.args,e=>t.edit({args:e}),{multiline:!0})}
-              ${z(`Environment (NAME=value, one per line)`,`env`,n.env,e=>t.edit({env:e}),{multiline:!0})}`:g`${z(`URL`,`url`,n.url,e=>t.edit({url:e}),{placeholder:`https://…/mcp`})}
-              ${z(`Headers (Name: value, one per line)`,`headers`,n.headers,e=>t.edit({headers:e}),{multiline:!0})}`}
+          ${n.transport===`stdio`?g`${B(`Command`,`command`,n.command,e=>t.edit({command:e}),{placeholder:`npx`})}
+              ${B(`Arguments (one per line)`,`args`,n.args,e=>t.edit({args:e}),{multiline:!0})}
+              ${B(`Environment (NAME=value, one per line)`,`env`,n.env,e=>t.edit({env:e}),{multiline:!0})}`:g`${B(`URL`,`url`,n.url,e=>t.edit({url:e}),{placeholder:`https://…/mcp`})}
+              ${B(`Headers (Name: value, one per line)`,`headers`,n.headers,e=>t.edit({headers:e}),{multiline:!0})}`}
           <label class="check"
             ><input
               type="checkbox"
@@ -96,32 +96,32 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
             <button type="submit" class="primary" data-action="save" ?disabled=${n.busy}>${n.busy?`Saving…`:`Save`}</button>
           </div>
         </form>`:v}
-  </dialog>`}function yt(e){let t=e=>{if(Array.isArray(e))return e.map(t);if(e&&typeof e==`object`){let n={};for(let r of Object.keys(e).sort())n[r]=t(e[r]);return n}return e};return JSON.stringify(t(e),null,2)??`null`}var bt=25e4;function xt(e,t){let n=e.split(`
+  </dialog>`}function vt(e){let t=e=>{if(Array.isArray(e))return e.map(t);if(e&&typeof e==`object`){let n={};for(let r of Object.keys(e).sort())n[r]=t(e[r]);return n}return e};return JSON.stringify(t(e),null,2)??`null`}var yt=25e4;function bt(e,t){let n=e.split(`
 `),r=t.split(`
-`);if(n.length*r.length>bt)return[...n.map(e=>({kind:`removed`,text:e})),...r.map(e=>({kind:`added`,text:e}))];let i=Array.from({length:n.length+1},()=>Array(r.length+1).fill(0));for(let e=n.length-1;e>=0;e--)for(let t=r.length-1;t>=0;t--)i[e][t]=n[e]===r[t]?i[e+1][t+1]+1:Math.max(i[e+1][t],i[e][t+1]);let a=[],o=0,s=0;for(;o<n.length&&s<r.length;)n[o]===r[s]?(a.push({kind:`same`,text:n[o]}),o++,s++):i[o+1][s]>=i[o][s+1]?(a.push({kind:`removed`,text:n[o]}),o++):(a.push({kind:`added`,text:r[s]}),s++);for(;o<n.length;)a.push({kind:`removed`,text:n[o++]});for(;s<r.length;)a.push({kind:`added`,text:r[s++]});return a}function St(e){return xt(yt(e.approved),yt(e.current))}function Ct(e,t,n=new Map){let r=new Map;for(let i of e.servers){let e=i.heldTools??[],a=i.changedTools??[],o=i.newTools??[];e.length+a.length+o.length!==0&&r.set(i.id,{held:e,changed:a,newTools:o,defs:t.get(i.id)??null,defsError:n.get(i.id)??null})}return r}function wt(e){return[...e.held,...e.changed].map(e=>`${e.name}@${e.since}:${e.change}`).join(`|`)}var Tt=encodeURIComponent,Et={held:e=>w(`GET`,`servers/${Tt(e)}/held`,`read the changed tools of ${e}`),approve:(e,t)=>w(`POST`,`servers/${Tt(e)}/approve`,`approve ${t?t.join(`, `):`the tools`} of ${e}`,t?{tools:t}:{})};function Dt(e){let t={same:` `,removed:`−`,added:`+`};return g`<pre class="diff" data-testid="held-diff" aria-label=${`Approved and current definition of ${e.name}`}>${St(e).map(e=>g`<span class="diff-${e.kind}">${t[e.kind]} ${e.text}\n</span>`)}</pre>`}function Ot(e,t,n,r,i,a){let o=r.defs?.find(e=>e.name===t.name)??null,s=`approve:${e}:${t.name}`;return g`<details class="held-tool" data-tool=${t.name} ?open=${n}>
+`);if(n.length*r.length>yt)return[...n.map(e=>({kind:`removed`,text:e})),...r.map(e=>({kind:`added`,text:e}))];let i=Array.from({length:n.length+1},()=>Array(r.length+1).fill(0));for(let e=n.length-1;e>=0;e--)for(let t=r.length-1;t>=0;t--)i[e][t]=n[e]===r[t]?i[e+1][t+1]+1:Math.max(i[e+1][t],i[e][t+1]);let a=[],o=0,s=0;for(;o<n.length&&s<r.length;)n[o]===r[s]?(a.push({kind:`same`,text:n[o]}),o++,s++):i[o+1][s]>=i[o][s+1]?(a.push({kind:`removed`,text:n[o]}),o++):(a.push({kind:`added`,text:r[s]}),s++);for(;o<n.length;)a.push({kind:`removed`,text:n[o++]});for(;s<r.length;)a.push({kind:`added`,text:r[s++]});return a}function xt(e){return bt(vt(e.approved),vt(e.current))}function St(e,t,n=new Map){let r=new Map;for(let i of e.servers){let e=i.heldTools??[],a=i.changedTools??[],o=i.newTools??[];e.length+a.length+o.length!==0&&r.set(i.id,{held:e,changed:a,newTools:o,defs:t.get(i.id)??null,defsError:n.get(i.id)??null})}return r}function Ct(e){return[...e.held,...e.changed].map(e=>`${e.name}@${e.since}:${e.change}:${e.hash}`).join(`|`)}function wt(e){return typeof e==`string`?e:e.name}function Tt(e,t){let n=t?.hash||e.hash;return n?{name:e.name,hash:n}:e.name}var Et=encodeURIComponent,Dt={held:e=>w(`GET`,`servers/${Et(e)}/held`,`read the changed tools of ${e}`),approve:(e,t)=>w(`POST`,`servers/${Et(e)}/approve`,`approve ${t?t.map(wt).join(`, `):`the tools`} of ${e}`,t?{tools:t}:{})};function Ot(e){let t={same:` `,removed:`−`,added:`+`};return g`<pre class="diff" data-testid="held-diff" aria-label=${`Approved and current definition of ${e.name}`}>${xt(e).map(e=>g`<span class="diff-${e.kind}">${t[e.kind]} ${e.text}\n</span>`)}</pre>`}function kt(e,t,n,r,i,a){let o=r.defs?.find(e=>e.name===t.name)??null,s=`approve:${e}:${t.name}`;return g`<details class="held-tool" data-tool=${t.name} ?open=${n}>
     <summary>
       <b>${t.name}</b>: ${t.change} changed since it was approved
       ${n?g`<span class="badge held-badge">Held</span>`:g`<span class="badge">Changed</span>`}
       <time class="muted" datetime=${t.since}>${t.since}</time>
     </summary>
-    ${o?Dt(o):r.defsError?g`<p class="error-text">${r.defsError}</p>`:g`<p class="muted">Loading the definitions…</p>`}
+    ${o?Ot(o):r.defsError?g`<p class="error-text">${r.defsError}</p>`:g`<p class="muted">Loading the definitions…</p>`}
     <button
       type="button"
       class="small primary"
       data-action="approve"
       aria-label=${`Approve ${t.name} of ${e}`}
       ?disabled=${i.has(s)}
-      @click=${()=>a(e,[t.name])}
+      @click=${()=>a(e,[Tt(t,o)])}
     >
       ${i.has(s)?`Approving…`:`Approve`}
     </button>
-  </details>`}function kt(e,t,n,r){if(!t)return v;let i=t.held.length;return g`<div class="held" data-testid="held">
+  </details>`}function At(e,t,n,r){if(!t)return v;let i=t.held.length;return g`<div class="held" data-testid="held">
     ${i>0?g`<div class="held-summary">
           ${i===1?`1 tool is`:`${i} tools are`} held: ${i===1?`its`:`their`} definition changed since
           you approved it. Clients do not see ${i===1?`it`:`them`} until you approve.
         </div>`:v}
-    ${t.held.map(i=>Ot(e,i,!0,t,n,r))}
-    ${t.changed.map(i=>Ot(e,i,!1,t,n,r))}
+    ${t.held.map(i=>kt(e,i,!0,t,n,r))}
+    ${t.changed.map(i=>kt(e,i,!1,t,n,r))}
     ${t.newTools.length>0?g`<div class="new-tools" data-testid="new-tools">
           New tools: ${t.newTools.join(`, `)}
           <button
@@ -134,7 +134,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
             Mark as seen
           </button>
         </div>`:v}
-  </div>`}function At(){return{calls:[],dropped:0,error:null,loaded:!1}}function jt(e){return e<10?`${e.toFixed(1)} ms`:e<1e3?`${Math.round(e)} ms`:`${(e/1e3).toFixed(1)} s`}function Mt(e,t){return e.map(e=>{let n=A(e.time);return{seq:e.seq,when:n===null?e.time:M(n,t),at:e.time,client:e.client??`—`,server:e.server??`—`,name:e.name,duration:jt(e.durationMs),outcome:e.outcome,error:e.error}})}function Nt(e,t){let n=new Set(e.calls.map(e=>e.seq));return{calls:[...t.calls.filter(e=>!n.has(e.seq)),...e.calls].slice(0,100),dropped:t.dropped,error:null,loaded:!0}}function Pt(e,t){let n=Mt(e.calls,t);return g`<section class="activity" aria-labelledby="activity-h" data-testid="activity">
+  </div>`}function jt(){return{calls:[],dropped:0,error:null,loaded:!1}}function Mt(e){return e<10?`${e.toFixed(1)} ms`:e<1e3?`${Math.round(e)} ms`:`${(e/1e3).toFixed(1)} s`}function Nt(e,t){return e.map(e=>{let n=A(e.time);return{seq:e.seq,when:n===null?e.time:M(n,t),at:e.time,client:e.client??`—`,server:e.server??`—`,name:e.name,duration:Mt(e.durationMs),outcome:e.outcome,error:e.error}})}function Pt(e,t){let n=new Set(e.calls.map(e=>e.seq));return{calls:[...t.calls.filter(e=>!n.has(e.seq)),...e.calls].slice(0,100),dropped:t.dropped,error:null,loaded:!0}}function Ft(e,t){let n=Nt(e.calls,t);return g`<section class="activity" aria-labelledby="activity-h" data-testid="activity">
     <h2 id="activity-h">Activity</h2>
     ${e.error?g`<p class="muted" data-testid="activity-error">${e.error}</p>`:e.loaded?n.length===0?g`<p class="muted" data-testid="activity-empty">No calls yet. Tool calls, prompts and resource reads through Switchboard show up here.</p>`:g`<div class="table-wrap">
               <table class="servers activity-table">
@@ -164,7 +164,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
               </table>
             </div>`:g`<p class="muted">Loading…</p>`}
     ${e.dropped>0?g`<p class="muted">${e.dropped} calls were not recorded because the recorder was behind.</p>`:v}
-  </section>`}function Ft(e,t){if(e===401||e===403)return"Sign in to see what clients called: open the dashboard with `switchboard dashboard` (or from the Switchboard app).";if(e===null)return`Switchboard is not answering.`;let n=t&&typeof t==`object`&&`error`in t?String(t.error):null;return n?`Could not read the activity: ${n}`:`Could not read the activity (HTTP ${e}).`}function It(e,t,n=3e3){let r=null,i=!1,a=async()=>{r=null;let o=e().calls[0]?.seq,s=o===void 0?`limit=100`:`limit=100&after=${o}`,c=null,l=null;try{let n=await fetch(`api/v1/activity?${s}`,{headers:{Accept:`application/json`},cache:`no-store`});c=n.status,l=await n.json().catch(()=>null),n.ok&&l&&typeof l==`object`&&Array.isArray(l.calls)?t(Nt(e(),l)):t({...e(),error:Ft(c,l),loaded:!0})}catch{t({...e(),error:Ft(null,null),loaded:!0})}i||(r=setTimeout(()=>void a(),n))};return a(),()=>{i=!0,r&&clearTimeout(r)}}function Lt(e){return e<1e3?`${e} ${e===1?`token`:`tokens`}`:e<1e4?`${(Math.round(e/100)/10).toString()}k tokens`:`${Math.round(e/1e3)}k tokens`}function Rt(e,t){let n=e.servers.find(e=>e.id===t);return n?`${n.listedAt??``}|${n.toolCount}|${n.toolTokens??0}`:null}var zt=encodeURIComponent,Bt={list:e=>w(`GET`,`servers/${zt(e)}/tools`,`read the tools of ${e}`),setEnabled:(e,t,n)=>w(`POST`,`servers/${zt(e)}/tools/${zt(t)}/${n?`enable`:`disable`}`,`${n?`enable`:`disable`} ${t} of ${e}`)};function Vt(e){let t={open:null,data:null,error:null,loadedFor:null},n=n=>{Bt.list(n).then(r=>{t.open===n&&(t.data=r,t.error=null,e.update())},r=>{t.open===n&&(t.error=r instanceof Error?r.message:String(r),e.update())})};return{state:t,actions:{show(r){t.open===r?(t.open=null,t.data=null,t.error=null,t.loadedFor=null):(t.open=r,t.data=null,t.error=null,t.loadedFor=null,n(r)),e.update()},setEnabled(r,i,a){e.run(`tool:${r}:${i}`,async()=>{await Bt.setEnabled(r,i,a),t.open===r&&n(r)},`${i} of ${r} ${a?`enabled`:`disabled`}.`)}},observe:e=>{if(!t.open)return;let r=Rt(e,t.open);r===null?(t.open=null,t.data=null):(t.loadedFor!==null&&t.loadedFor!==r&&n(t.open),t.loadedFor=r)}}}function Ht(e,t,n){let r=t.open===e;return g`<button
+  </section>`}function It(e,t){if(e===401||e===403)return"Sign in to see what clients called: open the dashboard with `switchboard dashboard` (or from the Switchboard app).";if(e===null)return`Switchboard is not answering.`;let n=t&&typeof t==`object`&&`error`in t?String(t.error):null;return n?`Could not read the activity: ${n}`:`Could not read the activity (HTTP ${e}).`}function Lt(e,t,n=3e3){let r=null,i=!1,a=async()=>{r=null;let o=e().calls[0]?.seq,s=o===void 0?`limit=100`:`limit=100&after=${o}`,c=null,l=null;try{let n=await fetch(`api/v1/activity?${s}`,{headers:{Accept:`application/json`},cache:`no-store`});c=n.status,l=await n.json().catch(()=>null),n.ok&&l&&typeof l==`object`&&Array.isArray(l.calls)?t(Pt(e(),l)):t({...e(),error:It(c,l),loaded:!0})}catch{t({...e(),error:It(null,null),loaded:!0})}i||(r=setTimeout(()=>void a(),n))};return a(),()=>{i=!0,r&&clearTimeout(r)}}function Rt(e){return e<1e3?`${e} ${e===1?`token`:`tokens`}`:e<1e4?`${(Math.round(e/100)/10).toString()}k tokens`:`${Math.round(e/1e3)}k tokens`}function zt(e,t){let n=e.servers.find(e=>e.id===t);return n?`${n.listedAt??``}|${n.toolCount}|${n.toolTokens??0}`:null}var Bt=encodeURIComponent,Vt={list:e=>w(`GET`,`servers/${Bt(e)}/tools`,`read the tools of ${e}`),setEnabled:(e,t,n)=>w(`POST`,`servers/${Bt(e)}/tools/${Bt(t)}/${n?`enable`:`disable`}`,`${n?`enable`:`disable`} ${t} of ${e}`)};function Ht(e){let t={open:null,data:null,error:null,loadedFor:null},n=n=>{Vt.list(n).then(r=>{t.open===n&&(t.data=r,t.error=null,e.update())},r=>{t.open===n&&(t.error=r instanceof Error?r.message:String(r),e.update())})};return{state:t,actions:{show(r){t.open===r?(t.open=null,t.data=null,t.error=null,t.loadedFor=null):(t.open=r,t.data=null,t.error=null,t.loadedFor=null,n(r)),e.update()},setEnabled(r,i,a){e.run(`tool:${r}:${i}`,async()=>{await Vt.setEnabled(r,i,a),t.open===r&&n(r)},`${i} of ${r} ${a?`enabled`:`disabled`}.`)}},observe:e=>{if(!t.open)return;let r=zt(e,t.open);r===null?(t.open=null,t.data=null):(t.loadedFor!==null&&t.loadedFor!==r&&n(t.open),t.loadedFor=r)}}}function Ut(e,t,n){let r=t.open===e;return g`<button
     type="button"
     class="small"
     data-action="tools"
@@ -173,13 +173,13 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
     @click=${()=>n.show(e)}
   >
     Tools
-  </button>`}function Ut(e,t,n,r,i){if(n.open!==e)return v;let a=n.data;return g`<tr class="detail tools-row">
+  </button>`}function Wt(e,t,n,r,i){if(n.open!==e)return v;let a=n.data;return g`<tr class="detail tools-row">
     <td></td>
     <td colspan="7">
       <div class="tools" data-testid="tools">
         <div class="tools-head">
           <b>Tools of ${e}</b>
-          <span class="muted" data-testid="tool-tokens">${Lt(t)} in clients' context</span>
+          <span class="muted" data-testid="tool-tokens">${Rt(t)} in clients' context</span>
         </div>
         ${n.error?g`<p class="error-text">${n.error}</p>`:a?a.listed?a.tools.length===0?g`<p class="muted">This server has no tools.</p>`:g`<ul class="tool-list">
                     ${a.tools.map(t=>{let n=`tool:${e}:${t.name}`;return g`<li data-tool=${t.name} class=${t.enabled?``:`off`}>
@@ -194,13 +194,13 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
                           <code>${t.name}</code>
                         </label>
                         <span class="muted">${t.description}</span>
-                        <span class="muted tokens">${Lt(t.tokens)}</span>
+                        <span class="muted tokens">${Rt(t.tokens)}</span>
                       </li>`})}
                   </ul>`:g`<p class="muted">Not listed yet: the tools show once a client uses this server (or after Refresh).</p>`:g`<p class="muted">Loading…</p>`}
       </div>
     </td>
-  </tr>`}function Wt(e,t=10){return`search?q=${encodeURIComponent(e.trim())}&limit=${t}`}function Gt(e,t=160){let n=e.split(`
-`,1)[0]??``;return n.length>t?`${n.slice(0,t-1)}…`:n}function Kt(e){let t={query:``,results:null,error:null,busy:!1},n=0;return{state:t,actions:{search(r){if(t.query=r,r.trim()===``){t.results=null,t.error=null,e.update();return}let i=++n;t.busy=!0,e.update(),w(`GET`,Wt(r),`search the tools`).then(r=>{i===n&&(t.results=r.tools,t.error=null,t.busy=!1,e.update())},r=>{i===n&&(t.error=r instanceof Error?r.message:String(r),t.busy=!1,e.update())})}}}}function qt(e,t){return g`<section class="search" aria-labelledby="search-h">
+  </tr>`}function Gt(e,t=10){return`search?q=${encodeURIComponent(e.trim())}&limit=${t}`}function Kt(e,t=160){let n=e.split(`
+`,1)[0]??``;return n.length>t?`${n.slice(0,t-1)}…`:n}function qt(e){let t={query:``,results:null,error:null,busy:!1},n=0;return{state:t,actions:{search(r){if(t.query=r,r.trim()===``){t.results=null,t.error=null,e.update();return}let i=++n;t.busy=!0,e.update(),w(`GET`,Gt(r),`search the tools`).then(r=>{i===n&&(t.results=r.tools,t.error=null,t.busy=!1,e.update())},r=>{i===n&&(t.error=r instanceof Error?r.message:String(r),t.busy=!1,e.update())})}}}}function Jt(e,t){return g`<section class="search" aria-labelledby="search-h">
     <h2 id="search-h">Find a tool</h2>
     <form
       role="search"
@@ -222,10 +222,10 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
                 <code>${e.name}</code>
                 <span class="pill">${e.server}</span>
                 ${e.running?g`<span class="badge">running</span>`:v}
-                <div class="muted">${Gt(e.description)}</div>
+                <div class="muted">${Kt(e.description)}</div>
               </li>`)}
           </ol>`}
-  </section>`}var Jt={live:`Live`,polling:`Updating every few seconds`,offline:`Not connected`};function Yt(e,t){let n=e.view,r=Jt[e.connection];return g`<header class="top">
+  </section>`}var Yt={live:`Live`,polling:`Updating every few seconds`,offline:`Not connected`};function Xt(e,t){let n=e.view,r=Yt[e.connection];return g`<header class="top">
     <div class="brand">
       <span class="dot health-${n?.overall??`unknown`}" aria-hidden="true"></span>
       <h1>Switchboard</h1>
@@ -249,7 +249,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
         ${e.busy.has(`refreshAll`)?`Refreshing…`:`Refresh all`}
       </button>
     </div>
-  </header>`}function Xt(e,t){let n=e.view;return g`
+  </header>`}function Zt(e,t){let n=e.view;return g`
     ${e.startupError?g`<div class="banner error" role="alert" data-testid="startup-error">
           <strong>Switchboard could not start its hub.</strong> ${e.startupError}
         </div>`:v}
@@ -269,7 +269,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
             <button type="button" class="small" aria-label="Dismiss this message" @click=${t.dismissNotice}>×</button>
           </div>`:v}
     </div>
-  `}function Zt(e,t,n){let r=t.busy.has(`toggle:${e.id}`);return g`<button
+  `}function Qt(e,t,n){let r=t.busy.has(`toggle:${e.id}`);return g`<button
     type="button"
     class="switch"
     role="switch"
@@ -281,16 +281,16 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
     @click=${()=>n.toggle(e.id,!e.enabled)}
   >
     <span class="knob" aria-hidden="true"></span>
-  </button>`}function Qt(e){let t=e.lastChange;if(!t)return v;let n=t.summary?g`${t.summary}`:g`${t.added.map(e=>g`<span class="added">+${e}</span> `)}${t.removed.map(e=>g`<span class="removed">−${e}</span> `)}${t.modified.map(e=>g`<span class="modified">~${e}</span> `)}${t.added.length+t.removed.length+t.modified.length===0?`lists changed`:v}`;return g`<div class="change" data-testid="last-change" title=${e.lastChangeLabel??``}>
+  </button>`}function $t(e){let t=e.lastChange;if(!t)return v;let n=t.summary?g`${t.summary}`:g`${t.added.map(e=>g`<span class="added">+${e}</span> `)}${t.removed.map(e=>g`<span class="removed">−${e}</span> `)}${t.modified.map(e=>g`<span class="modified">~${e}</span> `)}${t.added.length+t.removed.length+t.modified.length===0?`lists changed`:v}`;return g`<div class="change" data-testid="last-change" title=${e.lastChangeLabel??``}>
     ${e.recentlyChanged?g`<span class="badge recent-badge">Changed</span>`:v}
     Last change ${t.when}${t.how?` (found ${t.how})`:``}: ${n}
-  </div>`}function $t(e,t,n){let r=t.busy.has(`refresh:${e.id}`),i=t.pins.get(e.id),a=e.error||e.breaker||e.unverified||e.authNote||i;return g`<tbody
+  </div>`}function en(e,t,n){let r=t.busy.has(`refresh:${e.id}`),i=t.pins.get(e.id),a=e.error||e.breaker||e.unverified||e.authNote||i;return g`<tbody
     class="server health-${e.health} ${e.recentlyChanged?`recent`:``} ${e.enabled?``:`off`}"
     data-server=${e.id}
     data-state=${e.state}
   >
     <tr>
-      <td class="c-toggle">${Zt(e,t,n)}</td>
+      <td class="c-toggle">${Qt(e,t,n)}</td>
       <th scope="row" class="c-name">
         <span class="name">${e.id}</span>
         ${e.serverInfo?g`<span class="muted info">${e.serverInfo}</span>`:v}
@@ -306,7 +306,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
       </td>
       <td class="c-fresh">
         <div data-testid="staleness" class=${e.stale?`stale`:``} title=${e.stalenessDetail}>${e.staleness}</div>
-        ${Qt(e)}
+        ${$t(e)}
       </td>
       <td class="c-actions">
         <button
@@ -334,10 +334,10 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
         <button type="button" class="small" aria-label=${`Show logs of ${e.id}`} data-action="logs" @click=${()=>n.openLogs(e.id)}>
           Logs
         </button>
-        ${_t(e.id,n.setup)} ${Ht(e.id,t.tools,n.tools)}
+        ${gt(e.id,n.setup)} ${Ut(e.id,t.tools,n.tools)}
       </td>
     </tr>
-    ${Ut(e.id,e.toolTokens,t.tools,t.busy,n.tools)}
+    ${Wt(e.id,e.toolTokens,t.tools,t.busy,n.tools)}
     ${a?g`<tr class="detail">
           <td></td>
           <td colspan="7">
@@ -345,10 +345,10 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
             ${e.error?g`<div class="error-text" data-testid="error" role="note" title=${e.fullError??``}>${e.error}</div>`:v}
             ${e.breaker?g`<div class="breaker" data-testid="breaker">${e.breaker}</div>`:v}
             ${e.unverified?g`<div class="muted">Not verified yet: the lists shown come from an earlier run.</div>`:v}
-            ${kt(e.id,i,t.busy,n.approve)}
+            ${At(e.id,i,t.busy,n.approve)}
           </td>
         </tr>`:v}
-  </tbody>`}function en(e,t){let n=e.view;return n?n.servers.length===0?ht(e.setup,t.setup):g`${gt(t.setup)}<div class="table-wrap">
+  </tbody>`}function tn(e,t){let n=e.view;return n?n.servers.length===0?mt(e.setup,t.setup):g`${ht(t.setup)}<div class="table-wrap">
     <table class="servers" aria-describedby="servers-h">
       <thead>
         <tr>
@@ -362,9 +362,9 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
           <th scope="col"><span class="sr-only">Actions</span></th>
         </tr>
       </thead>
-      ${it(n.servers,e=>e.id,n=>$t(n,e,t))}
+      ${it(n.servers,e=>e.id,n=>en(n,e,t))}
     </table>
-  </div>`:e.startupError?g``:g`<p class="muted" data-testid="loading">${e.connection===`offline`?`Waiting for Switchboard…`:`Loading…`}</p>`}function tn(e,t){let n=e.snippets.find(t=>t.client===e.client)??e.snippets[0];return n?g`<section class="connect" aria-labelledby="connect-h">
+  </div>`:e.startupError?g``:g`<p class="muted" data-testid="loading">${e.connection===`offline`?`Waiting for Switchboard…`:`Loading…`}</p>`}function nn(e,t){let n=e.snippets.find(t=>t.client===e.client)??e.snippets[0];return n?g`<section class="connect" aria-labelledby="connect-h">
     <h2 id="connect-h">Connect a client</h2>
     <div class="tabs" role="tablist" aria-label="Client">
       ${e.snippets.map(r=>g`<button
@@ -375,7 +375,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
           aria-controls="snippet-panel"
           tabindex=${r.client===n.client?`0`:`-1`}
           @click=${()=>t.pickClient(r.client)}
-          @keydown=${n=>nn(n,e,t)}
+          @keydown=${n=>rn(n,e,t)}
         >
           ${r.label}
         </button>`)}
@@ -391,7 +391,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
         <button type="button" class="small" aria-label=${`Copy the ${n.label} config`} @click=${()=>t.copy(n.text,`${n.label} config`)}>Copy</button>
       </div>
     </div>
-  </section>`:g``}function nn(e,t,n){let r=t.snippets.map(e=>e.client),i=r.indexOf(t.client),a=i;if(e.key===`ArrowRight`)a=(i+1)%r.length;else if(e.key===`ArrowLeft`)a=(i-1+r.length)%r.length;else if(e.key===`Home`)a=0;else if(e.key===`End`)a=r.length-1;else return;e.preventDefault();let o=r[a];o&&(n.pickClient(o),queueMicrotask(()=>document.getElementById(`tab-${o}`)?.focus()))}function rn(e,t){let n=e.logs;return g`<dialog id="logs" aria-labelledby="logs-h" @close=${t.closeLogs}>
+  </section>`:g``}function rn(e,t,n){let r=t.snippets.map(e=>e.client),i=r.indexOf(t.client),a=i;if(e.key===`ArrowRight`)a=(i+1)%r.length;else if(e.key===`ArrowLeft`)a=(i-1+r.length)%r.length;else if(e.key===`Home`)a=0;else if(e.key===`End`)a=r.length-1;else return;e.preventDefault();let o=r[a];o&&(n.pickClient(o),queueMicrotask(()=>document.getElementById(`tab-${o}`)?.focus()))}function an(e,t){let n=e.logs;return g`<dialog id="logs" aria-labelledby="logs-h" @close=${t.closeLogs}>
     ${n?g`<div class="dialog-head">
             <h2 id="logs-h">Logs: ${n.id}</h2>
             <button type="button" class="small" @click=${t.reloadLogs}>Reload</button>
@@ -405,15 +405,15 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
                 <h3>Standard error</h3>
                 ${n.data.stderr.length===0?g`<p class="muted">Nothing on stderr.</p>`:g`<pre class="stderr" data-testid="log-stderr">${n.data.stderr.join(`
 `)}</pre>`}`:n.error?v:g`<p class="muted">Loading…</p>`}`:v}
-  </dialog>`}function an(e,t){return g`${Yt(e,t)}
+  </dialog>`}function on(e,t){return g`${Xt(e,t)}
     <main>
-      ${Xt(e,t)}
+      ${Zt(e,t)}
       <section aria-labelledby="servers-h">
         <h2 id="servers-h" class="sr-only">Servers</h2>
-        ${en(e,t)}
+        ${tn(e,t)}
       </section>
-      ${e.view&&e.view.servers.length>0?qt(e.search,t.search):v}
-      ${e.view?Pt(e.activity,Date.now()):v}
-      ${e.view?tn(e,t):v}
+      ${e.view&&e.view.servers.length>0?Jt(e.search,t.search):v}
+      ${e.view?Ft(e.activity,Date.now()):v}
+      ${e.view?nn(e,t):v}
     </main>
-    ${rn(e,t)} ${vt(e.setup,t.setup)}`}function B(e){return`${JSON.stringify(e,null,2)}\n`}function on(e){return JSON.stringify(e)}function sn(e){return[{client:`claudeCode`,label:`Claude Code`,where:`Run the command, or add this to .mcp.json in your project (or ~/.claude.json)`,language:`json`,text:B({mcpServers:{switchboard:{type:`http`,url:e}}}),command:`claude mcp add --transport http --scope user switchboard ${e}`},{client:`cursor`,label:`Cursor`,where:`Add this to ~/.cursor/mcp.json`,language:`json`,text:B({mcpServers:{switchboard:{url:e}}}),command:null},{client:`vscode`,label:`VS Code`,where:`Add this to .vscode/mcp.json in your workspace (or your user mcp.json)`,language:`json`,text:B({servers:{switchboard:{type:`http`,url:e}}}),command:null},{client:`codex`,label:`Codex`,where:`Add this to ~/.codex/config.toml`,language:`toml`,text:`[mcp_servers.switchboard]\nurl = ${on(e)}\n`,command:null},{client:`claudeDesktop`,label:`Claude Desktop`,where:`Add this to claude_desktop_config.json (Settings → Developer → Edit Config). Claude Desktop speaks stdio, so it runs the switchboard bridge, which forwards to this hub`,language:`json`,text:B({mcpServers:{switchboard:{command:`switchboard`,args:[`stdio`]}}}),command:null}]}var V=document.getElementById(`app`);V&&(V.textContent=``);var cn=new Ue,H=null,U=null,W=new Set,ln=mt({update:()=>X(),notify:(e,t)=>Z(e,t)}),G=Vt({update:()=>X(),run:(e,t,n)=>$(e,t,n)}),un=Kt({update:()=>X()}),K={view:null,connection:`polling`,connectionDetail:null,startupError:new URLSearchParams(location.search).get(`hubError`),notice:null,busy:W,snippets:[],client:`claudeCode`,logs:null,setup:ln.state,pins:new Map,activity:At(),tools:G.state,search:un.state},q=new Map,J=new Map,Y=new Map;function X(){V&&(K.view=H?Ke(H,Date.now(),cn):null,K.snippets=H?sn(H.endpoint):[],K.pins=H?Ct(H,q,Y):new Map,ge(an(K,pn),V),document.title=H?`Switchboard · ${K.view?.totalsLabel??``}`:`Switchboard`)}function Z(e,t,n){K.notice=n?{kind:e,text:t,link:n}:{kind:e,text:t},U&&clearTimeout(U),U=setTimeout(()=>{K.notice=null,X()},e===`error`?15e3:5e3),X()}function Q(e){return e instanceof C||e instanceof Error?e.message:String(e)}async function $(e,t,n){if(!W.has(e)){W.add(e),X();try{await t(),n&&Z(`ok`,n)}catch(e){Z(`error`,Q(e))}finally{W.delete(e),X()}}}async function dn(e){if(navigator.clipboard&&window.isSecureContext)try{await navigator.clipboard.writeText(e);return}catch{}let t=document.createElement(`textarea`);t.value=e,t.setAttribute(`readonly`,``),t.style.position=`fixed`,t.style.opacity=`0`,document.body.appendChild(t),t.select();let n=document.execCommand(`copy`);if(t.remove(),!n)throw Error(`the browser did not allow copying; select the text and copy it by hand`)}async function fn(e){try{let t=await E.logs(e);K.logs?.id===e&&(K.logs={id:e,data:t,error:null})}catch(t){K.logs?.id===e&&(K.logs={id:e,data:null,error:Q(t)})}X()}var pn={copy(e,t){dn(e).then(()=>Z(`ok`,`${t} copied.`),e=>Z(`error`,`Could not copy: ${Q(e)}`))},refreshAll(){$(`refreshAll`,async()=>{let e=await E.refreshAll(),t=e.servers.filter(e=>!e.ok);if(t.length>0)throw Error(`Refreshed ${e.servers.length-t.length} of ${e.servers.length} servers; `+t.map(e=>`${e.id}: ${e.error??`failed`}`).join(`; `))},`All servers refreshed.`)},toggle(e,t){$(`toggle:${e}`,()=>E.setEnabled(e,t),`${e} ${t?`enabled`:`disabled`}.`)},refresh(e){$(`refresh:${e}`,()=>E.refresh(e),`${e} refreshed.`)},login(e){$(`login:${e}`,async()=>{let t=await E.login(e);window.open(t.authorizationUrl,`_blank`,`noopener,noreferrer`),Z(`ok`,`Log-in to ${e} started: finish it in your browser.`,{href:t.authorizationUrl,label:`Open the login page again`})},null)},logout(e){$(`logout:${e}`,()=>E.logout(e),`Logged out of ${e}.`)},openLogs(e){K.logs={id:e,data:null,error:null},X();let t=document.getElementById(`logs`);t instanceof HTMLDialogElement&&!t.open&&t.showModal(),fn(e)},closeLogs(){let e=document.getElementById(`logs`);if(e instanceof HTMLDialogElement&&e.open&&e.close(),K.logs){let e=K.logs.id;K.logs=null,X(),document.querySelector(`[data-server="${CSS.escape(e)}"] [data-action="logs"]`)?.focus()}},reloadLogs(){K.logs&&fn(K.logs.id)},approve(e,t){$(`approve:${e}:${t?t.join(`,`):`*`}`,()=>Et.approve(e,t),`Approved ${t?t.join(`, `):`the tools`} of ${e}.`)},dismissNotice(){U&&clearTimeout(U),K.notice=null,X()},pickClient(e){K.client=e,X()},setup:ln.actions,tools:G.actions,search:un.actions};function mn(e){let t=Ct(e,q);for(let e of[...J.keys()])t.has(e)||(J.delete(e),q.delete(e),Y.delete(e));for(let[e,n]of t){let t=wt(n);t!==``&&J.get(e)!==t&&(J.set(e,t),Y.delete(e),Et.held(e).then(n=>{J.get(e)===t&&(q.set(e,n.tools),X())},n=>{J.get(e)===t&&(Y.set(e,Q(n)),X())}))}}function hn(e){cn.observe(e,Date.now()),H=e,ln.observe(e),mn(e),G.observe(e),X()}function gn(e,t){(K.connection!==e||K.connectionDetail!==(t??null))&&(K.connection=e,K.connectionDetail=t??null,X())}K.startupError?K.connection=`offline`:(xe(hn,gn),It(()=>K.activity,e=>{K.activity=e,X()})),setInterval(X,5e3),X();
+    ${an(e,t)} ${_t(e.setup,t.setup)}`}function V(e){return`${JSON.stringify(e,null,2)}\n`}function sn(e){return JSON.stringify(e)}function cn(e){return[{client:`claudeCode`,label:`Claude Code`,where:`Run the command, or add this to .mcp.json in your project (or ~/.claude.json)`,language:`json`,text:V({mcpServers:{switchboard:{type:`http`,url:e}}}),command:`claude mcp add --transport http --scope user switchboard ${e}`},{client:`cursor`,label:`Cursor`,where:`Add this to ~/.cursor/mcp.json`,language:`json`,text:V({mcpServers:{switchboard:{url:e}}}),command:null},{client:`vscode`,label:`VS Code`,where:`Add this to .vscode/mcp.json in your workspace (or your user mcp.json)`,language:`json`,text:V({servers:{switchboard:{type:`http`,url:e}}}),command:null},{client:`codex`,label:`Codex`,where:`Add this to ~/.codex/config.toml`,language:`toml`,text:`[mcp_servers.switchboard]\nurl = ${sn(e)}\n`,command:null},{client:`claudeDesktop`,label:`Claude Desktop`,where:`Add this to claude_desktop_config.json (Settings → Developer → Edit Config). Claude Desktop speaks stdio, so it runs the switchboard bridge, which forwards to this hub`,language:`json`,text:V({mcpServers:{switchboard:{command:`switchboard`,args:[`stdio`]}}}),command:null}]}var H=document.getElementById(`app`);H&&(H.textContent=``);var ln=new Ue,U=null,W=null,G=new Set,un=pt({update:()=>X(),notify:(e,t)=>Z(e,t)}),dn=Ht({update:()=>X(),run:(e,t,n)=>$(e,t,n)}),fn=qt({update:()=>X()}),K={view:null,connection:`polling`,connectionDetail:null,startupError:new URLSearchParams(location.search).get(`hubError`),notice:null,busy:G,snippets:[],client:`claudeCode`,logs:null,setup:un.state,pins:new Map,activity:jt(),tools:dn.state,search:fn.state},q=new Map,J=new Map,Y=new Map;function X(){H&&(K.view=U?Ke(U,Date.now(),ln):null,K.snippets=U?cn(U.endpoint):[],K.pins=U?St(U,q,Y):new Map,ge(on(K,hn),H),document.title=U?`Switchboard · ${K.view?.totalsLabel??``}`:`Switchboard`)}function Z(e,t,n){K.notice=n?{kind:e,text:t,link:n}:{kind:e,text:t},W&&clearTimeout(W),W=setTimeout(()=>{K.notice=null,X()},e===`error`?15e3:5e3),X()}function Q(e){return e instanceof C||e instanceof Error?e.message:String(e)}async function $(e,t,n){if(!G.has(e)){G.add(e),X();try{await t(),n&&Z(`ok`,n)}catch(e){Z(`error`,Q(e))}finally{G.delete(e),X()}}}async function pn(e){if(navigator.clipboard&&window.isSecureContext)try{await navigator.clipboard.writeText(e);return}catch{}let t=document.createElement(`textarea`);t.value=e,t.setAttribute(`readonly`,``),t.style.position=`fixed`,t.style.opacity=`0`,document.body.appendChild(t),t.select();let n=document.execCommand(`copy`);if(t.remove(),!n)throw Error(`the browser did not allow copying; select the text and copy it by hand`)}async function mn(e){try{let t=await E.logs(e);K.logs?.id===e&&(K.logs={id:e,data:t,error:null})}catch(t){K.logs?.id===e&&(K.logs={id:e,data:null,error:Q(t)})}X()}var hn={copy(e,t){pn(e).then(()=>Z(`ok`,`${t} copied.`),e=>Z(`error`,`Could not copy: ${Q(e)}`))},refreshAll(){$(`refreshAll`,async()=>{let e=await E.refreshAll(),t=e.servers.filter(e=>!e.ok);if(t.length>0)throw Error(`Refreshed ${e.servers.length-t.length} of ${e.servers.length} servers; `+t.map(e=>`${e.id}: ${e.error??`failed`}`).join(`; `))},`All servers refreshed.`)},toggle(e,t){$(`toggle:${e}`,()=>E.setEnabled(e,t),`${e} ${t?`enabled`:`disabled`}.`)},refresh(e){$(`refresh:${e}`,()=>E.refresh(e),`${e} refreshed.`)},login(e){$(`login:${e}`,async()=>{let t=await E.login(e);window.open(t.authorizationUrl,`_blank`,`noopener,noreferrer`),Z(`ok`,`Log-in to ${e} started: finish it in your browser.`,{href:t.authorizationUrl,label:`Open the login page again`})},null)},logout(e){$(`logout:${e}`,()=>E.logout(e),`Logged out of ${e}.`)},openLogs(e){K.logs={id:e,data:null,error:null},X();let t=document.getElementById(`logs`);t instanceof HTMLDialogElement&&!t.open&&t.showModal(),mn(e)},closeLogs(){let e=document.getElementById(`logs`);if(e instanceof HTMLDialogElement&&e.open&&e.close(),K.logs){let e=K.logs.id;K.logs=null,X(),document.querySelector(`[data-server="${CSS.escape(e)}"] [data-action="logs"]`)?.focus()}},reloadLogs(){K.logs&&mn(K.logs.id)},approve(e,t){let n=t?.map(wt);$(`approve:${e}:${n?n.join(`,`):`*`}`,()=>Dt.approve(e,t),`Approved ${n?n.join(`, `):`the tools`} of ${e}.`)},dismissNotice(){W&&clearTimeout(W),K.notice=null,X()},pickClient(e){K.client=e,X()},setup:un.actions,tools:dn.actions,search:fn.actions};function gn(e){let t=St(e,q);for(let e of[...J.keys()])t.has(e)||(J.delete(e),q.delete(e),Y.delete(e));for(let[e,n]of t){let t=Ct(n);t!==``&&J.get(e)!==t&&(J.set(e,t),Y.delete(e),Dt.held(e).then(n=>{J.get(e)===t&&(q.set(e,n.tools),X())},n=>{J.get(e)===t&&(Y.set(e,Q(n)),X())}))}}function _n(e){ln.observe(e,Date.now()),U=e,un.observe(e),gn(e),dn.observe(e),X()}function vn(e,t){(K.connection!==e||K.connectionDetail!==(t??null))&&(K.connection=e,K.connectionDetail=t??null,X())}K.startupError?K.connection=`offline`:(xe(_n,vn),Lt(()=>K.activity,e=>{K.activity=e,X()})),setInterval(X,5e3),X();
