@@ -175,7 +175,7 @@ function changeLine(row: ServerRow): TemplateResult | typeof nothing {
 function serverRows(row: ServerRow, s: PageState, a: Actions): TemplateResult {
   const refreshing = s.busy.has(`refresh:${row.id}`);
   const pins = s.pins.get(row.id);
-  const hasDetail = row.error || row.breaker || row.unverified || row.authNote || pins;
+  const hasDetail = row.error || row.breaker || row.unverified || row.authNote || pins || row.notes.length > 0;
   return html`<tbody
     class="server health-${row.health} ${row.recentlyChanged ? 'recent' : ''} ${row.enabled ? '' : 'off'}"
     data-server=${row.id}
@@ -244,6 +244,7 @@ function serverRows(row: ServerRow, s: PageState, a: Actions): TemplateResult {
             ${row.unverified
               ? html`<div class="muted">Not verified yet: the lists shown come from an earlier run.</div>`
               : nothing}
+            ${row.notes.map((note) => html`<div class="muted" data-testid="listing-note" role="note">${note}</div>`)}
             ${heldBlock(row.id, pins, s.busy, a.approve)}
           </td>
         </tr>`
