@@ -361,6 +361,7 @@ mod tests {
             name: name.into(),
             change: "description".into(),
             since: "2026-03-01T12:00:00.000Z".into(),
+            hash: String::new(),
         };
         let mut github = server("github", ServerState::Ready, Health::Healthy);
         let mut notes = server("notes", ServerState::Ready, Health::Healthy);

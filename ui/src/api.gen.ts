@@ -215,6 +215,12 @@ changedTools: Array<HeldTool>,
  */
 newTools: Array<string>, 
 /**
+ * What a person should know about the last listing, one sentence each:
+ * a tool or prompt left out because its name is Switchboard's own
+ * (`switchboard__...`), a name listed more than once.
+ */
+notes: Array<string>, 
+/**
  * Tokens (`o200k_base`) of this server's exposed tool definitions (after
  * `disabledTools`, with the names clients see), as of the last listing.
  */
@@ -794,7 +800,13 @@ change: string,
 /**
  * When the change was first seen (RFC 3339).
  */
-since: string, };
+since: string, 
+/**
+ * SHA-256 (hex) of the definition the server lists now, the one a person
+ * reviews: send it back in the approval so that only this definition is
+ * approved (see [`ReviewedTool`]).
+ */
+hash: string, };
 
 /**
  * One held or changed tool with both definitions, for a diff.
@@ -824,7 +836,11 @@ approved: unknown,
 /**
  * The definition the server lists now.
  */
-current: unknown, };
+current: unknown, 
+/**
+ * SHA-256 (hex) of `current` (as in [`HeldTool::hash`]).
+ */
+hash: string, };
 
 /**
  * `GET /api/v1/servers/<id>/held`.
@@ -845,9 +861,31 @@ tools: Array<HeldDefinition>, };
  */
 export type ApproveRequest = { 
 /**
- * Tool names as the server lists them.
+ * The tools: names as the server lists them, or names with the hash of
+ * the definition reviewed.
  */
-tools: Array<string> | null, };
+tools: Array<ApproveTool> | null, };
+
+/**
+ * One tool to approve: `"name"` approves whatever the server lists now,
+ * `{"name": ..., "hash": ...}` only the definition with that hash.
+ */
+export type ApproveTool = string | ReviewedTool;
+
+/**
+ * A tool name with the hash ([`HeldTool::hash`]) of the definition that
+ * was shown: the approval is refused (409, nothing approved) when the server
+ * lists another definition by now.
+ */
+export type ReviewedTool = { 
+/**
+ * The tool's name as the server lists it.
+ */
+name: string, 
+/**
+ * SHA-256 (hex) of the definition reviewed; without it, the name alone.
+ */
+hash?: string, };
 
 /**
  * The answer to an approval.

@@ -1,11 +1,13 @@
 // Tool pinning in the dashboard (see docs/security.md, "Tool pinning"): per
 // server, the tools held (or, with toolPinning "warn", listed) although their
 // definition changed since it was approved, a line diff of the approved and
-// the current definition, and an Approve button; and the new tools.
+// the current definition, and an Approve button; and the new tools. The
+// button approves the definition shown, by its hash: if the server changed it
+// again since, the hub refuses (409) and nothing is approved.
 
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { call } from './api';
-import type { ApproveResponse, HeldDefinition, HeldResponse, HeldTool, HubSnapshot } from './api.gen';
+import type { ApproveResponse, ApproveTool, HeldDefinition, HeldResponse, HeldTool, HubSnapshot } from './api.gen';
 
 /** What the page knows about one server's pins. */
 export interface ServerPins {
@@ -102,18 +104,32 @@ export function pinsOf(
 
 /** A key that changes whenever a server's held or changed tools do (to reload their definitions). */
 export function pinsKey(p: ServerPins): string {
-  return [...p.held, ...p.changed].map((t) => `${t.name}@${t.since}:${t.change}`).join('|');
+  return [...p.held, ...p.changed].map((t) => `${t.name}@${t.since}:${t.change}:${t.hash}`).join('|');
+}
+
+/** The name of a tool to approve. */
+export function approvalName(t: ApproveTool): string {
+  return typeof t === 'string' ? t : t.name;
+}
+
+/**
+ * What the Approve button of `tool` sends: its name with the hash of the
+ * definition shown (the loaded diff's, else the snapshot's).
+ */
+export function reviewed(tool: HeldTool, def: HeldDefinition | null): ApproveTool {
+  const hash = def?.hash || tool.hash;
+  return hash ? { name: tool.name, hash } : tool.name;
 }
 
 const enc = encodeURIComponent;
 
 export const heldApi = {
   held: (id: string) => call<HeldResponse>('GET', `servers/${enc(id)}/held`, `read the changed tools of ${id}`),
-  approve: (id: string, tools: string[] | null) =>
+  approve: (id: string, tools: ApproveTool[] | null) =>
     call<ApproveResponse>(
       'POST',
       `servers/${enc(id)}/approve`,
-      `approve ${tools ? tools.join(', ') : 'the tools'} of ${id}`,
+      `approve ${tools ? tools.map(approvalName).join(', ') : 'the tools'} of ${id}`,
       tools ? { tools } : {},
     ),
 };
@@ -131,7 +147,7 @@ function toolBlock(
   held: boolean,
   p: ServerPins,
   busy: ReadonlySet<string>,
-  approve: (id: string, tools: string[] | null) => void,
+  approve: (id: string, tools: ApproveTool[] | null) => void,
 ): TemplateResult {
   const def = p.defs?.find((d) => d.name === tool.name) ?? null;
   const key = `approve:${id}:${tool.name}`;
@@ -152,7 +168,7 @@ function toolBlock(
       data-action="approve"
       aria-label=${`Approve ${tool.name} of ${id}`}
       ?disabled=${busy.has(key)}
-      @click=${() => approve(id, [tool.name])}
+      @click=${() => approve(id, [reviewed(tool, def)])}
     >
       ${busy.has(key) ? 'Approving…' : 'Approve'}
     </button>
@@ -164,7 +180,7 @@ export function heldBlock(
   id: string,
   p: ServerPins | undefined,
   busy: ReadonlySet<string>,
-  approve: (id: string, tools: string[] | null) => void,
+  approve: (id: string, tools: ApproveTool[] | null) => void,
 ): TemplateResult | typeof nothing {
   if (!p) return nothing;
   const count = p.held.length;

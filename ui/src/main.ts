@@ -9,7 +9,7 @@ import { page, type Actions, type Notice, type PageState } from './render';
 import { snippets } from './snippets';
 import { createSetup } from './setup';
 import type { HeldDefinition, HubSnapshot } from './api.gen';
-import { heldApi, pinsKey, pinsOf } from './held';
+import { approvalName, heldApi, pinsKey, pinsOf } from './held';
 import { emptyActivity, followActivity } from './activity';
 import { createTools } from './tools';
 import { createSearch } from './search';
@@ -188,10 +188,11 @@ const actions: Actions = {
     if (state.logs) void loadLogs(state.logs.id);
   },
   approve(id, tools) {
+    const names = tools?.map(approvalName);
     void run(
-      `approve:${id}:${tools ? tools.join(',') : '*'}`,
+      `approve:${id}:${names ? names.join(',') : '*'}`,
       () => heldApi.approve(id, tools),
-      `Approved ${tools ? tools.join(', ') : 'the tools'} of ${id}.`,
+      `Approved ${names ? names.join(', ') : 'the tools'} of ${id}.`,
     );
   },
   dismissNotice() {

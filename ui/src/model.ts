@@ -63,6 +63,8 @@ export interface ServerRow {
   /** The error as the hub gave it, for the tooltip. */
   fullError: string | null;
   unverified: boolean;
+  /** The hub's notes about the last listing (names reserved or listed twice). */
+  notes: string[];
   canLogin: boolean;
   /** A login waits for the browser. */
   loginPending: boolean;
@@ -355,6 +357,7 @@ export function serverRow(s: ServerSnapshot, now: number, tracker?: ChangeTracke
     breaker: breakerText(s, now),
     error: s.enabled ? errorText(s) : null,
     unverified: s.unverified === true,
+    notes: s.notes ?? [],
     canLogin: s.enabled && (s.state === 'authRequired' || (s.auth?.required === true && !s.auth.loggedIn)),
     loginPending: s.auth?.loginPending === true,
     canLogout: s.auth?.loggedIn === true,

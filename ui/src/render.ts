@@ -6,7 +6,7 @@ import { repeat } from 'lit-html/directives/repeat.js';
 import type { Connection } from './api';
 import type { DashboardView, ServerRow } from './model';
 import type { Snippet } from './snippets';
-import type { LogsResponse } from './api.gen';
+import type { ApproveTool, LogsResponse } from './api.gen';
 import { editButton, firstRun, serverFormDialog, serversToolbar, type SetupActions, type SetupState } from './setup';
 import { heldBlock, type ServerPins } from './held';
 import { activitySection, type ActivityState } from './activity';
@@ -56,7 +56,7 @@ export interface Actions {
   pickClient(client: Snippet['client']): void;
   dismissNotice(): void;
   setup: SetupActions;
-  approve(id: string, tools: string[] | null): void;
+  approve(id: string, tools: ApproveTool[] | null): void;
   tools: ToolsActions;
   search: SearchActions;
 }
@@ -175,7 +175,7 @@ function changeLine(row: ServerRow): TemplateResult | typeof nothing {
 function serverRows(row: ServerRow, s: PageState, a: Actions): TemplateResult {
   const refreshing = s.busy.has(`refresh:${row.id}`);
   const pins = s.pins.get(row.id);
-  const hasDetail = row.error || row.breaker || row.unverified || row.authNote || pins;
+  const hasDetail = row.error || row.breaker || row.unverified || row.authNote || pins || row.notes.length > 0;
   return html`<tbody
     class="server health-${row.health} ${row.recentlyChanged ? 'recent' : ''} ${row.enabled ? '' : 'off'}"
     data-server=${row.id}
@@ -244,6 +244,7 @@ function serverRows(row: ServerRow, s: PageState, a: Actions): TemplateResult {
             ${row.unverified
               ? html`<div class="muted">Not verified yet: the lists shown come from an earlier run.</div>`
               : nothing}
+            ${row.notes.map((note) => html`<div class="muted" data-testid="listing-note" role="note">${note}</div>`)}
             ${heldBlock(row.id, pins, s.busy, a.approve)}
           </td>
         </tr>`

@@ -130,6 +130,13 @@ describe('server rows', () => {
     expect(row.stateLabel).toBe('Disabled');
   });
 
+  it('carries the notes about the listing, none from older hubs', () => {
+    const note = "tool 'switchboard__x' is not served on the merged endpoint";
+    expect(serverRow(server({ notes: [note] }), NOW).notes).toEqual([note]);
+    const { notes: _, ...older } = server({});
+    expect(serverRow(older as ReturnType<typeof server>, NOW).notes).toEqual([]);
+  });
+
   it('counts resources and templates together', () => {
     const row = serverRow(server({ resourceCount: 2, resourceTemplateCount: 1 }), NOW);
     expect(row.countsLabel).toBe('41 tools');

@@ -27,7 +27,10 @@ pub use control::{
     LogoutResponse, LogsResponse, RefreshAllResponse, RefreshResult, ReloadResponse, WireDuration,
 };
 pub use endpoints::{EndpointProfile, EndpointSnapshot, ToolMode};
-pub use pins::{ApproveRequest, ApproveResponse, HeldDefinition, HeldResponse, HeldTool};
+pub use pins::{
+    ApproveRequest, ApproveResponse, ApproveTool, HeldDefinition, HeldResponse, HeldTool,
+    ReviewedTool,
+};
 pub use servers::{
     ImportCandidate, ImportOffer, ImportResponse, ImportSelection, ServerDefinition,
 };

@@ -21,6 +21,11 @@ pub struct HeldTool {
     pub change: String,
     /// When the change was first seen (RFC 3339).
     pub since: String,
+    /// SHA-256 (hex) of the definition the server lists now, the one a person
+    /// reviews: send it back in the approval so that only this definition is
+    /// approved (see [`ReviewedTool`]).
+    #[serde(default)]
+    pub hash: String,
 }
 
 /// One held or changed tool with both definitions, for a diff.
@@ -43,6 +48,9 @@ pub struct HeldDefinition {
     /// The definition the server lists now.
     #[cfg_attr(feature = "ts", ts(type = "unknown"))]
     pub current: serde_json::Value,
+    /// SHA-256 (hex) of `current` (as in [`HeldTool::hash`]).
+    #[serde(default)]
+    pub hash: String,
 }
 
 /// `GET /api/v1/servers/<id>/held`.
@@ -62,9 +70,55 @@ pub struct HeldResponse {
 #[cfg_attr(feature = "ts", derive(TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ApproveRequest {
-    /// Tool names as the server lists them.
+    /// The tools: names as the server lists them, or names with the hash of
+    /// the definition reviewed.
     #[serde(default)]
-    pub tools: Option<Vec<String>>,
+    pub tools: Option<Vec<ApproveTool>>,
+}
+
+/// One tool to approve: `"name"` approves whatever the server lists now,
+/// `{"name": ..., "hash": ...}` only the definition with that hash.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(untagged)]
+pub enum ApproveTool {
+    /// A tool name alone.
+    Name(String),
+    /// A tool name and the definition a person reviewed.
+    Reviewed(ReviewedTool),
+}
+
+impl ApproveTool {
+    /// The tool's name as the server lists it.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Name(name) => name,
+            Self::Reviewed(reviewed) => &reviewed.name,
+        }
+    }
+
+    /// The hash the approval is bound to, if any.
+    pub fn hash(&self) -> Option<&str> {
+        match self {
+            Self::Name(_) => None,
+            Self::Reviewed(reviewed) => reviewed.hash.as_deref(),
+        }
+    }
+}
+
+/// A tool name with the hash ([`HeldTool::hash`]) of the definition that
+/// was shown: the approval is refused (409, nothing approved) when the server
+/// lists another definition by now.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewedTool {
+    /// The tool's name as the server lists it.
+    pub name: String,
+    /// SHA-256 (hex) of the definition reviewed; without it, the name alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub hash: Option<String>,
 }
 
 /// The answer to an approval.

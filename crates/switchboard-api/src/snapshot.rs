@@ -139,6 +139,11 @@ pub struct ServerSnapshot {
     /// Tools first seen after the server's first listing, not yet approved.
     #[serde(default)]
     pub new_tools: Vec<String>,
+    /// What a person should know about the last listing, one sentence each:
+    /// a tool or prompt left out because its name is Switchboard's own
+    /// (`switchboard__...`), a name listed more than once.
+    #[serde(default)]
+    pub notes: Vec<String>,
     /// Tokens (`o200k_base`) of this server's exposed tool definitions (after
     /// `disabledTools`, with the names clients see), as of the last listing.
     #[serde(default)]

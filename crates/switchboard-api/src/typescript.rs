@@ -55,6 +55,8 @@ pub fn render() -> String {
         decl::<HeldDefinition>(),
         decl::<HeldResponse>(),
         decl::<ApproveRequest>(),
+        decl::<ApproveTool>(),
+        decl::<ReviewedTool>(),
         decl::<ApproveResponse>(),
         decl::<ServerToolsResponse>(),
         decl::<ServerTool>(),

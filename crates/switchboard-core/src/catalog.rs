@@ -12,6 +12,14 @@
 //!   with another exposed name gets `_` plus 8 hex digits of a hash of
 //!   (server id, original name). Every member of a collision group is suffixed,
 //!   so the result does not depend on the order servers were listed in;
+//! - except when one member of a collision group was pinned (approved, see
+//!   `crate::pins`) strictly before every other: it keeps its plain name and
+//!   only the newcomers are suffixed, so a server added later cannot push a
+//!   trusted tool aside (the pin times are the hub's history, not the order
+//!   of this build);
+//! - names on the hub's own prefix `switchboard__` ([`RESERVED_PREFIX`]) are
+//!   never a server's: a tool or prompt that would land there (plainly or
+//!   hashed) is left out, and [`reserved_notes`] says so for the status;
 //! - the mapping back to (server, original name) is exact;
 //! - lists are sorted by exposed name, so the merged view does not depend on
 //!   the order upstreams list things in;
@@ -26,6 +34,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
+use std::time::SystemTime;
 
 use axum::body::Bytes;
 use rmcp::model::{
@@ -43,6 +52,9 @@ mod filter;
 pub const MAX_NAME_LEN: usize = 64;
 const SEPARATOR: &str = "__";
 const HASH_HEX: usize = 8;
+/// The prefix of Switchboard's own tools (`crate::builtin`): no server's
+/// tool or prompt is exposed under it.
+pub const RESERVED_PREFIX: &str = "switchboard__";
 
 /// Where an exposed name leads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,6 +70,9 @@ pub struct CatalogSource {
     pub prefix: String,
     pub disabled_tools: Vec<String>,
     pub capabilities: Arc<Capabilities>,
+    /// When each tool (by its name on the server) was pinned as approved;
+    /// in a name collision the one pinned first keeps its plain name.
+    pub pinned_at: HashMap<String, SystemTime>,
 }
 
 /// A counter per merged list, bumped by the hub each time that list changes.
@@ -162,6 +177,7 @@ impl Catalog {
                 .tools
                 .iter()
                 .filter(|t| !s.disabled_tools.iter().any(|d| d == t.name.as_ref()))
+                .filter(|t| !is_reserved(&s.prefix, t.name.as_ref()))
                 .map(move |t| (s, t.name.as_ref()))
         });
         let tool_names = assign_names(tool_entries.clone());
@@ -193,6 +209,7 @@ impl Catalog {
             s.capabilities
                 .prompts
                 .iter()
+                .filter(|p| !is_reserved(&s.prefix, &p.name))
                 .map(move |p| (s, p.name.as_str()))
         });
         let prompt_names = assign_names(prompt_entries.clone());
@@ -335,21 +352,31 @@ fn assign_names<'a>(entries: impl Iterator<Item = (&'a CatalogSource, &'a str)>)
         .iter()
         .map(|(s, name)| plain_name(&s.prefix, name))
         .collect();
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for name in plain.iter().flatten() {
-        *counts.entry(name.as_str()).or_default() += 1;
+    let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (index, name) in plain.iter().enumerate() {
+        if let Some(name) = name {
+            groups.entry(name.as_str()).or_default().push(index);
+        }
     }
-    let mut taken: HashSet<String> = plain
-        .iter()
-        .flatten()
-        .filter(|n| counts.get(n.as_str()) == Some(&1))
-        .cloned()
+    // Per plain name, the one entry that keeps it: the only one, or the one
+    // pinned strictly before every other member of its collision group.
+    let keeps: HashSet<usize> = groups
+        .values()
+        .filter_map(|members| match members.as_slice() {
+            [only] => Some(*only),
+            _ => senior(members, |i| {
+                let (source, name) = entries[i];
+                source.pinned_at.get(name).copied()
+            }),
+        })
         .collect();
+    let mut taken: HashSet<String> = keeps.iter().filter_map(|&i| plain[i].clone()).collect();
     entries
         .iter()
         .zip(&plain)
-        .map(|((source, name), plain)| match plain {
-            Some(p) if counts.get(p.as_str()) == Some(&1) => p.clone(),
+        .enumerate()
+        .map(|(index, ((source, name), plain))| match plain {
+            Some(p) if keeps.contains(&index) => p.clone(),
             _ => {
                 let hashed = hashed_name(&source.server, &source.prefix, name, &taken);
                 taken.insert(hashed.clone());
@@ -359,13 +386,57 @@ fn assign_names<'a>(entries: impl Iterator<Item = (&'a CatalogSource, &'a str)>)
         .collect()
 }
 
+/// The member pinned strictly first, if one was (ties and unpinned
+/// members give none: then every member is suffixed).
+fn senior(members: &[usize], pinned_at: impl Fn(usize) -> Option<SystemTime>) -> Option<usize> {
+    let mut times: Vec<(SystemTime, usize)> = members
+        .iter()
+        .filter_map(|&i| pinned_at(i).map(|t| (t, i)))
+        .collect();
+    times.sort();
+    match times.as_slice() {
+        [(first, index), rest @ ..] if rest.first().is_none_or(|(next, _)| next > first) => {
+            Some(*index)
+        }
+        _ => None,
+    }
+}
+
+/// Whether a server's tool or prompt `name`, exposed with `prefix`, would
+/// land on the hub's own [`RESERVED_PREFIX`] (plainly, or hashed: a hashed
+/// name keeps at least 55 characters of the sanitized `<prefix>__<name>`).
+pub fn is_reserved(prefix: &str, name: &str) -> bool {
+    join(prefix, &sanitize(name)).starts_with(RESERVED_PREFIX)
+}
+
+/// For the status: a sentence per tool or prompt of `caps` left out of the
+/// merged catalog because its name would land on [`RESERVED_PREFIX`].
+pub fn reserved_notes(prefix: &str, caps: &Capabilities) -> Vec<String> {
+    let tools = caps.tools.iter().map(|t| ("tool", t.name.as_ref()));
+    let prompts = caps.prompts.iter().map(|p| ("prompt", p.name.as_str()));
+    tools
+        .chain(prompts)
+        .filter(|(_, name)| is_reserved(prefix, name))
+        .map(|(kind, name)| {
+            format!(
+                "{kind} '{name}' is not served on the merged endpoint: its name would be '{}', and names starting with '{RESERVED_PREFIX}' are Switchboard's own (give the server a \"namespace\")",
+                join(prefix, name)
+            )
+        })
+        .collect()
+}
+
 /// Whether a server whose names carry `prefix` could expose a tool or prompt
 /// as `exposed`, by the naming rules above: a plain `<prefix>__<name>`, a
 /// hashed name that starts the same way, or a 64-character hashed name cut
-/// inside `<prefix>__`. An empty prefix (bare names) could expose anything.
+/// inside `<prefix>__`. An empty prefix (bare names) could expose anything
+/// but a name on [`RESERVED_PREFIX`].
 /// Routing uses it to tell which servers a name can belong to before they
 /// were ever listed.
 pub fn could_expose(prefix: &str, exposed: &str) -> bool {
+    if exposed.starts_with(RESERVED_PREFIX) {
+        return false;
+    }
     if prefix.is_empty() {
         return true;
     }
@@ -522,6 +593,7 @@ mod tests {
             prefix: id.to_string(),
             disabled_tools: vec![],
             capabilities: Arc::new(caps),
+            pinned_at: HashMap::new(),
         }
     }
 
@@ -642,6 +714,81 @@ mod tests {
     }
 
     #[test]
+    fn names_on_the_reserved_prefix_are_never_a_servers() {
+        let mut bare = source(
+            "evil",
+            &[
+                "switchboard__list_servers",
+                "switchboard__call_tool",
+                "switchboard..x",
+                "fine",
+            ],
+        );
+        bare.prefix = String::new();
+        // A server whose id is the hub's own prefix lands every name there.
+        let named = source("switchboard", &["read"]);
+        let c = Catalog::build(vec![bare.clone(), named.clone()]);
+        assert_eq!(names(&c), vec!["fine"]);
+        let prompts: Vec<&str> = c.prompts.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(prompts, vec!["fine"]);
+        assert!(c.tool("switchboard__call_tool").is_none());
+        assert!(c.prompt("switchboard__list_servers").is_none());
+        assert!(!could_expose("", "switchboard__call_tool"));
+        assert!(!could_expose("switchboard", "switchboard__read"));
+        let notes = reserved_notes(&bare.prefix, &bare.capabilities);
+        assert_eq!(notes.len(), 6, "{notes:?}");
+        assert!(
+            notes[0].starts_with("tool 'switchboard__list_servers' is not served")
+                && notes[0].contains("\"namespace\""),
+            "{notes:?}"
+        );
+        assert_eq!(
+            reserved_notes(&named.prefix, &named.capabilities)[1],
+            "prompt 'read' is not served on the merged endpoint: its name would be \
+             'switchboard__read', and names starting with 'switchboard__' are Switchboard's \
+             own (give the server a \"namespace\")"
+        );
+        assert!(reserved_notes("ok", &named.capabilities).is_empty());
+    }
+
+    #[test]
+    fn in_a_collision_the_tool_pinned_first_keeps_its_name() {
+        let t0 = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000);
+        let later = t0 + std::time::Duration::from_secs(60);
+        let mut fp = source("fp", &["read"]);
+        fp.pinned_at = HashMap::from([("read".to_string(), t0)]);
+        let mut newcomer = source("zz", &["fp__read"]);
+        newcomer.prefix = String::new();
+        newcomer.pinned_at = HashMap::from([("fp__read".to_string(), later)]);
+        for sources in [
+            vec![fp.clone(), newcomer.clone()],
+            vec![newcomer.clone(), fp.clone()],
+        ] {
+            let c = Catalog::build(sources);
+            assert_eq!(c.tool("fp__read").unwrap().server.as_str(), "fp");
+            let other: Vec<String> = names(&c).into_iter().filter(|n| n != "fp__read").collect();
+            assert_eq!(other.len(), 1);
+            assert!(other[0].starts_with("fp__read_"), "{other:?}");
+            assert_eq!(c.tool(&other[0]).unwrap().server.as_str(), "zz");
+        }
+        // Not pinned (a newcomer not approved yet) or pinned at the same
+        // time: no one is senior, every member is suffixed.
+        for pinned in [
+            HashMap::new(),
+            HashMap::from([("fp__read".to_string(), t0)]),
+        ] {
+            newcomer.pinned_at = pinned;
+            let mut unpinned = fp.clone();
+            if newcomer.pinned_at.is_empty() {
+                unpinned.pinned_at = HashMap::new();
+            }
+            let c = Catalog::build(vec![unpinned, newcomer.clone()]);
+            assert!(c.tool("fp__read").is_none(), "{:?}", names(&c));
+            assert_eq!(names(&c).len(), 2);
+        }
+    }
+
+    #[test]
     fn could_expose_follows_the_naming_rules() {
         // Every name a catalog assigns is one its server's prefix could expose,
         // and no other server's prefix claims it unless the names overlap.
@@ -726,6 +873,7 @@ mod tests {
             prefix: id.into(),
             disabled_tools: vec![],
             capabilities: Arc::new(caps),
+            pinned_at: HashMap::new(),
         };
         let c = Catalog::build(vec![src("b", b), src("a", a)]);
         assert_eq!(c.resources.len(), 2);

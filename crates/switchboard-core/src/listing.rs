@@ -43,6 +43,8 @@ pub struct Capabilities {
     pub hashes: ListHashes,
     pub listed_at: SystemTime,
     pub trigger: RefreshTrigger,
+    /// Sentences for the status about this listing (a name listed twice).
+    pub notes: Vec<String>,
 }
 
 impl Capabilities {
@@ -79,6 +81,20 @@ impl Capabilities {
             hashes: ListHashes::default(),
             listed_at: SystemTime::now(),
             trigger,
+            notes: Vec::new(),
+        }
+    }
+
+    /// Keeps the first tool and the first prompt of each name, the same
+    /// whatever comes after it, and notes each name listed more than once:
+    /// a name stands for one definition everywhere (pins, catalog, calls).
+    pub fn drop_duplicates(&mut self) {
+        let mut notes = Vec::new();
+        dedupe(&mut self.tools, |t| t.name.to_string(), "tool", &mut notes);
+        dedupe(&mut self.prompts, |p| p.name.clone(), "prompt", &mut notes);
+        if !notes.is_empty() {
+            self.notes = notes;
+            self.hashes = self.compute_hashes();
         }
     }
 
@@ -129,8 +145,10 @@ impl Capabilities {
             hashes: ListHashes::default(),
             listed_at: SystemTime::now(),
             trigger,
+            notes: Vec::new(),
         };
         caps.hashes = caps.compute_hashes();
+        caps.drop_duplicates();
         Ok(caps)
     }
 
@@ -215,6 +233,23 @@ impl FreshCache {
 
     pub async fn invalidate(&self, server: &ServerId) {
         self.inner.invalidate(server).await;
+    }
+}
+
+/// Removes the later items whose `name` an earlier one has, noting each such
+/// name once with how often it was listed.
+fn dedupe<T>(items: &mut Vec<T>, name: impl Fn(&T) -> String, kind: &str, notes: &mut Vec<String>) {
+    let mut seen: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    items.retain(|item| {
+        let count = seen.entry(name(item)).or_default();
+        *count += 1;
+        *count == 1
+    });
+    for (name, count) in seen.into_iter().filter(|(_, count)| *count > 1) {
+        tracing::debug!(%kind, %name, count, "a name listed more than once; only its first definition is used");
+        notes.push(format!(
+            "{kind} '{name}' is listed {count} times: only its first definition is used"
+        ));
     }
 }
 

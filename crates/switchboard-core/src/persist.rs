@@ -89,6 +89,7 @@ pub(crate) fn load(path: &Path) -> BTreeMap<String, (String, Capabilities)> {
             caps.protocol_version = e.protocol_version;
             caps.listed_at = e.listed_at;
             caps.hashes = caps.compute_hashes();
+            caps.drop_duplicates();
             (id, (e.fingerprint, caps))
         })
         .collect()

@@ -16,7 +16,11 @@
 //!   with `"warn"` it stays listed and is only reported; `"off"` compares and
 //!   stores nothing;
 //! - [`Pins::approve`] re-pins held or changed tools to what the server lists
-//!   now; the caller then re-applies the pins to the server's raw listing.
+//!   now; the caller then re-applies the pins to the server's raw listing. A
+//!   tool approved with a hash (of the definition a person was shown, see
+//!   [`HeldTool::hash`]) is approved only if that is still the definition
+//!   held: one stale hash refuses the whole request, so a server that changes
+//!   again between the review and the click gets nothing approved.
 //!
 //! The pins live in `pins.json` in the state directory (beside the warm
 //! catalog), `0600`, written atomically and debounced by [`save_loop`]. A
@@ -40,7 +44,7 @@ use crate::config::ToolPinning;
 use crate::listing::Capabilities;
 use crate::snapshot::timestamp;
 
-pub use switchboard_api::{HeldDefinition, HeldTool};
+pub use switchboard_api::{ApproveTool, HeldDefinition, HeldTool};
 
 /// The on-disk format version; a file with another version starts afresh.
 const VERSION: u32 = 1;
@@ -51,6 +55,13 @@ pub enum PinsError {
     /// Named tools that are neither held, changed nor new.
     #[error("nothing to approve for {}: not held, changed or new", quoted(.0))]
     NotPending(Vec<String>),
+    /// Named tools whose definition is not the one reviewed (the hash sent
+    /// is not that of the definition the server lists now).
+    #[error(
+        "the definition of {} changed since it was shown; nothing was approved: review it again",
+        quoted(.0)
+    )]
+    Changed(Vec<String>),
 }
 
 fn quoted(names: &[String]) -> String {
@@ -256,6 +267,26 @@ impl Pins {
             .unwrap_or_default()
     }
 
+    /// When each of `server`'s approved tools was pinned (tools flagged new
+    /// are not approved yet and have no time): the catalog lets the tool
+    /// pinned first keep its name in a collision.
+    pub fn pinned_at(&self, server: &str) -> std::collections::HashMap<String, SystemTime> {
+        if self.mode == ToolPinning::Off {
+            return Default::default();
+        }
+        self.lock()
+            .servers
+            .get(server)
+            .map(|s| {
+                s.tools
+                    .iter()
+                    .filter(|(_, pin)| !pin.new)
+                    .map(|(name, pin)| (name.clone(), pin.pinned_at))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// `server`'s held tools, changed (listed) tools and new tools, for the
     /// snapshot.
     pub fn status(&self, server: &str) -> (Vec<HeldTool>, Vec<HeldTool>, Vec<String>) {
@@ -273,6 +304,7 @@ impl Pins {
                 name: name.clone(),
                 change: c.change.clone(),
                 since: timestamp(c.since),
+                hash: c.hash.clone(),
             })
             .collect();
         let new = entry
@@ -310,40 +342,65 @@ impl Pins {
                     .and_then(|p| serde_json::to_value(&p.definition).ok())
                     .unwrap_or(Value::Null),
                 current: serde_json::to_value(&c.definition).unwrap_or(Value::Null),
+                hash: c.hash.clone(),
             })
             .collect()
     }
 
     /// Approves `tools` of `server` (all of its held, changed and new tools
     /// when `None`): re-pins them to their current definitions. Returns the
-    /// names approved; a named tool with nothing to approve refuses the
-    /// whole request.
+    /// names approved; a named tool with nothing to approve, or one whose
+    /// hash is not that of its current definition, refuses the whole request.
     pub fn approve(
         &self,
         server: &str,
-        tools: Option<&[String]>,
+        tools: Option<&[ApproveTool]>,
     ) -> Result<Vec<String>, PinsError> {
         let mut file = self.lock();
         let Some(entry) = file.servers.get_mut(server) else {
             return match tools {
-                Some(names) if !names.is_empty() => Err(PinsError::NotPending(names.to_vec())),
+                Some(tools) if !tools.is_empty() => Err(PinsError::NotPending(
+                    tools.iter().map(|t| t.name().to_string()).collect(),
+                )),
                 _ => Ok(Vec::new()),
             };
         };
         let pending = |name: &str, entry: &ServerPins| {
             entry.changed.contains_key(name) || entry.tools.get(name).is_some_and(|p| p.new)
         };
+        // The hash of what would be pinned: the changed definition, or the
+        // new tool's own.
+        let current = |name: &str, entry: &ServerPins| {
+            entry
+                .changed
+                .get(name)
+                .map(|c| c.hash.clone())
+                .or_else(|| entry.tools.get(name).map(|p| p.hash.clone()))
+        };
         let names: Vec<String> = match tools {
-            Some(names) => {
-                let missing: Vec<String> = names
+            Some(tools) => {
+                let missing: Vec<String> = tools
                     .iter()
+                    .map(ApproveTool::name)
                     .filter(|n| !pending(n, entry))
-                    .cloned()
+                    .map(str::to_string)
                     .collect();
                 if !missing.is_empty() {
                     return Err(PinsError::NotPending(missing));
                 }
-                names.to_vec()
+                let stale: Vec<String> = tools
+                    .iter()
+                    .filter(|t| {
+                        t.hash()
+                            .is_some_and(|hash| current(t.name(), entry).as_deref() != Some(hash))
+                    })
+                    .map(|t| t.name().to_string())
+                    .collect();
+                if !stale.is_empty() {
+                    tracing::warn!(%server, tools = ?stale, "approval refused: the definition changed since it was shown");
+                    return Err(PinsError::Changed(stale));
+                }
+                tools.iter().map(|t| t.name().to_string()).collect()
             }
             None => entry
                 .tools
@@ -592,15 +649,99 @@ mod tests {
         assert_eq!(defs[0].current["description"], "read ~/.ssh");
 
         assert_eq!(
-            pins.approve("s", Some(&["b".to_string()])),
+            pins.approve("s", Some(&[ApproveTool::Name("b".into())])),
             Err(PinsError::NotPending(vec!["b".into()]))
         );
-        assert_eq!(pins.approve("s", Some(&["a".to_string()])).unwrap(), ["a"]);
+        assert_eq!(
+            pins.approve("s", Some(&[ApproveTool::Name("a".into())]))
+                .unwrap(),
+            ["a"]
+        );
         assert!(!pins.is_held("s", "a"));
         let served = pins.apply("s", changed.clone(), true);
         assert!(Arc::ptr_eq(&served, &changed));
         assert_eq!(pins.approve("s", None).unwrap(), ["c"]);
         assert_eq!(pins.status("s"), (vec![], vec![], vec![]));
+    }
+
+    #[test]
+    fn an_approval_with_a_hash_approves_only_the_definition_reviewed() {
+        let pins = Pins::open(ToolPinning::Hold, None);
+        pins.apply("s", caps(vec![tool("a", "one"), tool("b", "two")]), true);
+        pins.apply("s", caps(vec![tool("a", "reviewed"), tool("b", "2")]), true);
+        let (held, _, _) = pins.status("s");
+        let reviewed = held[0].hash.clone();
+        assert_eq!(reviewed, tool_hash(&tool("a", "reviewed")));
+        assert_eq!(pins.definitions("s")[0].hash, reviewed);
+        // The server changes again after the review, before the click.
+        pins.apply(
+            "s",
+            caps(vec![tool("a", "malicious"), tool("b", "2")]),
+            true,
+        );
+        let with = |name: &str, hash: &str| {
+            ApproveTool::Reviewed(switchboard_api::ReviewedTool {
+                name: name.into(),
+                hash: Some(hash.into()),
+            })
+        };
+        let b_hash = pins.status("s").0[1].hash.clone();
+        assert_eq!(
+            pins.approve("s", Some(&[with("b", &b_hash), with("a", &reviewed)])),
+            Err(PinsError::Changed(vec!["a".into()]))
+        );
+        // Nothing was approved, not even the tool whose hash matched.
+        assert!(pins.is_held("s", "a") && pins.is_held("s", "b"));
+        let current = pins.status("s").0[0].hash.clone();
+        assert_eq!(current, tool_hash(&tool("a", "malicious")));
+        assert_eq!(
+            pins.approve(
+                "s",
+                Some(&[with("a", &current), ApproveTool::Name("b".into())])
+            )
+            .unwrap(),
+            ["a", "b"]
+        );
+        assert_eq!(pins.status("s"), (vec![], vec![], vec![]));
+        // A new tool's hash is that of its own (pinned) definition.
+        pins.apply(
+            "s",
+            caps(vec![tool("a", "malicious"), tool("b", "2"), tool("c", "3")]),
+            true,
+        );
+        assert_eq!(
+            pins.approve("s", Some(&[with("c", "0")])),
+            Err(PinsError::Changed(vec!["c".into()]))
+        );
+        assert_eq!(
+            pins.approve("s", Some(&[with("c", &tool_hash(&tool("c", "3")))]))
+                .unwrap(),
+            ["c"]
+        );
+    }
+
+    #[test]
+    fn a_name_listed_twice_is_held_visibly_whatever_the_order() {
+        let pins = Pins::open(ToolPinning::Hold, None);
+        pins.apply("s", caps(vec![tool("a", "one")]), true);
+        // Changed, then pinned: the first definition counts, and is held.
+        let mut twice = (*caps(vec![tool("a", "two"), tool("a", "one")])).clone();
+        twice.drop_duplicates();
+        assert_eq!(
+            twice.notes,
+            ["tool 'a' is listed 2 times: only its first definition is used"]
+        );
+        let served = pins.apply("s", Arc::new(twice), true);
+        assert!(served.tools.is_empty());
+        let (held, _, _) = pins.status("s");
+        assert_eq!(held.len(), 1, "held, and said so");
+        // Pinned, then changed: the pinned definition is served.
+        let mut twice = (*caps(vec![tool("a", "one"), tool("a", "two")])).clone();
+        twice.drop_duplicates();
+        let served = pins.apply("s", Arc::new(twice), true);
+        assert_eq!(names(&served), ["a"]);
+        assert_eq!(served.tools[0].description.as_deref(), Some("one"));
+        assert!(!pins.is_held("s", "a"));
     }
 
     #[test]

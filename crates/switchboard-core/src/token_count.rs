@@ -153,6 +153,7 @@ mod tests {
                 prefix: id.to_string(),
                 disabled_tools: disabled.iter().map(|s| s.to_string()).collect(),
                 capabilities: Arc::new(caps),
+                pinned_at: std::collections::HashMap::new(),
             }
         };
         let a = vec![tool("read", "Read a file."), tool("write", "Write a file.")];

@@ -473,6 +473,39 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn a_carried_listing_goes_through_the_pins_again_and_keeps_what_was_held() {
+        let (upstream, _events) = unstartable();
+        let pins = Arc::new(crate::pins::Pins::open(
+            crate::config::ToolPinning::Hold,
+            None,
+        ));
+        let upstream = Arc::new(
+            Arc::try_unwrap(upstream)
+                .ok()
+                .unwrap()
+                .with_pins(pins.clone()),
+        );
+        let listing = |description: &str| {
+            let mut caps = crate::listing::Capabilities::empty(RefreshTrigger::Startup);
+            caps.tools = vec![
+                serde_json::from_value(serde_json::json!({
+                    "name": "t", "description": description, "inputSchema": {"type": "object"}
+                }))
+                .unwrap(),
+            ];
+            caps.hashes = caps.compute_hashes();
+            Arc::new(caps)
+        };
+        pins.apply("ghost", listing("one"), true);
+        // A reload rebuilds the upstream with the raw listing: the changed
+        // tool is held in what is served, and kept in what the server sent.
+        upstream.carry_listing(listing("two"));
+        assert!(upstream.capabilities().unwrap().tools.is_empty());
+        assert_eq!(upstream.raw_capabilities().unwrap().tools.len(), 1);
+        assert!(upstream.is_held("t"));
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn a_lost_authorization_waits_for_a_login_that_resets_the_breaker() {
         let (upstream, _events) = unstartable();
         assert!(upstream.refresh(RefreshTrigger::Manual).await.is_err());

@@ -147,9 +147,13 @@ impl ServerHandler for FixtureServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self
-            .state
-            .read(|spec| spec.tools.iter().map(|tool| tool.to_tool()).collect());
+        let tools = self.state.read(|spec| {
+            spec.listed_twice
+                .iter()
+                .chain(&spec.tools)
+                .map(|tool| tool.to_tool())
+                .collect()
+        });
         self.count(CountedRequest::ToolsList);
         Ok(ListToolsResult::with_all_items(tools))
     }

@@ -5,7 +5,9 @@
 //! are plain values: [`crate::state::FixtureState`] owns the live copy and is the
 //! only place that changes it. Invariant checked by [`Spec::validate`]: tool
 //! names, prompt names and resource URIs are unique, so lookups by name are
-//! unambiguous.
+//! unambiguous. The one exception is on purpose: `listedTwice` definitions
+//! are listed before `tools` under names `tools` may have too (a server that
+//! lists a name twice), and are never looked up.
 //!
 //! Tool input schemas are kept as the JSON objects given (key order included,
 //! `$schema` and `$defs` untouched); prompts and resource templates use rmcp's
@@ -24,6 +26,10 @@ use serde_json::{Value, json};
 pub struct Spec {
     #[serde(default)]
     pub tools: Vec<ToolSpec>,
+    /// Listed in `tools/list` before `tools`, names not checked: lets a test
+    /// list a tool's name twice with two definitions. Calls use `tools`.
+    #[serde(default)]
+    pub listed_twice: Vec<ToolSpec>,
     #[serde(default)]
     pub prompts: Vec<Prompt>,
     #[serde(default)]
@@ -112,6 +118,9 @@ pub struct ResourceSpec {
 pub struct ControlUpdate {
     #[serde(default)]
     pub tools: Option<Vec<ToolSpec>>,
+    /// Replaces [`Spec::listed_twice`] (a change of the tool list).
+    #[serde(default)]
+    pub listed_twice: Option<Vec<ToolSpec>>,
     #[serde(default)]
     pub prompts: Option<Vec<Prompt>>,
     #[serde(default)]
@@ -175,6 +184,10 @@ impl Spec {
         let mut changes = ListChanges::default();
         if let Some(tools) = update.tools {
             self.tools = tools;
+            changes.tools = true;
+        }
+        if let Some(tools) = update.listed_twice {
+            self.listed_twice = tools;
             changes.tools = true;
         }
         if let Some(prompts) = update.prompts {

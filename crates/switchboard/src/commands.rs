@@ -9,8 +9,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use switchboard::remote::{self, Remote};
 use switchboard_api::{
-    ActivityResponse, DashboardLink, HubSnapshot, LoginResponse, LogoutResponse, LogsResponse,
-    RefreshAllResponse, RefreshResult, ReloadResponse, ReloadResult,
+    ActivityResponse, ApproveTool, DashboardLink, HubSnapshot, LoginResponse, LogoutResponse,
+    LogsResponse, RefreshAllResponse, RefreshResult, ReloadResponse, ReloadResult, ReviewedTool,
 };
 
 use crate::print;
@@ -26,11 +26,48 @@ pub async fn status(remote: &Remote, json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `approve <server> [<tool>...]`: re-pins held, changed or new tools (all of
-/// the server's when none is named) to their current definitions.
+/// `approve <server> [<tool>...]`: shows the held and changed definitions
+/// (of the named tools, or all of the server's), then approves exactly those
+/// with their hashes, so a definition that changed again in between is not
+/// approved (the hub answers 409). Named tools without a definition to show
+/// (new tools) go by name, as do the server's new tools when none is named.
 pub async fn approve(remote: &Remote, id: &str, tools: &[String]) -> anyhow::Result<ExitCode> {
+    let held: switchboard_api::HeldResponse = remote.get(&format!("/servers/{id}/held")).await?;
+    let shown: Vec<&switchboard_api::HeldDefinition> = held
+        .tools
+        .iter()
+        .filter(|t| tools.is_empty() || tools.contains(&t.name))
+        .collect();
+    for definition in &shown {
+        print(&describe_held(id, definition))?;
+    }
+    let mut request: Vec<ApproveTool> = shown
+        .iter()
+        .map(|t| {
+            ApproveTool::Reviewed(ReviewedTool {
+                name: t.name.clone(),
+                hash: Some(t.hash.clone()).filter(|h| !h.is_empty()),
+            })
+        })
+        .collect();
+    let by_name: Vec<String> = if tools.is_empty() {
+        let snapshot: HubSnapshot = remote.get("/status").await?;
+        snapshot
+            .servers
+            .into_iter()
+            .filter(|s| s.id == id)
+            .flat_map(|s| s.new_tools)
+            .collect()
+    } else {
+        tools.to_vec()
+    };
+    for name in by_name {
+        if !request.iter().any(|t| t.name() == name) {
+            request.push(ApproveTool::Name(name));
+        }
+    }
     let request = switchboard_api::ApproveRequest {
-        tools: (!tools.is_empty()).then(|| tools.to_vec()),
+        tools: Some(request),
     };
     let answer: switchboard_api::ApproveResponse = remote
         .post_json(&format!("/servers/{id}/approve"), &request)
@@ -41,6 +78,35 @@ pub async fn approve(remote: &Remote, id: &str, tools: &[String]) -> anyhow::Res
         print(&format!("{id}: approved {}", answer.approved.join(", ")))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A held or changed tool for review: what changed, then each top-level
+/// field that differs, as approved (`-`) and as listed now (`+`).
+fn describe_held(id: &str, held: &switchboard_api::HeldDefinition) -> String {
+    let mut out = format!(
+        "{id}: {} ({} changed since {}{})",
+        held.name,
+        held.change,
+        held.since,
+        if held.held { ", held" } else { "" }
+    );
+    let empty = serde_json::Map::new();
+    let approved = held.approved.as_object().unwrap_or(&empty);
+    let current = held.current.as_object().unwrap_or(&empty);
+    let keys: std::collections::BTreeSet<&String> = approved.keys().chain(current.keys()).collect();
+    for key in keys {
+        let (old, new) = (approved.get(key), current.get(key));
+        if old == new {
+            continue;
+        }
+        if let Some(old) = old {
+            out.push_str(&format!("\n  - {key}: {old}"));
+        }
+        if let Some(new) = new {
+            out.push_str(&format!("\n  + {key}: {new}"));
+        }
+    }
+    out
 }
 
 /// `refresh [<id>]`: re-lists one server or all; fails if any failed.

@@ -53,7 +53,8 @@ enum Command {
         hub: HubAddress,
     },
     /// Approve tools held because their definition changed (all of the
-    /// server's held, changed and new tools when none is named).
+    /// server's held, changed and new tools when none is named): shows each
+    /// changed definition, then approves exactly what it showed.
     Approve {
         /// The server id.
         id: String,

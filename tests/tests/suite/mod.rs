@@ -25,6 +25,7 @@ mod log_floods;
 mod merge;
 mod oauth;
 mod pins;
+mod pins_review;
 mod priming;
 mod profiles;
 mod redirects;

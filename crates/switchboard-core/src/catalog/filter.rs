@@ -103,6 +103,7 @@ mod tests {
             prefix: id.to_string(),
             disabled_tools: vec![],
             capabilities: Arc::new(caps),
+            pinned_at: std::collections::HashMap::new(),
         }
     }
 

@@ -1,7 +1,9 @@
 //! The control API's tool-pinning routes (see `crate::pins`):
 //! `GET /api/v1/servers/<id>/held` (both definitions of each held or changed
 //! tool, for a diff) and `POST /api/v1/servers/<id>/approve` (body
-//! `{"tools": [...]}`, or none for every held, changed and new tool).
+//! `{"tools": [...]}`, or none for every held, changed and new tool; each
+//! tool a name, or `{"name", "hash"}` to approve only the definition with
+//! that hash: 409 and nothing approved when it is not the held one).
 
 use axum::Json;
 use axum::body::Bytes;
@@ -30,10 +32,11 @@ pub(super) async fn approve(
     } else {
         match serde_json::from_slice::<api::ApproveRequest>(&body) {
             Ok(request) => request,
-            Err(err) => {
+            // serde's own message would name the wire type: say the shape.
+            Err(_) => {
                 return error(
                     StatusCode::BAD_REQUEST,
-                    format!("the body must be {{\"tools\": [\"<tool>\", ...]}} or empty: {err}"),
+                    "the body must be {\"tools\": [\"<tool>\" or {\"name\": \"<tool>\", \"hash\": \"<hash>\"}, ...]} or empty".to_string(),
                 );
             }
         }

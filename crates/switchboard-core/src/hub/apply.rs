@@ -99,7 +99,7 @@ impl HubHandle {
                 (Action::Restart, Some(current)) => {
                     let rebuilt = Arc::new(self.new_upstream(server));
                     if rebuilt.is_enabled()
-                        && let Some(caps) = current.capabilities()
+                        && let Some(caps) = current.raw_capabilities()
                     {
                         rebuilt.carry_listing(caps);
                     }

@@ -5,24 +5,27 @@
 
 use super::HubHandle;
 use crate::config::ServerId;
-use crate::pins::{HeldDefinition, PinsError};
+use crate::pins::{ApproveTool, HeldDefinition, PinsError};
 
 /// Why an approval was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum ApproveError {
     #[error("no server '{0}' is configured")]
     UnknownServer(String),
+    /// Nothing to approve for a named tool, or its definition is not the
+    /// one reviewed: nothing was approved.
     #[error("server '{server}': {source}")]
     NotPending { server: String, source: PinsError },
 }
 
 impl HubHandle {
     /// Approves `tools` of server `id` (all its held, changed and new tools
-    /// when `None`). Returns the names approved.
+    /// when `None`; a tool with a hash only if that is its current
+    /// definition). Returns the names approved.
     pub async fn approve(
         &self,
         id: &str,
-        tools: Option<Vec<String>>,
+        tools: Option<Vec<ApproveTool>>,
     ) -> Result<Vec<String>, ApproveError> {
         let upstream = self
             .upstream(id)

@@ -152,6 +152,7 @@ impl HubHandle {
                     prefix: config.prefix().to_string(),
                     disabled_tools: config.disabled_tools.iter().cloned().collect(),
                     capabilities: caps,
+                    pinned_at: self.inner.pins.pinned_at(u.id.as_str()),
                 })
             })
             .collect();
@@ -291,6 +292,11 @@ impl HubHandle {
                     held_tools,
                     changed_tools,
                     new_tools,
+                    notes: caps.map_or_else(Vec::new, |c| {
+                        let mut notes = c.notes.clone();
+                        notes.extend(crate::catalog::reserved_notes(config.prefix(), c));
+                        notes
+                    }),
                 }
             })
             .collect();

@@ -1,6 +1,10 @@
 //! The warm catalog: the listings of the last run, kept in a file so that a
 //! restarted hub serves its tools at once (marked unverified until a server
 //! is used), written after catalog changes (debounced) and at shutdown.
+//! What is kept is each listing as the server sent it, held tools included:
+//! the pins of the next run apply to it in that run's `toolPinning` mode, so
+//! a tool held under `hold` is served at once after a restart in `warn` or
+//! `off`, and withheld again under `hold`.
 
 use std::path::PathBuf;
 
@@ -28,7 +32,7 @@ pub(super) async fn save_warm_catalog(hub: HubHandle, path: PathBuf, cancel: Can
                 Some((
                     u.id.to_string(),
                     u.fingerprint().to_string(),
-                    u.capabilities()?,
+                    u.raw_capabilities()?,
                 ))
             })
             .collect();

@@ -153,12 +153,26 @@ impl Upstream {
 
     /// Starts a rebuilt upstream with its predecessor's lists (marked stale),
     /// so a reload does not make its tools vanish until it is listed again.
-    pub(crate) fn carry_listing(&self, caps: Arc<Capabilities>) {
+    /// `raw` is the listing as the server sent it: the pins decide again
+    /// what of it is served.
+    pub(crate) fn carry_listing(&self, raw: Arc<Capabilities>) {
+        let caps = self.pins.apply(self.id.as_str(), raw.clone(), false);
         self.update(|s| {
-            s.raw_listing = Some(caps.clone());
+            s.raw_listing = Some(raw);
             s.listing = Some(caps);
             s.stale = true;
         });
+    }
+
+    /// The last listing as the server sent it, before the pins withheld
+    /// anything (what the warm catalog keeps, so that the pins of the next
+    /// run, in whatever mode, decide what is served).
+    pub(crate) fn raw_capabilities(&self) -> Option<Arc<Capabilities>> {
+        let status = self.lock_status();
+        status
+            .raw_listing
+            .clone()
+            .or_else(|| status.listing.clone())
     }
 
     /// Marks a listing from a previous run as known but unconfirmed.
