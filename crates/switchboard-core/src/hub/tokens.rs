@@ -194,6 +194,9 @@ impl TokenCounter {
     }
 }
 
+/// A tool's own name and its JSON.
+type NamedJson = (Arc<str>, String);
+
 /// The key of a counted text: a hash (SipHash with fixed keys; a collision
 /// would only mix up two counts).
 fn text_key(text: &str) -> u64 {
@@ -207,7 +210,7 @@ fn text_key(text: &str) -> u64 {
 /// Blocking.
 fn count_job(job: &CountJob, known: &Mutex<HashMap<u64, usize>>) -> CatalogTokens {
     let catalog: Vec<String> = job.catalog.tools.iter().map(tool_json).collect();
-    let listed: Vec<(ServerId, Vec<(Arc<str>, String)>)> = job
+    let listed: Vec<(ServerId, Vec<NamedJson>)> = job
         .listed
         .iter()
         .map(|(server, caps)| {
