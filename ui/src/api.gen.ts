@@ -414,6 +414,14 @@ path: string,
 /**
  * Why, for people.
  */
+message: string, } | { "kind": "unsafe", 
+/**
+ * The config file.
+ */
+path: string, 
+/**
+ * Why, for people.
+ */
 message: string, } | { "kind": "invalid", 
 /**
  * The config file.
