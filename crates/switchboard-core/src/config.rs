@@ -16,7 +16,8 @@
 //! removes servers: only a valid file does.
 //!
 //! Invariants of a parsed [`Config`]: no object in the file has a key twice;
-//! server ids match `[A-Za-z0-9_-]{1,40}` and are unique; every server has exactly one transport; every duration,
+//! server ids match `[A-Za-z0-9_-]{1,40}` and are unique; every server has
+//! exactly one transport; every duration,
 //! global or per server, is at most [`MAX_DURATION`] (checked in the file with
 //! `path:line:column`, and in `SWITCHBOARD_*` variables naming the variable),
 //! so `Instant + duration` built from config cannot overflow.

@@ -269,7 +269,8 @@ fn position(valid: &[u8]) -> (usize, usize) {
 
 /// Reads the config file: `Ok(None)` when there is none. Refuses, without
 /// blocking, anything but a regular file (a FIFO would otherwise wait for a
-/// writer forever), and files over [`MAX_CONFIG_BYTES`].
+/// writer forever), a file or directory another user could change
+/// (`guard.rs`), and files over [`MAX_CONFIG_BYTES`].
 pub fn read_config_file(path: &Path) -> Result<Option<Vec<u8>>, ConfigError> {
     use std::io::Read;
     let read_error = |err: std::io::Error| ConfigError::Read {
