@@ -429,6 +429,14 @@ path: string,
 /**
  * Why, for people.
  */
+message: string, } | { "kind": "unsafe", 
+/**
+ * The config file.
+ */
+path: string, 
+/**
+ * Why, for people.
+ */
 message: string, } | { "kind": "invalid", 
 /**
  * The config file.

@@ -427,6 +427,14 @@ pub enum ConfigError {
         /// Why, for people.
         message: String,
     },
+    /// Another user could change the file or its directory (its mode or
+    /// owner allows it): the message names which, and the mode or owner.
+    Unsafe {
+        /// The config file.
+        path: String,
+        /// Why, for people.
+        message: String,
+    },
     /// The file does not parse or holds a bad value.
     Invalid {
         /// The config file.
@@ -457,6 +465,7 @@ impl ConfigError {
             | Self::Missing { path, .. }
             | Self::Empty { path, .. }
             | Self::NotAFile { path, .. }
+            | Self::Unsafe { path, .. }
             | Self::Invalid { path, .. } => Some(path),
             Self::Env { .. } => None,
         }
@@ -469,6 +478,7 @@ impl ConfigError {
             | Self::Missing { message, .. }
             | Self::Empty { message, .. }
             | Self::NotAFile { message, .. }
+            | Self::Unsafe { message, .. }
             | Self::Invalid { message, .. }
             | Self::Env { message, .. } => message,
         }

@@ -286,6 +286,11 @@ impl Access {
                 Kind::Mcp => "allowRemote is on: MCP requests need the control token as \
                               `Authorization: Bearer <token>`"
                     .into(),
+                Kind::ControlPrivateRead => "reading this needs the control token \
+                                             (`Authorization: Bearer <token>`, from the \
+                                             control-token file) or the dashboard opened with \
+                                             `switchboard dashboard`"
+                    .into(),
                 _ => "changing the hub needs the control token (`Authorization: Bearer <token>`, \
                       from the control-token file) or the dashboard opened with \
                       `switchboard dashboard`"
@@ -478,7 +483,7 @@ fn read_checked(path: &Path) -> Result<String, AccessError> {
     };
     #[cfg(unix)]
     {
-        use std::os::unix::fs::MetadataExt;
+        use crate::util::files::{Guard, check_exposure};
         let meta = std::fs::symlink_metadata(path).map_err(|source| AccessError::Read {
             path: path.to_path_buf(),
             source,
@@ -486,15 +491,8 @@ fn read_checked(path: &Path) -> Result<String, AccessError> {
         if !meta.file_type().is_file() {
             return Err(unsafe_file("it is not a plain file".into()));
         }
-        if meta.mode() & 0o077 != 0 {
-            return Err(unsafe_file(format!(
-                "mode {:o} lets others read it",
-                meta.mode() & 0o777
-            )));
-        }
-        if meta.uid() != nix::unistd::geteuid().as_raw() {
-            return Err(unsafe_file("another user owns it".into()));
-        }
+        check_exposure(&meta, Guard::Private)
+            .map_err(|exposure| unsafe_file(format!("it {exposure}")))?;
     }
     let token = text.trim();
     if token.len() < 32 || !token.bytes().all(|b| b.is_ascii_alphanumeric()) {
@@ -666,6 +664,34 @@ mod tests {
         assert!(
             a.session_cookie(&session)
                 .contains("HttpOnly; SameSite=Strict")
+        );
+    }
+
+    #[test]
+    fn a_refused_private_read_says_reading_needs_the_token() {
+        let a = access();
+        let host = headers(&[(header::HOST, "127.0.0.1:8420")]);
+        for path in [
+            "/api/v1/servers/a/logs",
+            "/api/v1/activity",
+            "/api/v1/import",
+        ] {
+            let Err(Refusal::Unauthorized(text)) = a.check(&Method::GET, path, &host) else {
+                panic!("{path} was not refused with 401");
+            };
+            assert!(
+                text.starts_with("reading this needs the control token"),
+                "{path}: {text}"
+            );
+        }
+        let Err(Refusal::Unauthorized(text)) =
+            a.check(&Method::POST, "/api/v1/servers/a/disable", &host)
+        else {
+            panic!("a write was not refused with 401");
+        };
+        assert!(
+            text.starts_with("changing the hub needs the control token"),
+            "{text}"
         );
     }
 

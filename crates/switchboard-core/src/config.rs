@@ -15,8 +15,9 @@
 //! a file deleted, or truncated by an editor that writes in place, never
 //! removes servers: only a valid file does.
 //!
-//! Invariants of a parsed [`Config`]: server ids match `[A-Za-z0-9_-]{1,40}`
-//! and are unique; every server has exactly one transport; every duration,
+//! Invariants of a parsed [`Config`]: no object in the file has a key twice;
+//! server ids match `[A-Za-z0-9_-]{1,40}` and are unique; every server has
+//! exactly one transport; every duration,
 //! global or per server, is at most [`MAX_DURATION`] (checked in the file with
 //! `path:line:column`, and in `SWITCHBOARD_*` variables naming the variable),
 //! so `Instant + duration` built from config cannot overflow.
@@ -36,12 +37,16 @@
 //!   off, adding, replacing or removing one), splicing only the member
 //!   concerned (`splice` finds the byte spans) so every other byte stays;
 //! - `watch`: a watcher that only signals "the file may have changed";
+//! - `guard`: who may change the file (only its owner: a file or directory
+//!   others can write is refused, [`ConfigError::Unsafe`]);
+//! - `unique`: the one check of repeated keys, in any object of the file;
 //! - `load`: reading and parsing the file ([`Config::load`]), the config a
 //!   hub runs with (file plus environment: [`Config::load_effective`]) and
 //!   [`ConfigError`].
 
 mod editor;
 mod expand;
+mod guard;
 mod load;
 mod model;
 mod profiles;
@@ -50,6 +55,7 @@ mod secrets;
 mod settings;
 mod splice;
 mod transport;
+mod unique;
 mod watch;
 
 pub use editor::{

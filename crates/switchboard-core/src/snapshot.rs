@@ -53,6 +53,10 @@ impl From<crate::config::ConfigError> for switchboard_api::ConfigError {
                 path: path(p),
                 message,
             },
+            E::Unsafe { path: p, message } => Self::Unsafe {
+                path: path(p),
+                message,
+            },
             E::Invalid {
                 path: p,
                 line,

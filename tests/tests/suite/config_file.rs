@@ -205,13 +205,13 @@ fn mkfifo(path: &Path) {
     assert!(status.success(), "mkfifo {}", path.display());
 }
 
-struct Exit {
-    code: Option<i32>,
-    stderr: String,
+pub(super) struct Exit {
+    pub(super) code: Option<i32>,
+    pub(super) stderr: String,
 }
 
 /// Runs `switchboard serve` on `config` and waits (bounded) for it to exit.
-async fn serve_expecting_exit(config: &Path, env: &[(&str, &str)]) -> Exit {
+pub(super) async fn serve_expecting_exit(config: &Path, env: &[(&str, &str)]) -> Exit {
     let cache = tempfile::tempdir().unwrap();
     let mut cmd = tokio::process::Command::new(bin("switchboard"));
     cmd.args(["serve", "--listen", "127.0.0.1:0", "--config"])

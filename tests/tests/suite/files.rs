@@ -89,10 +89,13 @@ async fn disable_keeps_the_configs_mode_owner_and_symlink() {
     .await
     .unwrap();
 
-    // A plain 0600 config stays 0600 (and keeps its owner).
+    // A plain 0600 config stays 0600 (and keeps its owner and group). The
+    // owner stays the hub's user: a config of another user is refused
+    // (`config_owner.rs`); another group without write access is fine.
     set_mode(&hub.config_path, 0o600);
+    let owner = fs::metadata(&hub.config_path).unwrap().uid();
     if is_root() {
-        std::os::unix::fs::chown(&hub.config_path, Some(NOBODY), Some(NOBODY)).unwrap();
+        std::os::unix::fs::chown(&hub.config_path, None, Some(NOBODY)).unwrap();
     }
     let (code, body) = hub.post("/api/v1/servers/alpha/disable").await;
     assert_eq!(code, 200, "{body}");
@@ -101,7 +104,7 @@ async fn disable_keeps_the_configs_mode_owner_and_symlink() {
     assert_eq!(mode(&hub.config_path), 0o600);
     if is_root() {
         let meta = fs::metadata(&hub.config_path).unwrap();
-        assert_eq!((meta.uid(), meta.gid()), (NOBODY, NOBODY));
+        assert_eq!((meta.uid(), meta.gid()), (owner, NOBODY));
     }
 
     // A symlinked config (dotfiles elsewhere) stays a symlink; its target is edited.

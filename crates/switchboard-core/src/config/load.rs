@@ -41,6 +41,10 @@ pub enum ConfigError {
     /// A FIFO, a directory, a device or a socket: only a regular file is read.
     #[error("{path}: {message}")]
     NotAFile { path: PathBuf, message: String },
+    /// The file or its directory could be changed by another user
+    /// (`guard.rs`): the message names which, and its mode or owner.
+    #[error("{path}: {message}")]
+    Unsafe { path: PathBuf, message: String },
     #[error("{path}:{line}:{column}: {message}")]
     Invalid {
         path: PathBuf,
@@ -78,6 +82,7 @@ impl ConfigError {
                 path,
                 message: text(&message),
             },
+            Self::Unsafe { path, message } => Self::Unsafe { path, message },
             Self::Invalid {
                 path,
                 line,
@@ -238,6 +243,7 @@ impl Config {
             column: err.column(),
             message: strip_position(&err.to_string()),
         };
+        super::unique::check_unique_keys(text).map_err(invalid)?;
         let mut de = serde_json::Deserializer::from_str(text);
         let raw = de::DeserializeSeed::deserialize(FileSeed(vars), &mut de).map_err(invalid)?;
         de.end().map_err(invalid)?;
@@ -263,7 +269,8 @@ fn position(valid: &[u8]) -> (usize, usize) {
 
 /// Reads the config file: `Ok(None)` when there is none. Refuses, without
 /// blocking, anything but a regular file (a FIFO would otherwise wait for a
-/// writer forever), and files over [`MAX_CONFIG_BYTES`].
+/// writer forever), a file or directory another user could change
+/// (`guard.rs`), and files over [`MAX_CONFIG_BYTES`].
 pub fn read_config_file(path: &Path) -> Result<Option<Vec<u8>>, ConfigError> {
     use std::io::Read;
     let read_error = |err: std::io::Error| ConfigError::Read {
@@ -294,6 +301,7 @@ pub fn read_config_file(path: &Path) -> Result<Option<Vec<u8>>, ConfigError> {
             ),
         });
     }
+    super::guard::check_file(path, &meta)?;
     if meta.len() > MAX_CONFIG_BYTES {
         return Err(ConfigError::Read {
             path: path.to_path_buf(),
@@ -391,19 +399,11 @@ impl<'de> de::DeserializeSeed<'de> for FileSeed<'_, '_> {
                 let mut servers: Option<ServerList> = None;
                 let mut settings: Option<FileSettings> = None;
                 let mut profiles: Option<Vec<super::ProfileConfig>> = None;
+                // A repeated key never gets here (`unique.rs`).
                 while let Some(key) = map.next_key::<String>()? {
                     match key.as_str() {
-                        "mcpServers" if servers.is_some() => {
-                            return Err(de::Error::duplicate_field("mcpServers"));
-                        }
-                        "settings" if settings.is_some() => {
-                            return Err(de::Error::duplicate_field("settings"));
-                        }
                         "mcpServers" => servers = Some(map.next_value_seed(ListSeed(self.0))?),
                         "settings" => settings = Some(map.next_value()?),
-                        "profiles" if profiles.is_some() => {
-                            return Err(de::Error::duplicate_field("profiles"));
-                        }
                         "profiles" => {
                             let value: serde_json::Value = map.next_value()?;
                             profiles = Some(
@@ -431,7 +431,8 @@ impl<'de> de::DeserializeSeed<'de> for FileSeed<'_, '_> {
     }
 }
 
-/// `mcpServers` in file order, with ids checked and duplicates refused.
+/// `mcpServers` in file order, with ids checked (a repeated id was refused
+/// before, with every other repeated key: `unique.rs`).
 #[derive(Default)]
 struct ServerList(Vec<ServerConfig>);
 
@@ -450,11 +451,6 @@ impl<'de> de::DeserializeSeed<'de> for ListSeed<'_, '_> {
                 let mut servers: Vec<ServerConfig> = Vec::new();
                 while let Some(key) = map.next_key::<String>()? {
                     let id = ServerId::new(&key).map_err(de::Error::custom)?;
-                    if servers.iter().any(|s| s.id == id) {
-                        return Err(de::Error::custom(format!(
-                            "server id {key:?} is defined twice"
-                        )));
-                    }
                     let raw: RawServer = map.next_value()?;
                     let server = raw
                         .into_server(id, self.0)

@@ -1,6 +1,8 @@
 //! Writing files that may hold secrets: the one atomic-write function used by
 //! the hub (warm catalog, config edits) and the CLI (import, connect,
-//! backups), and private directories.
+//! backups), private directories, and the one check of who else could read
+//! or change a file ([`check_exposure`]: the control token, the state
+//! directory, the config file and its directory).
 //!
 //! Rules on Unix (other platforms get the same atomicity, without modes):
 //! - directories Switchboard creates are `0700`; an existing directory is never
@@ -34,6 +36,51 @@ pub enum FileMode {
     Keep,
 }
 
+/// What a file or directory must keep from other users ([`check_exposure`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Guard {
+    /// Reading and writing: no group or other bits (the control token, the
+    /// state directory).
+    Private,
+    /// Writing: no group or other write bit (the config file and its
+    /// directory: what they say is run as their owner).
+    Unwritable,
+}
+
+/// Why a file or directory fails a [`Guard`]. The text completes a sentence
+/// whose subject is the file ("the config file …").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Exposure {
+    /// Owned by neither this process's user nor root.
+    #[error("belongs to another user (uid {uid})")]
+    Owner { uid: u32 },
+    /// Group or other bits the guard forbids.
+    #[error("has mode {mode:03o}, which lets other users {what} it")]
+    Mode { mode: u32, what: &'static str },
+}
+
+/// Checks that only this process's user (or root, who can do anything
+/// anyway) owns the file or directory `meta` describes, and that its mode
+/// gives others none of the rights `guard` keeps. Unix only: other
+/// platforms' permissions are not modes (see `docs/security.md`).
+#[cfg(unix)]
+pub fn check_exposure(meta: &fs::Metadata, guard: Guard) -> Result<(), Exposure> {
+    use std::os::unix::fs::MetadataExt;
+    let uid = meta.uid();
+    if uid != nix::unistd::geteuid().as_raw() && uid != 0 {
+        return Err(Exposure::Owner { uid });
+    }
+    let (bits, what) = match guard {
+        Guard::Private => (0o077, "read or change"),
+        Guard::Unwritable => (0o022, "change"),
+    };
+    let mode = meta.mode() & 0o7777;
+    if mode & bits != 0 {
+        return Err(Exposure::Mode { mode, what });
+    }
+    Ok(())
+}
+
 /// Creates `dir` and any missing parents with mode `0700`; existing
 /// directories are left as they are.
 pub fn private_dir(dir: &Path) -> io::Result<()> {
@@ -59,17 +106,19 @@ pub fn own_dir(dir: &Path) -> io::Result<()> {
     private_dir(dir)?;
     #[cfg(unix)]
     {
-        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        use std::os::unix::fs::PermissionsExt;
         let meta = fs::metadata(dir)?;
-        if meta.uid() != nix::unistd::geteuid().as_raw() {
-            return Err(io::Error::new(
-                io::ErrorKind::PermissionDenied,
-                format!("{} belongs to another user", dir.display()),
-            ));
-        }
-        let mode = meta.permissions().mode();
-        if mode & 0o077 != 0 {
-            fs::set_permissions(dir, fs::Permissions::from_mode(mode & 0o700))?;
+        match check_exposure(&meta, Guard::Private) {
+            Ok(()) => {}
+            Err(Exposure::Mode { mode, .. }) => {
+                fs::set_permissions(dir, fs::Permissions::from_mode(mode & 0o700))?;
+            }
+            Err(exposure @ Exposure::Owner { .. }) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    format!("{} {exposure}", dir.display()),
+                ));
+            }
         }
     }
     Ok(())
@@ -303,6 +352,48 @@ mod tests {
         assert_eq!(mode(root.path()), 0o755);
         private_dir(root.path()).unwrap();
         assert_eq!(mode(root.path()), 0o755);
+    }
+
+    #[test]
+    fn exposure_names_the_owner_or_the_mode_each_guard_forbids() {
+        let root = tempfile::tempdir().unwrap();
+        let path = root.path().join("f");
+        fs::write(&path, "x").unwrap();
+        let check = |m: u32, guard: Guard| {
+            fs::set_permissions(&path, fs::Permissions::from_mode(m)).unwrap();
+            check_exposure(&fs::metadata(&path).unwrap(), guard)
+        };
+        assert_eq!(check(0o600, Guard::Private), Ok(()));
+        assert_eq!(check(0o644, Guard::Unwritable), Ok(()));
+        assert_eq!(check(0o755, Guard::Unwritable), Ok(()));
+        let err = check(0o640, Guard::Private).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "has mode 640, which lets other users read or change it"
+        );
+        for (m, shown) in [
+            (0o666, "666"),
+            (0o620, "620"),
+            (0o602, "602"),
+            (0o1777, "1777"),
+        ] {
+            let err = check(m, Guard::Unwritable).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!("has mode {shown}, which lets other users change it")
+            );
+        }
+        // Another owner (only root can make one here).
+        if nix::unistd::geteuid().is_root() {
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+            std::os::unix::fs::chown(&path, Some(65534), None).unwrap();
+            let err = check_exposure(&fs::metadata(&path).unwrap(), Guard::Unwritable);
+            assert_eq!(err, Err(Exposure::Owner { uid: 65534 }));
+            assert_eq!(
+                err.unwrap_err().to_string(),
+                "belongs to another user (uid 65534)"
+            );
+        }
     }
 
     #[test]
