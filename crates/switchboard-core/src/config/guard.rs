@@ -96,7 +96,34 @@ mod tests {
         let path = dir.join("config.json");
         fs::write(&path, r#"{"mcpServers": {"a": {"command": "x"}}}"#).unwrap();
         set_mode(&path, 0o644);
+        // A group other users can be in (`nogroup`), so group write counts;
+        // the owner's private group is the case of its own test below.
+        if nix::unistd::geteuid().is_root() {
+            for p in [dir.as_path(), path.as_path()] {
+                std::os::unix::fs::chown(p, None, Some(65534)).unwrap();
+            }
+        }
         (root, path)
+    }
+
+    #[test]
+    fn group_write_through_the_owners_private_group_is_read() {
+        // Root's `root` group is its private group here (primary, named like
+        // it, no other member): what a umask of 002 gives a user's files.
+        if !nix::unistd::geteuid().is_root() {
+            return;
+        }
+        let (_root, path) = setup();
+        let dir = path.parent().unwrap();
+        for p in [dir, path.as_path()] {
+            std::os::unix::fs::chown(p, None, Some(0)).unwrap();
+        }
+        set_mode(&path, 0o664);
+        set_mode(dir, 0o775);
+        assert_eq!(Config::load_for_reload(&path).unwrap().servers.len(), 1);
+        // Others still may not write.
+        set_mode(&path, 0o666);
+        unsafe_message(Config::load_for_reload(&path).unwrap_err());
     }
 
     fn unsafe_message(err: ConfigError) -> String {

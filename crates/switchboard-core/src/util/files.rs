@@ -75,10 +75,36 @@ pub fn check_exposure(meta: &fs::Metadata, guard: Guard) -> Result<(), Exposure>
         Guard::Unwritable => (0o022, "change"),
     };
     let mode = meta.mode() & 0o7777;
-    if mode & bits != 0 {
+    let mut exposed = mode & bits;
+    // Group write through the owner's own private group (a group named
+    // like the user, their primary one, with nobody else in it) reaches no
+    // other user: what a umask of 002 (Debian's and Fedora's user private
+    // groups) gives every file the user makes.
+    if matches!(guard, Guard::Unwritable)
+        && exposed & 0o020 != 0
+        && is_private_group(meta.gid(), uid)
+    {
+        exposed &= !0o020;
+    }
+    if exposed != 0 {
         return Err(Exposure::Mode { mode, what });
     }
     Ok(())
+}
+
+/// Whether group `gid` is user `uid`'s private group: the user's primary
+/// group, named like the user, with no other member. Unknown users or groups
+/// are not.
+#[cfg(unix)]
+fn is_private_group(gid: u32, uid: u32) -> bool {
+    use nix::unistd::{Gid, Group, Uid, User};
+    let (Ok(Some(user)), Ok(Some(group))) = (
+        User::from_uid(Uid::from_raw(uid)),
+        Group::from_gid(Gid::from_raw(gid)),
+    ) else {
+        return false;
+    };
+    user.gid == group.gid && group.name == user.name && group.mem.iter().all(|m| *m == user.name)
 }
 
 /// Creates `dir` and any missing parents with mode `0700`; existing
@@ -356,6 +382,7 @@ mod tests {
 
     #[test]
     fn exposure_names_the_owner_or_the_mode_each_guard_forbids() {
+        use std::os::unix::fs::MetadataExt;
         let root = tempfile::tempdir().unwrap();
         let path = root.path().join("f");
         fs::write(&path, "x").unwrap();
@@ -371,12 +398,21 @@ mod tests {
             err.to_string(),
             "has mode 640, which lets other users read or change it"
         );
-        for (m, shown) in [
-            (0o666, "666"),
-            (0o620, "620"),
-            (0o602, "602"),
-            (0o1777, "1777"),
-        ] {
+        // Group write is exposure unless the group is the owner's private one
+        // (root's `root` group here is; `nogroup` never is).
+        let private = is_private_group(
+            fs::metadata(&path).unwrap().gid(),
+            nix::unistd::geteuid().as_raw(),
+        );
+        assert_eq!(check(0o664, Guard::Unwritable).is_ok(), private);
+        if nix::unistd::geteuid().is_root() {
+            std::os::unix::fs::chown(&path, None, Some(65534)).unwrap();
+            assert!(!is_private_group(65534, 0));
+        }
+        for (m, shown) in [(0o666, "666"), (0o602, "602"), (0o1777, "1777")]
+            .into_iter()
+            .chain(nix::unistd::geteuid().is_root().then_some((0o620, "620")))
+        {
             let err = check(m, Guard::Unwritable).unwrap_err();
             assert_eq!(
                 err.to_string(),
