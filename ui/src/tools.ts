@@ -105,7 +105,10 @@ export function createTools(hooks: {
       state.data = null;
       return;
     }
-    if (state.loadedFor !== null && state.loadedFor !== key) load(state.open);
+    // Also while the list shown has tools the hub had not counted yet: their
+    // counts come with a later snapshot, which may be the first one seen.
+    const uncounted = state.data?.tools.some((t) => t.tokens === null) ?? false;
+    if ((state.loadedFor !== null && state.loadedFor !== key) || uncounted) load(state.open);
     state.loadedFor = key;
   };
   return { state, actions, observe };

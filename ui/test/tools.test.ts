@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { tokensLabel, toolsKey } from '../src/tools';
+import { describe, expect, it, vi } from 'vitest';
+import { createTools, tokensLabel, toolsApi, toolsKey } from '../src/tools';
 import { firstLine, searchPath } from '../src/search';
 import { server, snapshot } from './fixtures';
 
@@ -33,5 +33,24 @@ describe('search', () => {
     expect(firstLine('One.\nTwo.')).toBe('One.');
     expect(firstLine('abcdef', 4)).toBe('abc…');
     expect(firstLine('')).toBe('');
+  });
+
+  it('loads the list again while some of its tools are not counted yet', async () => {
+    const answers = [
+      { server: 'a', listed: true, tools: [{ name: 't', description: '', enabled: true, tokens: null }] },
+      { server: 'a', listed: true, tools: [{ name: 't', description: '', enabled: true, tokens: 42 }] },
+    ];
+    const list = vi.spyOn(toolsApi, 'list').mockImplementation(() => Promise.resolve(answers.shift() ?? answers[0]));
+    const tools = createTools({ update: () => undefined, run: () => Promise.resolve() });
+    tools.actions.show('a');
+    await vi.waitFor(() => expect(tools.state.data?.tools[0].tokens).toBeNull());
+    // The first snapshot after opening is already the counted one: same key as later ones.
+    tools.observe(snapshot([server({ id: 'a', toolCount: 1, toolTokens: 42 })]));
+    await vi.waitFor(() => expect(tools.state.data?.tools[0].tokens).toBe(42));
+    expect(list).toHaveBeenCalledTimes(2);
+    // Counted: a snapshot with the same key loads nothing more.
+    tools.observe(snapshot([server({ id: 'a', toolCount: 1, toolTokens: 42 })]));
+    expect(list).toHaveBeenCalledTimes(2);
+    list.mockRestore();
   });
 });
