@@ -49,19 +49,30 @@ export const toolsApi = {
     ),
 };
 
+/** How often, and how far apart, a list with uncounted tools is asked for again. */
+const UNCOUNTED_RETRIES = 20;
+const UNCOUNTED_RETRY_MS = 500;
+
 /** The tools part of the page: its state, actions, and what follows snapshots. */
 export function createTools(hooks: {
   update(): void;
   run(key: string, work: () => Promise<unknown>, done: string | null): Promise<void>;
 }): { state: ToolsState; actions: ToolsActions; observe(snapshot: HubSnapshot): void } {
   const state: ToolsState = { open: null, data: null, error: null, loadedFor: null };
-  const load = (id: string): void => {
+  const load = (id: string, retries = UNCOUNTED_RETRIES): void => {
     toolsApi.list(id).then(
       (data) => {
         if (state.open !== id) return;
         state.data = data;
         state.error = null;
         hooks.update();
+        // The hub counts a listing moments after it came ("counting…" until
+        // then); ask again shortly, a bounded number of times.
+        if (retries > 0 && data.tools.some((t) => t.tokens === null)) {
+          setTimeout(() => {
+            if (state.open === id) load(id, retries - 1);
+          }, UNCOUNTED_RETRY_MS);
+        }
       },
       (err: unknown) => {
         if (state.open !== id) return;
@@ -105,10 +116,7 @@ export function createTools(hooks: {
       state.data = null;
       return;
     }
-    // Also while the list shown has tools the hub had not counted yet: their
-    // counts come with a later snapshot, which may be the first one seen.
-    const uncounted = state.data?.tools.some((t) => t.tokens === null) ?? false;
-    if ((state.loadedFor !== null && state.loadedFor !== key) || uncounted) load(state.open);
+    if (state.loadedFor !== null && state.loadedFor !== key) load(state.open);
     state.loadedFor = key;
   };
   return { state, actions, observe };
