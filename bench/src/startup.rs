@@ -50,11 +50,15 @@ fn write_config(args: &StartupArgs) -> anyhow::Result<PathBuf> {
             json!({"command": args.fixture, "args": ["--tools", "echo", "--name", id]}),
         );
     }
-    let path = std::env::temp_dir().join(format!(
-        "switchboard-bench-startup-{}-{}.json",
+    // In a folder of its own: the hub refuses a config in a directory others
+    // can write to, such as the temp dir itself.
+    let dir = std::env::temp_dir().join(format!(
+        "switchboard-bench-startup-{}-{}",
         std::process::id(),
         args.servers
     ));
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join("config.json");
     std::fs::write(&path, json!({"mcpServers": servers}).to_string())
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(path)
@@ -130,7 +134,9 @@ pub async fn startup(args: StartupArgs) -> anyhow::Result<u8> {
     for _ in 0..args.repeat.max(1) {
         runs.push(one_run(&args, &config).await?);
     }
-    let _ = std::fs::remove_file(&config);
+    if let Some(dir) = config.parent() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
     let listen: Vec<f64> = runs.iter().map(|r| r.listen_ms).collect();
     let ready: Vec<f64> = runs.iter().map(|r| r.ready_ms).collect();
     let rss: Vec<f64> = runs.iter().map(|r| r.idle_rss_kib as f64).collect();
