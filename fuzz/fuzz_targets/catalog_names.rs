@@ -13,7 +13,7 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use rmcp::model::Tool;
 use switchboard_core::{Capabilities, RefreshTrigger};
-use switchboard_core::{Catalog, CatalogSource, MAX_NAME_LEN};
+use switchboard_core::{Catalog, CatalogSource, MAX_NAME_LEN, is_reserved_name};
 use switchboard_core::config::ServerId;
 
 #[derive(Debug, Arbitrary)]
@@ -64,6 +64,8 @@ fn sources(servers: &[Server]) -> Vec<CatalogSource> {
                 prefix,
                 disabled_tools: disabled,
                 capabilities: Arc::new(caps),
+                // No pins: in a collision every member gets a suffix.
+                pinned_at: Default::default(),
             })
         })
         .collect()
@@ -73,11 +75,14 @@ fuzz_target!(|servers: Vec<Server>| {
     let sources = sources(&servers);
     let catalog = Catalog::build(sources.clone());
 
-    // What should be exposed: every (server, name) not disabled.
+    // What should be exposed: every (server, name) not disabled and not on
+    // the hub's own `switchboard__` names.
     let mut wanted = BTreeSet::new();
     for s in &sources {
         for t in &s.capabilities.tools {
-            if !s.disabled_tools.iter().any(|d| d == t.name.as_ref()) {
+            if !s.disabled_tools.iter().any(|d| d == t.name.as_ref())
+                && !is_reserved_name(&s.prefix, t.name.as_ref())
+            {
                 wanted.insert((s.server.as_str().to_string(), t.name.to_string()));
             }
         }
