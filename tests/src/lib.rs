@@ -633,3 +633,27 @@ async fn spawn_listening(name: &str, args: &[&str]) -> Result<(Child, String)> {
         .to_string();
     Ok((child, url))
 }
+
+/// The first `snapshot` event of `GET /api/v1/events`, with `token` if given.
+pub async fn first_snapshot_event(base: &str, token: Option<&str>) -> String {
+    let mut request = reqwest::Client::new().get(format!("{base}/api/v1/events"));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let mut response = request.send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let mut text = String::new();
+    let read = async {
+        while !text.contains("\n\n") {
+            match response.chunk().await.unwrap() {
+                Some(chunk) => text.push_str(&String::from_utf8_lossy(&chunk)),
+                None => break,
+            }
+        }
+    };
+    tokio::time::timeout(DEADLINE, read)
+        .await
+        .expect("a snapshot event in time");
+    assert!(text.contains("event: snapshot"), "{text}");
+    text
+}

@@ -9,31 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use switchboard_e2e::{DEADLINE, Hub, stdio_fixture};
-
-/// The first `snapshot` event of `GET /api/v1/events`, with `token` if given.
-async fn first_event(base: &str, token: Option<&str>) -> String {
-    let mut request = reqwest::Client::new().get(format!("{base}/api/v1/events"));
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    let mut response = request.send().await.unwrap();
-    assert_eq!(response.status(), 200);
-    let mut text = String::new();
-    let read = async {
-        while !text.contains("\n\n") {
-            match response.chunk().await.unwrap() {
-                Some(chunk) => text.push_str(&String::from_utf8_lossy(&chunk)),
-                None => break,
-            }
-        }
-    };
-    tokio::time::timeout(DEADLINE, read)
-        .await
-        .expect("an event in time");
-    assert!(text.contains("event: snapshot"), "{text}");
-    text
-}
+use switchboard_e2e::{Hub, first_snapshot_event, stdio_fixture};
 
 async fn cli(hub: &Hub, args: &[&str]) -> String {
     let output = hub.cli().args(args).output().await.unwrap();
@@ -71,7 +47,10 @@ async fn a_secret_argument_stays_out_of_open_answers_and_is_masked_in_private_on
     assert_eq!(parsed["servers"][0]["id"], "echoer", "{open}");
     for (what, text) in [
         ("the open status", open),
-        ("the open event stream", first_event(&hub.base, None).await),
+        (
+            "the open event stream",
+            first_snapshot_event(&hub.base, None).await,
+        ),
     ] {
         assert!(
             !text.contains(&secret),
@@ -84,7 +63,7 @@ async fn a_secret_argument_stays_out_of_open_answers_and_is_masked_in_private_on
     }
 
     // With the token: the stream has it too, masked.
-    let event = first_event(&hub.base, Some(&hub.token())).await;
+    let event = first_snapshot_event(&hub.base, Some(&hub.token())).await;
     assert!(event.contains(argv_line), "{event}");
     assert!(!event.contains(&secret), "{event}");
 

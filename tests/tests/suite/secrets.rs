@@ -14,7 +14,7 @@
 use std::path::Path;
 
 use serde_json::json;
-use switchboard_e2e::{DEADLINE, HttpFixture, Hub, free_port, stdio_fixture};
+use switchboard_e2e::{HttpFixture, Hub, first_snapshot_event, free_port, stdio_fixture};
 
 /// A secret no output could contain by chance.
 fn unique(tag: &str) -> String {
@@ -63,25 +63,6 @@ fn files_under(dir: &Path) -> Vec<(String, String)> {
         }
     }
     found
-}
-
-/// The first `snapshot` event of `GET /api/v1/events`.
-async fn first_sse_event(base: &str) -> String {
-    let mut response = reqwest::get(format!("{base}/api/v1/events")).await.unwrap();
-    let mut text = String::new();
-    let read = async {
-        while !text.contains("\n\n") {
-            match response.chunk().await.unwrap() {
-                Some(chunk) => text.push_str(&String::from_utf8_lossy(&chunk)),
-                None => break,
-            }
-        }
-    };
-    tokio::time::timeout(DEADLINE, read)
-        .await
-        .expect("an SSE event in time");
-    assert!(text.contains("event: snapshot"), "{text}");
-    text
 }
 
 #[tokio::test]
@@ -184,7 +165,11 @@ async fn secrets_of_failing_servers_never_come_out() {
     assert_clean(&secrets, "the status API", &status.to_string());
 
     // The SSE stream's snapshot.
-    assert_clean(&secrets, "the event stream", &first_sse_event(&base).await);
+    assert_clean(
+        &secrets,
+        "the event stream",
+        &first_snapshot_event(&base, None).await,
+    );
 
     // The CLI.
     assert_clean(
