@@ -224,7 +224,11 @@ notes: Array<string>,
  * Tokens (`o200k_base`) of this server's exposed tool definitions (after
  * `disabledTools`, with the names clients see), as of the last listing.
  */
-toolTokens: number, };
+toolTokens: number, 
+/**
+ * The sandbox this stdio server runs in (see docs/security.md).
+ */
+sandbox: SandboxStatus, };
 
 /**
  * A server's lifecycle state as shown to people.

@@ -71,6 +71,47 @@ export interface ServerRow {
   canLogout: boolean;
   /** The hub's advice about logging in, when it has some. */
   authNote: string | null;
+  /** The server's sandbox as a shield (null for remote servers). */
+  sandbox: SandboxView | null;
+}
+
+export interface SandboxView {
+  /** `contained`: the whole profile is enforced; `partial`: some of it; `off`: unsandboxed. */
+  level: 'contained' | 'partial' | 'off';
+  symbol: string;
+  label: string;
+  /** The profile, the mechanism and what is missing, for the tooltip. */
+  hint: string;
+}
+
+/** A stdio server's sandbox for the shield beside its name (see docs/security.md). */
+export function sandboxView(s: ServerSnapshot): SandboxView | null {
+  const box = s.sandbox;
+  if (!box || box.mechanism === 'not applicable') return null;
+  if (box.profile === 'off') {
+    return {
+      level: 'off',
+      symbol: '⚠',
+      label: 'Unsandboxed',
+      hint: 'This server runs with all of your rights (sandbox: false or settings.sandbox is off)',
+    };
+  }
+  const dropped = box.droppedEnv.length > 0 ? ` Not passed on: ${box.droppedEnv.join(', ')}.` : '';
+  const denial = box.lastDenial ? ` Last refusal: ${box.lastDenial}.` : '';
+  if (box.enforced) {
+    return {
+      level: 'contained',
+      symbol: '🛡',
+      label: box.profile === 'custom' ? 'Sandboxed (custom)' : 'Sandboxed',
+      hint: `${box.profile} profile: ${box.mechanism}.${dropped}${denial}`,
+    };
+  }
+  return {
+    level: 'partial',
+    symbol: '⚠',
+    label: 'Partly sandboxed',
+    hint: `${box.profile} profile, not fully enforced: ${box.missing ?? 'unknown reason'}.${dropped}${denial}`,
+  };
 }
 
 export interface DashboardView {
@@ -362,6 +403,7 @@ export function serverRow(s: ServerSnapshot, now: number, tracker?: ChangeTracke
     loginPending: s.auth?.loginPending === true,
     canLogout: s.auth?.loggedIn === true,
     authNote: s.enabled ? (s.auth?.message ?? null) : null,
+    sandbox: sandboxView(s),
   };
 }
 

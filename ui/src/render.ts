@@ -185,6 +185,15 @@ function serverRows(row: ServerRow, s: PageState, a: Actions): TemplateResult {
       <td class="c-toggle">${toggle(row, s, a)}</td>
       <th scope="row" class="c-name">
         <span class="name">${row.id}</span>
+        ${row.sandbox
+          ? html`<span
+              class="shield shield-${row.sandbox.level}"
+              data-testid="sandbox"
+              title=${row.sandbox.hint}
+              aria-label=${row.sandbox.label}
+              >${row.sandbox.symbol}<span class="shield-label">${row.sandbox.level === 'contained' ? '' : ` ${row.sandbox.label}`}</span></span
+            >`
+          : nothing}
         ${row.serverInfo ? html`<span class="muted info">${row.serverInfo}</span>` : nothing}
       </th>
       <td class="c-transport"><span class="pill">${row.transport}</span></td>

@@ -7,6 +7,7 @@ import {
   shortError,
   overallHealth,
   serverHealth,
+  sandboxView,
   serverRow,
   staleness,
 } from '../src/model';
@@ -218,5 +219,40 @@ describe('errors in words', () => {
     const long = shortError('x'.repeat(500));
     expect(long.length).toBe(240);
     expect(long.endsWith('…')).toBe(true);
+  });
+});
+
+describe('sandbox shield', () => {
+  const box = (over: Record<string, unknown>) =>
+    server({
+      transport: 'stdio',
+      sandbox: {
+        profile: 'standard',
+        enforced: true,
+        mechanism: 'mount namespace (3 places hidden) + Landlock ABI 7',
+        missing: null,
+        droppedEnv: [],
+        lastDenial: null,
+        ...over,
+      },
+    });
+
+  it('shows a contained server with its mechanism in the tooltip', () => {
+    const view = sandboxView(box({ droppedEnv: ['GITHUB_TOKEN'] }));
+    expect(view?.level).toBe('contained');
+    expect(view?.hint).toContain('Landlock ABI 7');
+    expect(view?.hint).toContain('GITHUB_TOKEN');
+  });
+
+  it('warns about an unsandboxed server and a partly enforced one', () => {
+    expect(sandboxView(box({ profile: 'off', enforced: false, mechanism: 'none' }))?.level).toBe('off');
+    const partial = sandboxView(box({ enforced: false, missing: 'AppArmor restricts unprivileged user namespaces' }));
+    expect(partial?.level).toBe('partial');
+    expect(partial?.hint).toContain('AppArmor');
+  });
+
+  it('shows nothing for a remote server or an older hub', () => {
+    expect(sandboxView(box({ profile: 'off', enforced: false, mechanism: 'not applicable' }))).toBeNull();
+    expect(sandboxView(server())).toBeNull();
   });
 });

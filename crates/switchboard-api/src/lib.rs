@@ -36,7 +36,8 @@ pub use servers::{
 };
 pub use snapshot::{
     AuthSnapshot, BreakerSnapshot, BreakerState, ConfigError, Health, HubSnapshot, KeyringKind,
-    ListChange, RefreshTrigger, ReloadResult, ServerSnapshot, ServerState, SessionSnapshot, Totals,
+    ListChange, RefreshTrigger, ReloadResult, SandboxStatus, ServerSnapshot, ServerState,
+    SessionSnapshot, Totals,
 };
 
 pub use tools::{SearchResponse, SearchedTool, ServerTool, ServerToolsResponse};

@@ -148,6 +148,33 @@ pub struct ServerSnapshot {
     /// `disabledTools`, with the names clients see), as of the last listing.
     #[serde(default)]
     pub tool_tokens: usize,
+    /// The sandbox this stdio server runs in (see docs/security.md).
+    #[serde(default)]
+    pub sandbox: SandboxStatus,
+}
+
+/// A server's sandbox: what its policy asks for and what this machine
+/// enforces (as its last start reported, or as expected before one).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxStatus {
+    /// `standard`, `custom` or `off` (unsandboxed, or a remote server).
+    pub profile: String,
+    /// Every part of the profile is in force.
+    pub enforced: bool,
+    /// How it is enforced (`mount namespace + Landlock ABI 7`,
+    /// `sandbox-exec (Seatbelt)`), `none`, or `not applicable` for a remote server.
+    pub mechanism: String,
+    /// What is not enforced and why, when something is not.
+    pub missing: Option<String>,
+    /// Inherited environment variables with secret-looking names the server
+    /// did not get at its last start (names only).
+    #[serde(default)]
+    pub dropped_env: Vec<String>,
+    /// The last access the sandbox refused, as the server reported it.
+    #[serde(default)]
+    pub last_denial: Option<String>,
 }
 
 /// A server's lifecycle state as shown to people.

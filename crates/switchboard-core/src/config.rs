@@ -39,6 +39,7 @@
 //! - `watch`: a watcher that only signals "the file may have changed";
 //! - `guard`: who may change the file (only its owner: a file or directory
 //!   others can write is refused, [`ConfigError::Unsafe`]);
+//! - `sandbox`: the `sandbox` keys (global mode, per-server policy);
 //! - `unique`: the one check of repeated keys, in any object of the file;
 //! - `load`: reading and parsing the file ([`Config::load`]), the config a
 //!   hub runs with (file plus environment: [`Config::load_effective`]) and
@@ -51,6 +52,7 @@ mod load;
 mod model;
 mod profiles;
 mod redacted;
+mod sandbox;
 mod secrets;
 mod settings;
 mod splice;
@@ -72,6 +74,7 @@ pub use model::{
 };
 pub use profiles::{MAX_PROFILE_NAME_LEN, MIN_TOKEN_LEN, ProfileConfig, ProfileName};
 pub use redacted::{mask_definition_secrets, redact_definition, restore_redacted};
+pub use sandbox::{FilesystemPolicy, NetworkPolicy, SandboxMode, SandboxPolicy, ServerSandbox};
 pub use secrets::check_secret_name;
 pub use settings::{
     ENV_VARS, MAX_DURATION, SETTINGS, SettingInfo, Settings, TimeUnit, TokenStoreChoice, ToolMode,

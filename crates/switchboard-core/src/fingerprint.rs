@@ -30,6 +30,14 @@ struct Identity<'a> {
     /// they had before the field existed (their warm catalog stays valid).
     #[serde(skip_serializing_if = "Option::is_none")]
     oauth: &'a Option<OAuthConfig>,
+    /// Left out when absent, for the same reason; a changed policy restarts
+    /// the server under the new one.
+    #[serde(skip_serializing_if = "is_inherit")]
+    sandbox: &'a crate::config::ServerSandbox,
+}
+
+fn is_inherit(sandbox: &&crate::config::ServerSandbox) -> bool {
+    matches!(sandbox, crate::config::ServerSandbox::Inherit)
 }
 
 impl Fingerprint {
@@ -44,6 +52,7 @@ impl Fingerprint {
             namespace: &server.namespace,
             enabled: server.enabled,
             oauth: &server.oauth,
+            sandbox: &server.sandbox,
         };
         // Maps in the config are BTreeMaps and `canonical_hash` sorts object keys,
         // so the key is independent of the order keys had in the file.

@@ -123,6 +123,9 @@ struct HubInner {
     /// The tool pins every listing passes through (`crate::pins`).
     pins: Arc<crate::pins::Pins>,
     /// Where the warm catalog is kept (`None` disables it).
+    /// The home directory and Switchboard's own places, for the sandbox of
+    /// stdio servers.
+    sandbox_host: Arc<crate::sandbox::Host>,
     warm_catalog: Option<PathBuf>,
     /// How many tools of Switchboard's own the merged `tools/list` serves
     /// besides the catalog: set by the layer that serves them
@@ -257,6 +260,18 @@ impl Hub {
         let opened = crate::auth::store::open_async(settings.token_store).await;
         tracing::info!(keyring = %opened.kind(), "token store");
         let auth = Arc::new(crate::auth::Auth::new(opened, events_tx.clone()));
+        let sandbox_host = Arc::new(crate::sandbox::Host {
+            home: dirs::home_dir(),
+            own: crate::sandbox::own_places(
+                options.config_path.as_deref(),
+                &[
+                    options.warm_catalog.as_deref(),
+                    options.activity_log.as_deref(),
+                    options.control_token.as_deref(),
+                ],
+            ),
+            os: None,
+        });
         let inner = Arc::new(HubInner {
             fresh: FreshCache::new(settings.cache_ttl, settings.cache_max_entries),
             settings: settings.clone(),
@@ -277,6 +292,7 @@ impl Hub {
                     .as_ref()
                     .map(|path| path.with_file_name("pins.json")),
             )),
+            sandbox_host,
             warm_catalog: options.warm_catalog,
             builtin_tools: std::sync::atomic::AtomicUsize::new(0),
             import_source: std::sync::OnceLock::new(),
@@ -469,6 +485,7 @@ impl HubHandle {
             self.inner.events.clone(),
         )
         .with_pins(self.inner.pins.clone())
+        .with_sandbox(self.inner.sandbox_host.clone())
     }
 
     pub fn settings(&self) -> &Settings {

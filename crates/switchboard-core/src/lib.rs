@@ -29,6 +29,7 @@ mod pins;
 mod registry;
 mod reload;
 mod resilience;
+mod sandbox;
 mod search;
 mod server;
 mod sessions;

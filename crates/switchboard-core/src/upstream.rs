@@ -73,6 +73,7 @@ mod process;
 mod redirect;
 mod refresh;
 mod request;
+mod sandbox;
 mod schedule;
 mod sse_client;
 mod status;
@@ -145,6 +146,8 @@ pub struct Upstream {
     generation: AtomicU64,
     /// The hub's tool pins: every listing passes through them (see `refresh`).
     pins: Arc<crate::pins::Pins>,
+    /// How a start is contained, and what the last start got (`sandbox.rs`).
+    sandbox: sandbox::SandboxCell,
 }
 
 impl Upstream {
@@ -194,6 +197,7 @@ impl Upstream {
                 crate::config::ToolPinning::Off,
                 None,
             )),
+            sandbox: sandbox::SandboxCell::default(),
         }
     }
 
@@ -201,6 +205,17 @@ impl Upstream {
     pub(crate) fn with_pins(mut self, pins: Arc<crate::pins::Pins>) -> Self {
         self.pins = pins;
         self
+    }
+
+    /// The hub's facts for sandboxing this server (home, Switchboard's own places).
+    pub(crate) fn with_sandbox(mut self, host: Arc<crate::sandbox::Host>) -> Self {
+        self.sandbox = sandbox::SandboxCell::new(host);
+        self
+    }
+
+    /// The sandbox of this server as the status shows it.
+    pub(crate) fn sandbox_status(&self) -> switchboard_api::SandboxStatus {
+        self.sandbox.status(&self.config(), self.settings.sandbox)
     }
 
     pub fn config(&self) -> Arc<ServerConfig> {
@@ -310,6 +325,7 @@ mod tests {
             namespace: None,
             timeouts: Default::default(),
             oauth: None,
+            sandbox: Default::default(),
             expanded: Vec::new(),
         };
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();

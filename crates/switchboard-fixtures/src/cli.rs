@@ -67,6 +67,10 @@ pub struct Args {
     /// Exit at once with this code.
     #[arg(long, value_name = "CODE", allow_negative_numbers = true)]
     pub exit_at_start: Option<i32>,
+    /// Read this file before serving; exit 1 naming it when that fails (a
+    /// server that needs its credentials file, for the sandbox tests).
+    #[arg(long, value_name = "FILE")]
+    pub read_at_start: Option<PathBuf>,
     /// Exit with code 4 after this many milliseconds.
     #[arg(long, value_name = "N")]
     pub exit_after_ms: Option<u64>,
@@ -130,6 +134,9 @@ impl Args {
 
 /// Runs the fixture until its client disconnects (stdio) or forever (HTTP).
 pub async fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(path) = &args.read_at_start {
+        crate::probe::read_at_start(path);
+    }
     if let Some(code) = args.exit_at_start {
         lifecycle::exit_at_start(code);
     }

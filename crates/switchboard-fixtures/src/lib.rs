@@ -37,6 +37,7 @@ pub mod files;
 pub mod flood;
 pub mod lifecycle;
 pub mod peers;
+pub mod probe;
 pub mod serve;
 pub mod server;
 pub mod spec;

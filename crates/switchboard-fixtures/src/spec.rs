@@ -90,6 +90,10 @@ pub enum Behavior {
     /// on 2026-07-28 with an input-required result and the retry, before
     /// that with an `elicitation/create` request (see [`crate::ask`]).
     Ask,
+    /// Tries what a sandbox should refuse and says what happened:
+    /// `{"op": "read" | "write" | "list", "path"}`, `{"op": "connect",
+    /// "port"}` (127.0.0.1), `{"op": "env", "name"}` (see [`crate::probe`]).
+    Probe,
 }
 
 /// One readable resource with fixed text content.

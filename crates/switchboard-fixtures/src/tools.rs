@@ -70,6 +70,7 @@ pub async fn call(
             )]))
         }
         Behavior::Flood => flood(&arguments, context).await,
+        Behavior::Probe => Ok(crate::probe::call(&arguments)),
         // Answered by `crate::ask` before it gets here (it needs the whole request).
         Behavior::Ask => Err(ErrorData::internal_error("ask is not a plain tool", None)),
     }

@@ -34,6 +34,7 @@ mod redirects;
 mod reload;
 mod revision;
 mod routing;
+mod sandbox;
 mod secret_args;
 mod secrets;
 mod self_proxy;

@@ -495,6 +495,8 @@ struct RawServer {
     #[serde(default)]
     timeouts: RawTimeouts,
     oauth: Option<RawOAuth>,
+    #[serde(default)]
+    sandbox: super::ServerSandbox,
     /// Free text shown in the UI; not used otherwise.
     #[allow(dead_code)]
     description: Option<String>,
@@ -642,6 +644,7 @@ impl RawServer {
                 call: self.timeouts.call_secs,
             },
             oauth,
+            sandbox: self.sandbox,
             expanded,
         })
     }
@@ -684,6 +687,9 @@ impl RawServer {
             if let ConfigValue::Literal(text) = value {
                 one(format!("headers.{name}"), text)?;
             }
+        }
+        for (field, path) in self.sandbox.paths_mut() {
+            one(field, path)?;
         }
         Ok(values)
     }

@@ -85,6 +85,8 @@ pub struct ServerConfig {
     /// OAuth settings of a remote server (`oauth`); `None` means discovery and
     /// dynamic client registration with default scopes.
     pub oauth: Option<OAuthConfig>,
+    /// The server's `sandbox` key (stdio servers; see `crate::sandbox`).
+    pub sandbox: super::ServerSandbox,
     /// The values the loader put in for `${VAR}` references: secrets, kept
     /// to mask them wherever they could show ([`ServerConfig::secret_values`]).
     /// Not serialized: the fields above already hold them (so a changed

@@ -23,6 +23,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use super::ConfigError;
 
 mod modes;
+pub use super::sandbox::SandboxMode;
 use modes::NameList;
 pub use modes::{ToolMode, ToolPinning};
 
@@ -253,6 +254,11 @@ settings_table! {
     /// OTLP/HTTP to this base URL (`/v1/traces`, `/v1/metrics` are added).
     otlp_endpoint: Option<String> = None;
         "otlpEndpoint", "SWITCHBOARD_OTLP_ENDPOINT", HttpUrl, restart: true;
+    /// What a stdio server without a `sandbox` key of its own runs in:
+    /// `standard` keeps the secret places of the home directory and
+    /// Switchboard's own files out of its reach, `off` runs it unsandboxed.
+    sandbox: SandboxMode = SandboxMode::Standard;
+        "sandbox", "SWITCHBOARD_SANDBOX", Named, restart: true;
 }
 
 // ---------------------------------------------------------------------------
@@ -781,6 +787,7 @@ mod tests {
                 r#""http://127.0.0.1:4318""#,
                 "http://127.0.0.1:4318",
             ),
+            ("sandbox", r#""off""#, "off"),
         ];
         assert_eq!(
             cases.iter().map(|c| c.0).collect::<Vec<_>>(),
@@ -939,7 +946,7 @@ mod tests {
              `cacheMaxEntries`, `pollIntervalSecs`, `startupTimeoutSecs`, `callTimeoutSecs`, \
              `coldListTimeoutMs`, `idleShutdownSecs`, `builtinTools`, `tokenStore`, \
              `maxSessions`, `sessionIdleSecs`, `maxConnections`, `headerTimeoutSecs`, \
-             `allowRemote`, `toolPinning`, `activityArguments`, `activityMaxBytes`, `toolMode`, `pinnedTools`, `otlpEndpoint`"
+             `allowRemote`, `toolPinning`, `activityArguments`, `activityMaxBytes`, `toolMode`, `pinnedTools`, `otlpEndpoint`, `sandbox`"
         );
         let (_, _, message) =
             invalid(file_settings(r#"{"listen": null, "listen": "127.0.0.1:1"}"#).unwrap_err());

@@ -245,6 +245,7 @@ impl HubHandle {
                     transport: config.transport.kind().to_string(),
                     enabled: config.enabled,
                     state: view.state,
+                    sandbox: u.sandbox_status(),
                     tool_count,
                     tool_tokens: tokens.per_server.get(&u.id).copied().unwrap_or(0),
                     prompt_count: caps.map_or(0, |c| c.prompts.len()),

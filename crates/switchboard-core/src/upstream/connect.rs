@@ -205,10 +205,27 @@ impl Upstream {
                     message: err.to_string(),
                 })?;
         let instance = self.identity.instance.clone();
-        let mut wrapped = process_wrap::tokio::CommandWrap::with_new(&launch.program, |cmd| {
-            cmd.args(&launch.prefix);
+        let config = self.config();
+        let prepared = self
+            .sandbox
+            .prepare(&config, self.settings.sandbox, &launch, args, env, cwd)
+            .map_err(|message| UpstreamError::Spawn {
+                server: self.id.clone(),
+                command: command.to_string(),
+                message,
+            })?;
+        let mut wrapped = process_wrap::tokio::CommandWrap::with_new(&prepared.program, |cmd| {
+            // The sandbox's wrapper (helper or `sandbox-exec`) and the
+            // server's own program come first.
+            cmd.args(&prepared.prefix).args(&launch.prefix);
+            for name in &prepared.env_remove {
+                cmd.env_remove(name);
+            }
             if let Some(path) = &launch.path {
                 cmd.env("PATH", path);
+            }
+            for (name, value) in &prepared.env_set {
+                cmd.env(name, value);
             }
             // A `switchboard stdio` bridge started by this hub sends it back
             // (see `identity`), so a bridge to this very hub is refused.
@@ -219,6 +236,7 @@ impl Upstream {
                 cmd.current_dir(cwd);
             }
         });
+        let private_tmp = prepared.private_tmp;
         #[cfg(unix)]
         wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
         #[cfg(windows)]
@@ -245,7 +263,22 @@ impl Upstream {
         let stderr_done = stderr.map(|stderr| {
             let log = self.stderr.clone();
             let server = self.id.clone();
+            let this = Arc::downgrade(self);
+            let mut first = true;
             tokio::spawn(stdio::read_stderr(stderr, move |line| {
+                // The sandbox helper's report is the first line of a start;
+                // any later line that looks like one is the server's own.
+                if std::mem::take(&mut first)
+                    && let Some(report) = crate::sandbox::Report::parse(&line)
+                {
+                    if let Some(upstream) = this.upgrade() {
+                        upstream.sandbox.on_report(&server, report);
+                    }
+                    return;
+                }
+                if let Some(upstream) = this.upgrade() {
+                    upstream.sandbox.on_line(&server, &line);
+                }
                 tracing::debug!(target: "switchboard::upstream::stderr", server = %server, "{}", redact::text(&line));
                 log.push(run, &line);
             }))
@@ -255,7 +288,7 @@ impl Upstream {
             .serve_with_lifecycle(transport, self.lifecycle())
             .await
         {
-            Ok(service) => Ok(self.watch(service, pid, Some((health, guard)))),
+            Ok(service) => Ok(self.watch(service, pid, Some((health, guard, private_tmp)))),
             Err(err) => {
                 self.note_version_refusal(&err);
                 // Give the stderr reader a moment to drain what the process said before dying.
@@ -268,7 +301,11 @@ impl Upstream {
                 if let Some(guard) = guard {
                     guard.stop().await;
                 }
-                let tail = self.stderr.run_tail(STDERR_TAIL_IN_ERRORS);
+                drop(private_tmp);
+                let mut tail = self.stderr.run_tail(STDERR_TAIL_IN_ERRORS);
+                if let Some(denial) = self.sandbox.last_denial() {
+                    tail = format!("{denial}\n{tail}");
+                }
                 tracing::debug!(
                     server = %self.id,
                     error = %describe::init_failure(&err),
@@ -448,11 +485,11 @@ impl Upstream {
         self: &Arc<Self>,
         service: RunningService<RoleClient, UpstreamClient>,
         pid: Option<u32>,
-        stdio: Option<(Arc<StdioHealth>, Option<Guard>)>,
+        stdio: Option<(Arc<StdioHealth>, Option<Guard>, Option<tempfile::TempDir>)>,
     ) -> Connection {
-        let (health, guard) = match stdio {
-            Some((health, guard)) => (Some(health), guard),
-            None => (None, None),
+        let (health, guard, private_tmp) = match stdio {
+            Some((health, guard, tmp)) => (Some(health), guard, tmp),
+            None => (None, None, None),
         };
         let stuck_health = health.clone();
         let peer = service.peer().clone();
@@ -515,6 +552,8 @@ impl Upstream {
             if let Some(guard) = guard {
                 guard.stop().await;
             }
+            // The private temp folder goes with the server's process group.
+            drop(private_tmp);
             if died && let Some(upstream) = this.upgrade() {
                 upstream.on_connection_lost(generation).await;
             }

@@ -54,9 +54,11 @@ pub(crate) fn program() -> Option<&'static PathBuf> {
 
 /// If `args` (the whole command line) asks for one of the hidden helper
 /// modes, runs it until it is done and returns the exit code; otherwise
-/// `None`. The modes: guard (`__guard <pgid>`) and the token counter
+/// `None`. The modes: guard (`__guard <pgid>`), the token counter
 /// (`__count-tokens`: tool definitions on stdin, one per line, their counts
-/// on stdout, see `crate::token_count::serve_counts`).
+/// on stdout, see `crate::token_count::serve_counts`) and the sandbox helper
+/// (`__sandbox <plan> <command> <args...>`, see `crate::sandbox`), which must
+/// run while the process is still single-threaded.
 pub fn run_if_guard(args: &[OsString]) -> Option<ExitCode> {
     let mode = args.get(1).and_then(|a| a.to_str());
     if mode == Some(crate::token_count::COUNT_ARG) {
@@ -69,6 +71,9 @@ pub fn run_if_guard(args: &[OsString]) -> Option<ExitCode> {
         } else {
             ExitCode::FAILURE
         });
+    }
+    if mode == Some(crate::sandbox::HELPER_ARG) {
+        return Some(crate::sandbox::run_helper(args));
     }
     if mode != Some(GUARD_ARG) {
         return None;
