@@ -18,8 +18,8 @@ use tauri_plugin_clipboard_manager::ClipboardExt as _;
 
 use crate::AppState;
 use crate::tray_model::{
-    self, ID_AUTOSTART, ID_ENDPOINT, ID_HELD, ID_OPEN, ID_QUIT, ID_REFRESH_ALL, IconVariant,
-    MenuModel,
+    self, ID_AUTOSTART, ID_ENDPOINT, ID_HELD, ID_OPEN, ID_QUIT, ID_REFRESH_ALL, ID_UNSANDBOXED,
+    IconVariant, MenuModel,
 };
 
 const TRAY_ID: &str = "switchboard";
@@ -149,6 +149,15 @@ fn build_menu<R: Runtime>(app: &AppHandle<R>, model: &MenuModel) -> tauri::Resul
     if let Some(held) = &model.held_tools {
         menu.append(&MenuItem::with_id(app, ID_HELD, held, true, None::<&str>)?)?;
     }
+    if let Some(unsandboxed) = &model.unsandboxed {
+        menu.append(&MenuItem::with_id(
+            app,
+            ID_UNSANDBOXED,
+            unsandboxed,
+            true,
+            None::<&str>,
+        )?)?;
+    }
     menu.append(&PredefinedMenuItem::separator(app)?)?;
     if let Some(empty) = &model.empty_label {
         menu.append(&MenuItem::with_id(
@@ -228,7 +237,7 @@ fn on_menu_event<R: Runtime>(app: &AppHandle<R>, event: MenuEvent) {
                 });
             }
         }
-        ID_OPEN | ID_HELD => crate::show_dashboard(app),
+        ID_OPEN | ID_HELD | ID_UNSANDBOXED => crate::show_dashboard(app),
         ID_AUTOSTART => {
             let autolaunch = app.autolaunch();
             let result = if autolaunch.is_enabled().unwrap_or(false) {

@@ -13,6 +13,8 @@ pub const ID_REFRESH_ALL: &str = "refresh-all";
 pub const ID_OPEN: &str = "open-dashboard";
 /// The "N tools held for approval" line; opens the dashboard too.
 pub const ID_HELD: &str = "held-tools";
+/// The "N servers unsandboxed" line; opens the dashboard too.
+pub const ID_UNSANDBOXED: &str = "unsandboxed";
 pub const ID_AUTOSTART: &str = "autostart";
 pub const ID_QUIT: &str = "quit";
 pub const SERVER_PREFIX: &str = "server:";
@@ -52,6 +54,9 @@ pub struct MenuModel {
     /// "2 tools held for approval — open dashboard" while any tool is held
     /// because its definition changed (see `heldTools` in the snapshot).
     pub held_tools: Option<String>,
+    /// "1 server runs unsandboxed — open dashboard" while an enabled stdio
+    /// server runs without its sandbox, or without all of it.
+    pub unsandboxed: Option<String>,
     pub servers: Vec<ServerItem>,
     /// "No servers configured" when `servers` is empty.
     pub empty_label: Option<String>,
@@ -100,6 +105,7 @@ pub fn menu_model(snapshot: &HubSnapshot, autostart: bool) -> MenuModel {
             .as_ref()
             .map(|_| "Config file has an error (see dashboard)".to_string()),
         held_tools: held_label(snapshot),
+        unsandboxed: unsandboxed_label(snapshot),
         empty_label: servers
             .is_empty()
             .then(|| "No servers configured".to_string()),
@@ -119,6 +125,22 @@ fn held_label(snapshot: &HubSnapshot) -> Option<String> {
     }
 }
 
+/// "N servers run unsandboxed — open dashboard": enabled stdio servers
+/// whose sandbox is off or not fully enforced; `None` when there is none.
+fn unsandboxed_label(snapshot: &HubSnapshot) -> Option<String> {
+    let count = snapshot
+        .servers
+        .iter()
+        .filter(|s| s.enabled && s.sandbox.mechanism != "not applicable")
+        .filter(|s| s.sandbox.profile == "off" || !s.sandbox.enforced)
+        .count();
+    match count {
+        0 => None,
+        1 => Some("1 server runs unsandboxed — open dashboard".to_string()),
+        n => Some(format!("{n} servers run unsandboxed — open dashboard")),
+    }
+}
+
 /// The menu while the hub could not start: the reason, and the way out.
 pub fn failed_menu_model(error: &str, autostart: bool) -> MenuModel {
     MenuModel {
@@ -126,6 +148,7 @@ pub fn failed_menu_model(error: &str, autostart: bool) -> MenuModel {
         endpoint_enabled: false,
         config_problem: None,
         held_tools: None,
+        unsandboxed: None,
         servers: Vec::new(),
         empty_label: None,
         autostart,
@@ -209,6 +232,12 @@ mod tests {
             tool_count: if listed { 3 } else { 0 },
             listed_at: listed.then(|| "2026-03-01T12:00:00.000Z".into()),
             health,
+            sandbox: switchboard_api::SandboxStatus {
+                profile: "standard".into(),
+                enforced: true,
+                mechanism: "mount namespace + Landlock ABI 7".into(),
+                ..Default::default()
+            },
             ..ServerSnapshot::default()
         }
     }
@@ -236,6 +265,7 @@ mod tests {
                 endpoint_enabled: true,
                 config_problem: None,
                 held_tools: None,
+                unsandboxed: None,
                 servers: vec![
                     ServerItem {
                         item_id: "server:github".into(),
@@ -382,5 +412,31 @@ mod tests {
             Some("3 tools held for approval — open dashboard")
         );
         assert_eq!(failed_menu_model("x", false).held_tools, None);
+    }
+
+    #[test]
+    fn unsandboxed_stdio_servers_are_counted() {
+        let mut off = server("off", ServerState::Ready, Health::Healthy);
+        off.sandbox.profile = "off".into();
+        off.sandbox.enforced = false;
+        let mut partial = server("partial", ServerState::Idle, Health::Unknown);
+        partial.sandbox.enforced = false;
+        let mut remote = server("remote", ServerState::Ready, Health::Healthy);
+        remote.transport = "http".into();
+        remote.sandbox = switchboard_api::SandboxStatus {
+            profile: "off".into(),
+            mechanism: "not applicable".into(),
+            ..Default::default()
+        };
+        let mut disabled = server("disabled", ServerState::Disabled, Health::Unknown);
+        disabled.sandbox.profile = "off".into();
+        let contained = server("contained", ServerState::Ready, Health::Healthy);
+        let snap = snapshot(vec![contained.clone(), remote.clone(), disabled.clone()]);
+        assert_eq!(menu_model(&snap, false).unsandboxed, None);
+        let snap = snapshot(vec![contained, off, partial, remote, disabled]);
+        assert_eq!(
+            menu_model(&snap, false).unsandboxed.as_deref(),
+            Some("2 servers run unsandboxed — open dashboard")
+        );
     }
 }

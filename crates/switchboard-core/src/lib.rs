@@ -70,6 +70,7 @@ pub use listing::{Capabilities, RefreshTrigger};
 pub use persist::state_dir;
 pub use reload::{ReloadError, ReloadResult};
 pub use resilience::BreakerState;
+pub use sandbox::policy::suggest_expose as suggest_sandbox_expose;
 pub use search::{Hit as SearchHit, Index as SearchIndex, ToolDoc, baseline as search_baseline};
 pub use snapshot::{BreakerSnapshot, HubSnapshot, ServerSnapshot};
 pub use token_count::{count_text as count_tokens, count_tools as count_tool_tokens};

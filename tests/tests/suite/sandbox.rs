@@ -240,6 +240,11 @@ async fn the_standard_profile_refuses_secret_places_and_switchboards_files_but_n
         );
     }
 
+    // The refusal reaches the status once the hub has read the server's stderr.
+    hub.wait_server("boxed", "a refusal in its sandbox status", |s| {
+        s["sandbox"]["lastDenial"].is_string()
+    })
+    .await;
     let status = hub.get("/api/v1/status").await;
     let boxed = sandbox_of(&status, "boxed");
     assert_eq!(boxed["profile"], "standard", "{boxed}");

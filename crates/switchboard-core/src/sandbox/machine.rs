@@ -1,10 +1,9 @@
-//! What this machine can enforce, read once from the kernel's settings
+//! What this machine can enforce, read from the kernel's settings
 //! without side effects (the hub is multi-threaded and must not enter a
 //! namespace itself). The helper's own [`Report`](super::Report) replaces
 //! this expectation once a server has started.
 
 use std::path::Path;
-use std::sync::OnceLock;
 
 /// The sandbox features of this machine.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,22 +19,21 @@ pub(crate) struct Machine {
 }
 
 impl Machine {
-    /// This machine, read once per process.
-    pub(crate) fn current() -> &'static Machine {
-        static MACHINE: OnceLock<Machine> = OnceLock::new();
-        MACHINE.get_or_init(|| {
-            let os = super::policy::Os::current();
-            Machine {
-                userns: userns_refusal(Path::new("/proc/sys"), is_root()),
-                landlock: landlock_refusal(Path::new("/sys/kernel/security/lsm")),
-                helper: match os {
-                    super::policy::Os::MacOs => Path::new(super::seatbelt::SANDBOX_EXEC).exists(),
-                    super::policy::Os::Linux => crate::upstream::guard::program().is_some(),
-                    super::policy::Os::Windows | super::policy::Os::Any => false,
-                },
-                os,
-            }
-        })
+    /// This machine, read from the kernel's settings; `linux_helper` says
+    /// whether a sandbox helper program is registered (the upstream layer
+    /// knows it, and keeps the result for the life of the process).
+    pub(crate) fn probe(linux_helper: bool) -> Machine {
+        let os = super::policy::Os::current();
+        Machine {
+            userns: userns_refusal(Path::new("/proc/sys"), is_root()),
+            landlock: landlock_refusal(Path::new("/sys/kernel/security/lsm")),
+            helper: match os {
+                super::policy::Os::MacOs => Path::new(super::seatbelt::SANDBOX_EXEC).exists(),
+                super::policy::Os::Linux => linux_helper,
+                super::policy::Os::Windows | super::policy::Os::Any => false,
+            },
+            os,
+        }
     }
 
     /// The mechanism and what is missing for a sandboxed server here.

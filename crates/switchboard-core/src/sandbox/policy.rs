@@ -134,6 +134,38 @@ pub(crate) fn what_is(place: &Path, home: &Path) -> Option<&'static str> {
         .map(|p| p.what)
 }
 
+/// Words in a server's command line that say which secret place it needs
+/// (a Kubernetes server reads `~/.kube`), with that place.
+const NEEDS: &[(&[&str], &str)] = &[
+    (&["kubectl", "kubernetes", "k8s", "helm", "kube"], "~/.kube"),
+    (&["aws", "awslabs"], "~/.aws"),
+    (
+        &["gcloud", "gcp", "google-cloud", "bigquery"],
+        "~/.config/gcloud",
+    ),
+    (&["azure", "az"], "~/.azure"),
+    (&["docker"], "~/.docker/config.json"),
+];
+
+/// The secret places a server probably needs, from its command and
+/// arguments: what import and `add` suggest as `sandbox.expose`.
+pub fn suggest_expose(command: &str, args: &[String]) -> Vec<&'static str> {
+    let words: Vec<String> = std::iter::once(command)
+        .chain(args.iter().map(String::as_str))
+        .flat_map(|part| {
+            part.split(|c: char| !c.is_ascii_alphanumeric() && c != '-')
+                .flat_map(|w| w.split('-').map(str::to_string).chain([w.to_string()]))
+                .collect::<Vec<_>>()
+        })
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    NEEDS
+        .iter()
+        .filter(|(marks, _)| marks.iter().any(|m| words.iter().any(|w| w == m)))
+        .map(|(_, place)| *place)
+        .collect()
+}
+
 /// Package caches a custom profile keeps writable, so `npx` and `uvx` can
 /// fetch and unpack what they run.
 const PACKAGE_CACHES: &[&str] = &[
@@ -554,6 +586,38 @@ mod tests {
             PathBuf::from("/srv/app/data/x")
         );
         assert_eq!(host.resolve("/abs", base), PathBuf::from("/abs"));
+    }
+
+    #[test]
+    fn the_places_a_command_line_suggests() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            suggest_expose("npx", &args(&["-y", "mcp-server-kubernetes"])),
+            vec!["~/.kube"]
+        );
+        assert_eq!(
+            suggest_expose(
+                "uvx",
+                &args(&["awslabs.aws-documentation-mcp-server@latest"])
+            ),
+            vec!["~/.aws"]
+        );
+        assert_eq!(
+            suggest_expose("docker", &args(&["run", "-i", "mcp/fetch"])),
+            vec!["~/.docker/config.json"]
+        );
+        assert!(
+            suggest_expose(
+                "npx",
+                &args(&[
+                    "-y",
+                    "@modelcontextprotocol/server-filesystem",
+                    "/home/ann/laws"
+                ])
+            )
+            .is_empty()
+        );
+        assert!(suggest_expose("node", &args(&["/srv/mcp/maze.js"])).is_empty());
     }
 
     #[test]

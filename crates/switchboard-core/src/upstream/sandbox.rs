@@ -17,6 +17,9 @@ use super::launch::Launch;
 use crate::config::{SandboxMode, ServerConfig};
 use crate::sandbox::{self, Host, Machine, Report, policy};
 
+/// The longest stderr line searched for a refused path.
+const MAX_DENIAL_LINE: usize = 2048;
+
 /// A server's sandbox: the hub's facts and what its last start got.
 #[derive(Debug, Default)]
 pub(crate) struct SandboxCell {
@@ -75,7 +78,7 @@ impl SandboxCell {
             self.set(None);
             return Ok(plain);
         };
-        let machine = Machine::current();
+        let machine = machine();
         let (_, missing) = machine.expect(policy.network == crate::config::NetworkPolicy::None);
         if policy.required
             && let Some(missing) = &missing
@@ -148,7 +151,10 @@ impl SandboxCell {
                 dropped[0]
             );
         }
-        let (program, prefix) = match wrapper(&plan, machine, &launch.program) {
+        // A program that is not there is started as it is, so the system's
+        // own error ("No such file or directory") names it, as without a sandbox.
+        let found = !facts.program.is_empty();
+        let (program, prefix) = match wrapper(&plan, machine, &launch.program).filter(|_| found) {
             Some(wrapped) => wrapped,
             None => (plain.program, Vec::new()),
         };
@@ -186,6 +192,11 @@ impl SandboxCell {
     /// A refused access `line` (a stderr line or an error text) names, as a
     /// sentence; logged once per distinct sentence.
     pub(crate) fn on_line(&self, server: &crate::config::ServerId, line: &str) -> Option<String> {
+        // An error naming a path is one short line; a flood of long pieces
+        // (up to 8 KiB each) is not searched.
+        if line.len() > MAX_DENIAL_LINE || !line.contains('/') {
+            return None;
+        }
         let mut last = self.last.lock().ok()?;
         let started = last.as_mut()?;
         let sentence = sandbox::denial(
@@ -208,7 +219,7 @@ impl SandboxCell {
 
     /// The status for `config`.
     pub(crate) fn status(&self, config: &ServerConfig, mode: SandboxMode) -> SandboxStatus {
-        let expected = sandbox::expected(config, mode, Machine::current());
+        let expected = sandbox::expected(config, mode, machine());
         let last = self.last.lock().ok().and_then(|l| l.clone());
         let mut status = SandboxStatus {
             profile: expected.profile.to_string(),
@@ -232,6 +243,12 @@ impl SandboxCell {
         }
         status
     }
+}
+
+/// This machine's sandbox features, read once per process.
+fn machine() -> &'static Machine {
+    static MACHINE: std::sync::OnceLock<Machine> = std::sync::OnceLock::new();
+    MACHINE.get_or_init(|| Machine::probe(super::guard::program().is_some()))
 }
 
 /// The program and the arguments that put a server in its sandbox on this
@@ -269,7 +286,10 @@ fn wrapper(
 /// The program as found on `path_var`, and where its symlinks lead.
 fn program_paths(program: &OsString, path_var: &str) -> Vec<PathBuf> {
     let program = Path::new(program);
-    let found = if program.is_absolute() || program.components().count() > 1 {
+    let found = if program.is_absolute() {
+        program.is_file().then(|| program.to_path_buf())
+    } else if program.components().count() > 1 {
+        // Relative to the server's `cwd`: left for the system to find.
         Some(program.to_path_buf())
     } else {
         std::env::split_paths(path_var)

@@ -249,6 +249,16 @@ pub(crate) fn convert(
             if let Some(cwd) = cwd {
                 entry.insert("cwd".into(), json!(cwd));
             }
+            // The client ran it unsandboxed: give back what its command says it needs.
+            let expose = switchboard_core::suggest_sandbox_expose(command, args);
+            if !expose.is_empty() {
+                warnings.push(format!(
+                    "its command suggests it needs {}: given back with `sandbox.expose` (the \
+                     sandbox hides secret places from servers; remove the entry to hide them)",
+                    expose.join(", ")
+                ));
+                entry.insert("sandbox".into(), json!({ "expose": expose }));
+            }
             TransportKey::Stdio {
                 command: command.clone(),
                 args: args.clone(),
