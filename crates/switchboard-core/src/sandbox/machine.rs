@@ -28,7 +28,7 @@ impl Machine {
             userns: userns_refusal(Path::new("/proc/sys"), is_root()),
             landlock: landlock_refusal(Path::new("/sys/kernel/security/lsm")),
             helper: match os {
-                super::policy::Os::MacOs => Path::new(super::seatbelt::SANDBOX_EXEC).exists(),
+                super::policy::Os::Mac => Path::new(super::seatbelt::SANDBOX_EXEC).exists(),
                 super::policy::Os::Linux => linux_helper,
                 super::policy::Os::Windows | super::policy::Os::Any => false,
             },
@@ -40,8 +40,8 @@ impl Machine {
     pub(crate) fn expect(&self, no_network: bool) -> (String, Option<String>) {
         use super::policy::Os;
         match self.os {
-            Os::MacOs if self.helper => ("sandbox-exec (Seatbelt)".into(), None),
-            Os::MacOs => (
+            Os::Mac if self.helper => ("sandbox-exec (Seatbelt)".into(), None),
+            Os::Mac => (
                 "none".into(),
                 Some(format!("{} is missing", super::seatbelt::SANDBOX_EXEC)),
             ),

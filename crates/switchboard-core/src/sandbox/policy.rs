@@ -18,14 +18,14 @@ use crate::config::{NetworkPolicy, SandboxPolicy};
 pub(crate) enum Os {
     Any,
     Linux,
-    MacOs,
+    Mac,
     Windows,
 }
 
 impl Os {
     pub(crate) const fn current() -> Self {
         if cfg!(target_os = "macos") {
-            Self::MacOs
+            Self::Mac
         } else if cfg!(windows) {
             Self::Windows
         } else {
@@ -80,34 +80,34 @@ pub(crate) const SECRET_PLACES: &[SecretPlace] = &[
         Os::Linux,
         "Firefox (Flatpak) profiles",
     ),
-    place("Library/Keychains", Os::MacOs, "keychains"),
+    place("Library/Keychains", Os::Mac, "keychains"),
     place(
         "Library/Application Support/Google/Chrome",
-        Os::MacOs,
+        Os::Mac,
         "Chrome profiles",
     ),
     place(
         "Library/Application Support/Chromium",
-        Os::MacOs,
+        Os::Mac,
         "Chromium profiles",
     ),
     place(
         "Library/Application Support/Firefox",
-        Os::MacOs,
+        Os::Mac,
         "Firefox profiles",
     ),
     place(
         "Library/Application Support/BraveSoftware",
-        Os::MacOs,
+        Os::Mac,
         "Brave profiles",
     ),
     place(
         "Library/Application Support/Microsoft Edge",
-        Os::MacOs,
+        Os::Mac,
         "Edge profiles",
     ),
-    place("Library/Safari", Os::MacOs, "Safari data"),
-    place("Library/Cookies", Os::MacOs, "cookies"),
+    place("Library/Safari", Os::Mac, "Safari data"),
+    place("Library/Cookies", Os::Mac, "cookies"),
     place(
         "AppData/Local/Google/Chrome/User Data",
         Os::Windows,
@@ -658,7 +658,7 @@ mod tests {
         let mac = Host {
             home: Some(PathBuf::from("/Users/ann")),
             own: Vec::new(),
-            os: Some(Os::MacOs),
+            os: Some(Os::Mac),
         };
         let places: Vec<PathBuf> = mac.secret_places().into_iter().map(|(p, _)| p).collect();
         assert!(places.contains(&PathBuf::from("/Users/ann/Library/Keychains")));

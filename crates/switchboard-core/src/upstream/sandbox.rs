@@ -271,7 +271,7 @@ fn wrapper(
                 vec![sandbox::HELPER_ARG.into(), plan.into(), program.clone()],
             ))
         }
-        Os::MacOs => Some((
+        Os::Mac => Some((
             sandbox::seatbelt::SANDBOX_EXEC.into(),
             vec![
                 "-p".into(),
