@@ -67,6 +67,11 @@ pub struct ActivityEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub arguments: Option<String>,
+    /// How the call was approved or denied, when it needed a person's
+    /// approval (`settings.confirmCalls`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub approval: Option<crate::ActivityApproval>,
 }
 
 /// How a recorded call ended.

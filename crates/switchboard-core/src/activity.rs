@@ -105,6 +105,8 @@ pub(crate) struct CallRecord {
     pub(crate) result_bytes: u64,
     /// Only with `settings.activityArguments`; unredacted here.
     pub(crate) arguments: Option<Value>,
+    /// How a call that needed approval was decided (see `crate::approval`).
+    pub(crate) approval: Option<switchboard_api::ActivityApproval>,
 }
 
 /// The newest entries and the next sequence number.
@@ -308,6 +310,7 @@ fn entry(record: CallRecord, seq: u64) -> ActivityEntry {
         argument_bytes: record.argument_bytes,
         result_bytes: record.result_bytes,
         arguments,
+        approval: record.approval,
     }
 }
 
@@ -385,6 +388,7 @@ mod tests {
             argument_bytes: 2,
             result_bytes: 10,
             arguments: None,
+            approval: None,
         }
     }
 

@@ -51,6 +51,7 @@ use crate::hub::HubHandle;
 use crate::sessions::{ListKind, Scope, Session};
 use crate::upstream::{Downstream, Upstream};
 
+mod approval;
 mod input_flow;
 mod input_required;
 mod lists;
@@ -109,6 +110,7 @@ impl Gateway {
         let mut request = request;
         let mut started = self.begin_call(Method::Tool, &request.name, request.arguments.as_ref());
         let mut served = Served::Nobody;
+        let mut approval = None;
         let result = match self.search_mode_call(&mut request, &mut served).await {
             Some(answer) => answer.map(CallToolResponse::Complete),
             None => {
@@ -117,10 +119,11 @@ impl Gateway {
                     started =
                         self.begin_named_call(&started, &request.name, request.arguments.as_ref());
                 }
-                self.route_call(request, downstream, cancel, &mut served)
-                    .await
+                let call = (&mut served, &mut approval);
+                self.route_call(request, downstream, cancel, call).await
             }
         };
+        started.set_approval(approval);
         self.end_call(started, served, &result, cancel);
         result
     }
@@ -130,7 +133,7 @@ impl Gateway {
         mut request: CallToolRequestParams,
         downstream: Option<Downstream>,
         cancel: &tokio_util::sync::CancellationToken,
-        served: &mut Served,
+        (served, approval): (&mut Served, &mut Option<switchboard_api::ActivityApproval>),
     ) -> Result<CallToolResponse, ErrorData> {
         if self.scope().is_merged()
             && self.hub.settings().builtin_tools
@@ -150,6 +153,17 @@ impl Gateway {
         *served = Served::Server(upstream.id.clone());
         if let Some(route) = route {
             request.name = Cow::Owned(route.name.to_string());
+        }
+        match self
+            .approve_call(&upstream, &request, downstream.as_ref(), cancel)
+            .await
+        {
+            approval::Approval::NotAsked => {}
+            approval::Approval::Allowed(decided) => *approval = Some(decided),
+            approval::Approval::Denied(result, decided) => {
+                *approval = Some(decided);
+                return Ok(CallToolResponse::Complete(result));
+            }
         }
         upstream
             .call_tool(request, downstream, cancel)

@@ -45,6 +45,7 @@ mod approve;
 pub use approve::ApproveError;
 mod discovery;
 mod login;
+mod pending;
 mod poll;
 mod profiles;
 pub(crate) use profiles::Refused;
@@ -122,6 +123,8 @@ struct HubInner {
     tokens: tokens::TokenCounter,
     /// The tool pins every listing passes through (`crate::pins`).
     pins: Arc<crate::pins::Pins>,
+    /// The calls waiting for a person's approval (`crate::approval`).
+    approvals: Arc<crate::approval::Pending>,
     /// Where the warm catalog is kept (`None` disables it).
     warm_catalog: Option<PathBuf>,
     /// How many tools of Switchboard's own the merged `tools/list` serves
@@ -277,6 +280,7 @@ impl Hub {
                     .as_ref()
                     .map(|path| path.with_file_name("pins.json")),
             )),
+            approvals: Arc::default(),
             warm_catalog: options.warm_catalog,
             builtin_tools: std::sync::atomic::AtomicUsize::new(0),
             import_source: std::sync::OnceLock::new(),

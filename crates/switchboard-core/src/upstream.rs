@@ -310,6 +310,7 @@ mod tests {
             namespace: None,
             timeouts: Default::default(),
             oauth: None,
+            approval: Default::default(),
             expanded: Vec::new(),
         };
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();

@@ -100,6 +100,7 @@ mod tests {
             argument_bytes: 2,
             result_bytes: 30,
             arguments: None,
+            approval: None,
         }
     }
 

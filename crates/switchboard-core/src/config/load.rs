@@ -495,6 +495,11 @@ struct RawServer {
     #[serde(default)]
     timeouts: RawTimeouts,
     oauth: Option<RawOAuth>,
+    confirm_calls: Option<super::ConfirmCalls>,
+    #[serde(default)]
+    confirm_tools: Vec<String>,
+    #[serde(default)]
+    allow_tools: Vec<String>,
     /// Free text shown in the UI; not used otherwise.
     #[allow(dead_code)]
     description: Option<String>,
@@ -642,6 +647,11 @@ impl RawServer {
                 call: self.timeouts.call_secs,
             },
             oauth,
+            approval: super::ServerApproval {
+                confirm_calls: self.confirm_calls,
+                confirm_tools: self.confirm_tools,
+                allow_tools: self.allow_tools,
+            },
             expanded,
         })
     }

@@ -85,6 +85,10 @@ pub struct ServerConfig {
     /// OAuth settings of a remote server (`oauth`); `None` means discovery and
     /// dynamic client registration with default scopes.
     pub oauth: Option<OAuthConfig>,
+    /// `confirmCalls`, `confirmTools`, `allowTools` (see `crate::approval`).
+    /// Not part of the fingerprint: a change applies without a restart.
+    #[serde(skip_serializing_if = "super::ServerApproval::is_default")]
+    pub approval: super::ServerApproval,
     /// The values the loader put in for `${VAR}` references: secrets, kept
     /// to mask them wherever they could show ([`ServerConfig::secret_values`]).
     /// Not serialized: the fields above already hold them (so a changed

@@ -22,8 +22,10 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use super::ConfigError;
 
+mod confirm;
 mod modes;
 use modes::NameList;
+pub use confirm::{ConfirmCalls, ServerApproval};
 pub use modes::{ToolMode, ToolPinning};
 
 /// The longest any duration setting may be: 30 days. Far beyond any useful
@@ -253,6 +255,14 @@ settings_table! {
     /// OTLP/HTTP to this base URL (`/v1/traces`, `/v1/metrics` are added).
     otlp_endpoint: Option<String> = None;
         "otlpEndpoint", "SWITCHBOARD_OTLP_ENDPOINT", HttpUrl, restart: true;
+    /// Which calls wait for a person's approval: `off`, `destructive` (tools
+    /// annotated `destructiveHint`), `writes` (all but `readOnlyHint` tools)
+    /// or `all`; a server's own `confirmCalls` overrides it.
+    confirm_calls: ConfirmCalls = ConfirmCalls::Off;
+        "confirmCalls", "SWITCHBOARD_CONFIRM_CALLS", Named, restart: true;
+    /// How long a call waits for approval before it is denied.
+    confirm_timeout: Duration = Duration::from_secs(120);
+        "confirmTimeoutSecs", "SWITCHBOARD_CONFIRM_TIMEOUT_SECS", Time::secs(1), restart: true;
 }
 
 // ---------------------------------------------------------------------------

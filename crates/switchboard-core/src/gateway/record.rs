@@ -30,9 +30,15 @@ pub(super) struct Started {
     name: String,
     argument_bytes: u64,
     arguments: Option<serde_json::Value>,
+    approval: Option<switchboard_api::ActivityApproval>,
 }
 
 impl Started {
+    /// How approval decided the call, if it was asked (`crate::approval`).
+    pub(super) fn set_approval(&mut self, approval: Option<switchboard_api::ActivityApproval>) {
+        self.approval = approval;
+    }
+
     /// The name the call was made with.
     pub(super) fn name(&self) -> &str {
         &self.name
@@ -102,6 +108,7 @@ impl Gateway {
             arguments: arguments
                 .filter(|_| keep)
                 .map(|a| serde_json::Value::Object(a.clone())),
+            approval: None,
         }
     }
 
@@ -157,6 +164,7 @@ impl Gateway {
             argument_bytes: started.argument_bytes,
             result_bytes,
             arguments: started.arguments,
+            approval: started.approval,
         });
     }
 }
