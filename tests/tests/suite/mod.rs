@@ -3,6 +3,7 @@
 
 mod access;
 mod activity;
+mod approval;
 mod cli;
 mod config_file;
 mod config_owner;
