@@ -65,17 +65,16 @@ impl Gateway {
             return Approval::NotAsked;
         }
         let tool: &str = &request.name;
-        let annotations = upstream.capabilities().and_then(|caps| {
-            caps.tools
-                .iter()
-                .find(|t| t.name == tool)
-                .and_then(|t| t.annotations.clone())
-        });
+        let listing = upstream.capabilities();
+        let annotations = listing
+            .as_ref()
+            .and_then(|caps| caps.tools.iter().find(|t| t.name == tool))
+            .and_then(|t| t.annotations.as_ref());
         if !crate::approval::needs_approval(
             settings.confirm_calls,
             &config.approval,
             tool,
-            annotations.as_ref(),
+            annotations,
         ) {
             return Approval::NotAsked;
         }
@@ -246,5 +245,82 @@ async fn elicit(downstream: Downstream, message: String) -> Option<Decision> {
         }
         // Declined, cancelled (or an action this version does not know).
         _ => Some(deny),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hub::testing::{NO_SUCH_COMMAND, hub, listed};
+    use crate::sessions::Scope;
+
+    /// The cost of the check on a call that is not asked, measured rather
+    /// than asserted (tests never assert speed): run with
+    /// `cargo test -p switchboard-core --release approval_check_cost -- --ignored --nocapture`.
+    /// Figures in `docs/benchmarks.md` ("Approval check").
+    #[tokio::test]
+    #[ignore = "a measurement, not a test"]
+    async fn approval_check_cost() {
+        const N: u32 = 1_000_000;
+        for (label, settings) in [
+            ("confirmCalls off (the default)", r#""settings":{}"#),
+            (
+                "confirmCalls destructive, a tool without annotations",
+                r#""settings":{"confirmCalls":"destructive"}"#,
+            ),
+        ] {
+            let (_hub, handle) = hub(&format!(
+                r#"{{"mcpServers":{{"a":{{"command":"{NO_SUCH_COMMAND}"}}}},{settings}}}"#
+            ))
+            .await;
+            let names: Vec<String> = (0..50).map(|i| format!("tool_{i}")).collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            listed(&handle, "a", &names);
+            let gateway = Gateway::new(handle.clone(), Scope::Merged);
+            let upstream = handle.upstream("a").unwrap();
+            let request: CallToolRequestParams =
+                serde_json::from_value(json!({"name": "tool_25", "arguments": {"text": "x"}}))
+                    .unwrap();
+            let cancel = CancellationToken::new();
+            let started = std::time::Instant::now();
+            for _ in 0..N {
+                let approval = gateway.approve_call(&upstream, &request, None, &cancel).await;
+                assert!(matches!(approval, Approval::NotAsked));
+            }
+            let per_call = started.elapsed() / N;
+            println!("approval check, {label}: {per_call:?} per call");
+            handle.shutdown();
+        }
+    }
+
+    #[tokio::test]
+    async fn a_call_of_a_server_that_cannot_ask_is_not_asked() {
+        let (_hub, handle) = hub(&format!(
+            r#"{{"mcpServers":{{"a":{{"command":"{NO_SUCH_COMMAND}","allowTools":["t*"]}},
+                              "b":{{"command":"{NO_SUCH_COMMAND}","confirmCalls":"all"}}}}}}"#
+        ))
+        .await;
+        listed(&handle, "a", &["t"]);
+        listed(&handle, "b", &["t"]);
+        let gateway = Gateway::new(handle.clone(), Scope::Merged);
+        let request: CallToolRequestParams =
+            serde_json::from_value(json!({"name": "t"})).unwrap();
+        let cancel = CancellationToken::new();
+        let a = handle.upstream("a").unwrap();
+        assert!(matches!(
+            gateway.approve_call(&a, &request, None, &cancel).await,
+            Approval::NotAsked
+        ));
+        // `b` asks every call: cancelled while waiting, it is denied and leaves the table.
+        let b = handle.upstream("b").unwrap();
+        cancel.cancel();
+        let Approval::Denied(result, record) = gateway.approve_call(&b, &request, None, &cancel).await
+        else {
+            panic!("a call of `b` was not asked");
+        };
+        assert_eq!(result.is_error, Some(true));
+        assert_eq!(record.decision, "cancelled");
+        assert!(handle.pending().is_empty());
+        handle.shutdown();
     }
 }
