@@ -28,9 +28,7 @@ pub use control::{
     LogoutResponse, LogsResponse, RefreshAllResponse, RefreshResult, ReloadResponse, WireDuration,
 };
 pub use endpoints::{EndpointProfile, EndpointSnapshot, ToolMode};
-pub use pending::{
-    ActivityApproval, DecideRequest, DecideResponse, PendingCall, PendingResponse,
-};
+pub use pending::{ActivityApproval, DecideRequest, DecideResponse, PendingCall, PendingResponse};
 pub use pins::{
     ApproveRequest, ApproveResponse, ApproveTool, HeldDefinition, HeldResponse, HeldTool,
     ReviewedTool,

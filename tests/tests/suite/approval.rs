@@ -135,7 +135,10 @@ async fn destructive_calls_wait_for_a_decision_through_the_api_and_the_cli() {
         json!({"text": "gone", "apiKey": "***"})
     );
     assert_eq!(calls[0]["client"], "switchboard-e2e");
-    assert!(calls[0]["since"].as_str().unwrap().ends_with('Z'), "{calls:?}");
+    assert!(
+        calls[0]["since"].as_str().unwrap().ends_with('Z'),
+        "{calls:?}"
+    );
     assert_eq!(calls_made(&counter), 2, "the server saw a waiting call");
     // The pending list shows arguments: not without a credential.
     let open = reqwest::get(format!("{}/api/v1/pending", hub.base))
@@ -145,7 +148,10 @@ async fn destructive_calls_wait_for_a_decision_through_the_api_and_the_cli() {
 
     let (code, answer) = hub.post(&format!("/api/v1/pending/{id}/allow")).await;
     assert_eq!(code, 200, "{answer}");
-    assert_eq!(answer, json!({"id": id, "decision": "allow", "always": false}));
+    assert_eq!(
+        answer,
+        json!({"id": id, "decision": "allow", "always": false})
+    );
     let result = call.await.unwrap().unwrap();
     assert_eq!(text_of(&result), "gone");
     assert_ne!(result.is_error, Some(true));
@@ -172,14 +178,21 @@ async fn destructive_calls_wait_for_a_decision_through_the_api_and_the_cli() {
                 .await
         })
     };
-    let id = waiting(&hub, 1).await[0]["id"].as_str().unwrap().to_string();
+    let id = waiting(&hub, 1).await[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let out = hub
         .cli()
         .args(["deny", &id, "--url", &hub.base])
         .output()
         .await
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         format!("call {id}: denied\n")
@@ -270,7 +283,12 @@ async fn nobody_answering_denies_the_call_when_the_time_is_up() {
     let scratch = tempfile::tempdir().unwrap();
     let counter = scratch.path().join("counts.json");
     let spec = spec_file(scratch.path(), tools());
-    let mut server = stdio_fixture(&["--spec", &spec, "--counter-file", &counter.to_string_lossy()]);
+    let mut server = stdio_fixture(&[
+        "--spec",
+        &spec,
+        "--counter-file",
+        &counter.to_string_lossy(),
+    ]);
     // The server's own mode (`writes`) overrides the hub's (`off`).
     server["confirmCalls"] = json!("writes");
     let mut hub = Hub::start_with_env(
@@ -358,11 +376,20 @@ async fn the_calling_client_decides_by_elicitation() {
         .await
         .unwrap();
     let peer = client.peer();
-    let call = |text: &str| params("files__delete_file", json!({"text": text, "password": "hunter2"}));
+    let call = |text: &str| {
+        params(
+            "files__delete_file",
+            json!({"text": text, "password": "hunter2"}),
+        )
+    };
 
     let denied = peer.call_tool(call("one")).await.unwrap();
     assert_eq!(denied.is_error, Some(true));
-    assert!(text_of(&denied).contains("declined"), "{}", text_of(&denied));
+    assert!(
+        text_of(&denied).contains("declined"),
+        "{}",
+        text_of(&denied)
+    );
     assert_eq!(calls_made(&counter), 0);
     let asked = person.asked.lock().unwrap()[0].clone();
     assert_eq!(
@@ -374,7 +401,10 @@ async fn the_calling_client_decides_by_elicitation() {
         message.contains("'delete_file'") && message.contains("'files'") && message.contains("one"),
         "{message}"
     );
-    assert!(!message.contains("hunter2"), "a secret in the form: {message}");
+    assert!(
+        !message.contains("hunter2"),
+        "a secret in the form: {message}"
+    );
 
     let allowed = peer.call_tool(call("two")).await.unwrap();
     assert_eq!(text_of(&allowed), "two");

@@ -183,9 +183,7 @@ impl Pending {
         id: &str,
         decision: Decision,
     ) -> Result<(PendingCall, ServerId), NotPending> {
-        let key = id
-            .parse::<u64>()
-            .map_err(|_| NotPending(id.to_string()))?;
+        let key = id.parse::<u64>().map_err(|_| NotPending(id.to_string()))?;
         let waiting = self
             .lock()
             .calls
@@ -243,7 +241,11 @@ mod tests {
         let mut ticket = pending.add(&server, "delete", serde_json::json!({"path": "/x"}), None);
         let other = pending.add(&server, "move", serde_json::json!({}), Some("cli".into()));
         assert_eq!(
-            pending.list().iter().map(|c| c.tool.as_str()).collect::<Vec<_>>(),
+            pending
+                .list()
+                .iter()
+                .map(|c| c.tool.as_str())
+                .collect::<Vec<_>>(),
             ["delete", "move"]
         );
         let id = ticket.id().to_string();

@@ -80,15 +80,35 @@ mod tests {
             allow_tools: vec!["list_*".into(), "send_draft".into()],
         };
         assert!(needs_approval(ConfirmCalls::Off, &server, "anything", None));
-        assert!(!needs_approval(ConfirmCalls::Off, &server, "list_files", None));
-        assert!(!needs_approval(ConfirmCalls::All, &server, "send_draft", None));
+        assert!(!needs_approval(
+            ConfirmCalls::Off,
+            &server,
+            "list_files",
+            None
+        ));
+        assert!(!needs_approval(
+            ConfirmCalls::All,
+            &server,
+            "send_draft",
+            None
+        ));
         let only_globs = ServerApproval {
             confirm_tools: vec!["send_*".into()],
             ..Default::default()
         };
         let read = annotations(Some(true), None);
-        assert!(needs_approval(ConfirmCalls::Off, &only_globs, "send_mail", Some(&read)));
-        assert!(!needs_approval(ConfirmCalls::Off, &only_globs, "read_mail", None));
+        assert!(needs_approval(
+            ConfirmCalls::Off,
+            &only_globs,
+            "send_mail",
+            Some(&read)
+        ));
+        assert!(!needs_approval(
+            ConfirmCalls::Off,
+            &only_globs,
+            "read_mail",
+            None
+        ));
         assert!(may_ask(ConfirmCalls::Off, &only_globs));
         assert!(!may_ask(ConfirmCalls::Off, &ServerApproval::default()));
         let off = ServerApproval {

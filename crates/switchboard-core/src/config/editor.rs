@@ -98,7 +98,12 @@ pub fn set_tool_disabled(
 /// `allowTools` (created when missing): its calls no longer ask for
 /// approval (an `always` answer, see `crate::approval`). Already there → the
 /// text as it was.
-pub fn add_allowed_tool(bytes: &[u8], path: &Path, id: &str, tool: &str) -> Result<String, EditError> {
+pub fn add_allowed_tool(
+    bytes: &[u8],
+    path: &Path,
+    id: &str,
+    tool: &str,
+) -> Result<String, EditError> {
     set_listed(bytes, path, id, "allowTools", tool, true)
 }
 

@@ -24,8 +24,8 @@ use super::ConfigError;
 
 mod confirm;
 mod modes;
-use modes::NameList;
 pub use confirm::{ConfirmCalls, ServerApproval};
+use modes::NameList;
 pub use modes::{ToolMode, ToolPinning};
 
 /// The longest any duration setting may be: 30 days. Far beyond any useful

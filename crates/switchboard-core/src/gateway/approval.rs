@@ -284,7 +284,9 @@ mod tests {
             let cancel = CancellationToken::new();
             let started = std::time::Instant::now();
             for _ in 0..N {
-                let approval = gateway.approve_call(&upstream, &request, None, &cancel).await;
+                let approval = gateway
+                    .approve_call(&upstream, &request, None, &cancel)
+                    .await;
                 assert!(matches!(approval, Approval::NotAsked));
             }
             let per_call = started.elapsed() / N;
@@ -303,8 +305,7 @@ mod tests {
         listed(&handle, "a", &["t"]);
         listed(&handle, "b", &["t"]);
         let gateway = Gateway::new(handle.clone(), Scope::Merged);
-        let request: CallToolRequestParams =
-            serde_json::from_value(json!({"name": "t"})).unwrap();
+        let request: CallToolRequestParams = serde_json::from_value(json!({"name": "t"})).unwrap();
         let cancel = CancellationToken::new();
         let a = handle.upstream("a").unwrap();
         assert!(matches!(
@@ -314,7 +315,8 @@ mod tests {
         // `b` asks every call: cancelled while waiting, it is denied and leaves the table.
         let b = handle.upstream("b").unwrap();
         cancel.cancel();
-        let Approval::Denied(result, record) = gateway.approve_call(&b, &request, None, &cancel).await
+        let Approval::Denied(result, record) =
+            gateway.approve_call(&b, &request, None, &cancel).await
         else {
             panic!("a call of `b` was not asked");
         };

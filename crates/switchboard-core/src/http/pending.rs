@@ -80,9 +80,9 @@ async fn decide(
             id: call.id,
             decision: if allow { "allow" } else { "deny" }.to_string(),
             always: matches!(added, Some(Ok(()))),
-            error: added
-                .and_then(Result::err)
-                .map(|err| format!("the call was allowed, but adding it to allowTools failed: {err}")),
+            error: added.and_then(Result::err).map(|err| {
+                format!("the call was allowed, but adding it to allowTools failed: {err}")
+            }),
         })
         .into_response(),
         Err(err) => error(StatusCode::NOT_FOUND, err.to_string()),
