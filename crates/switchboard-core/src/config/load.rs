@@ -647,11 +647,7 @@ impl RawServer {
                 call: self.timeouts.call_secs,
             },
             oauth,
-            approval: super::ServerApproval {
-                confirm_calls: self.confirm_calls,
-                confirm_tools: self.confirm_tools,
-                allow_tools: self.allow_tools,
-            },
+            approval: (self.confirm_calls, self.confirm_tools, self.allow_tools).into(),
             expanded,
         })
     }

@@ -46,6 +46,23 @@ pub struct ServerApproval {
     pub allow_tools: Vec<String>,
 }
 
+/// A server's `confirmCalls`, `confirmTools` and `allowTools`, as read.
+impl From<(Option<ConfirmCalls>, Vec<String>, Vec<String>)> for ServerApproval {
+    fn from(
+        (confirm_calls, confirm_tools, allow_tools): (
+            Option<ConfirmCalls>,
+            Vec<String>,
+            Vec<String>,
+        ),
+    ) -> Self {
+        Self {
+            confirm_calls,
+            confirm_tools,
+            allow_tools,
+        }
+    }
+}
+
 impl ServerApproval {
     /// Whether nothing is configured: the hub-wide setting decides alone.
     pub fn is_default(&self) -> bool {
