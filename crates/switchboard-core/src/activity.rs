@@ -107,6 +107,8 @@ pub(crate) struct CallRecord {
     pub(crate) arguments: Option<Value>,
     /// How a call that needed approval was decided (see `crate::approval`).
     pub(crate) approval: Option<switchboard_api::ActivityApproval>,
+    /// The kinds of credentials found in the result (never the values).
+    pub(crate) result_secrets: Vec<&'static str>,
 }
 
 /// The newest entries and the next sequence number.
@@ -311,6 +313,11 @@ fn entry(record: CallRecord, seq: u64) -> ActivityEntry {
         result_bytes: record.result_bytes,
         arguments,
         approval: record.approval,
+        result_secrets: record
+            .result_secrets
+            .iter()
+            .map(|k| k.to_string())
+            .collect(),
     }
 }
 
@@ -389,6 +396,7 @@ mod tests {
             result_bytes: 10,
             arguments: None,
             approval: None,
+            result_secrets: Vec::new(),
         }
     }
 

@@ -74,7 +74,7 @@ pub use model::{
 pub use profiles::{MAX_PROFILE_NAME_LEN, MIN_TOKEN_LEN, ProfileConfig, ProfileName};
 pub use redacted::{mask_definition_secrets, redact_definition, restore_redacted};
 pub use secrets::check_secret_name;
-pub use settings::{ConfirmCalls, ServerApproval};
+pub use settings::{ConfirmCalls, ResultSecrets, ServerApproval};
 pub use settings::{
     ENV_VARS, MAX_DURATION, SETTINGS, SettingInfo, Settings, TimeUnit, TokenStoreChoice, ToolMode,
     ToolPinning,

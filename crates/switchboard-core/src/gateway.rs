@@ -58,6 +58,7 @@ mod lists;
 mod modern;
 use modern::Completed;
 mod record;
+mod result_secrets;
 mod route;
 mod search_mode;
 
@@ -110,7 +111,7 @@ impl Gateway {
         let mut request = request;
         let mut started = self.begin_call(Method::Tool, &request.name, request.arguments.as_ref());
         let mut served = Served::Nobody;
-        let mut approval = None;
+        let mut notes = record::CallNotes::default();
         let result = match self.search_mode_call(&mut request, &mut served).await {
             Some(answer) => answer.map(CallToolResponse::Complete),
             None => {
@@ -119,11 +120,11 @@ impl Gateway {
                     started =
                         self.begin_named_call(&started, &request.name, request.arguments.as_ref());
                 }
-                let call = (&mut served, &mut approval);
+                let call = (&mut served, &mut notes);
                 self.route_call(request, downstream, cancel, call).await
             }
         };
-        started.set_approval(approval);
+        started.set_notes(notes);
         self.end_call(started, served, &result, cancel);
         result
     }
@@ -133,7 +134,7 @@ impl Gateway {
         mut request: CallToolRequestParams,
         downstream: Option<Downstream>,
         cancel: &tokio_util::sync::CancellationToken,
-        (served, approval): (&mut Served, &mut Option<switchboard_api::ActivityApproval>),
+        (served, notes): (&mut Served, &mut record::CallNotes),
     ) -> Result<CallToolResponse, ErrorData> {
         if self.scope().is_merged()
             && self.hub.settings().builtin_tools
@@ -159,16 +160,20 @@ impl Gateway {
             .await
         {
             approval::Approval::NotAsked => {}
-            approval::Approval::Allowed(decided) => *approval = Some(decided),
+            approval::Approval::Allowed(decided) => notes.approval = Some(decided),
             approval::Approval::Denied(result, decided) => {
-                *approval = Some(decided);
+                notes.approval = Some(decided);
                 return Ok(CallToolResponse::Complete(result));
             }
         }
-        upstream
+        let mut response = upstream
             .call_tool(request, downstream, cancel)
             .await
-            .map_err(upstream_error)
+            .map_err(upstream_error)?;
+        if let CallToolResponse::Complete(result) = &mut response {
+            notes.result_secrets = self.check_result(&upstream, result);
+        }
+        Ok(response)
     }
 
     /// A gateway for an existing session (the HTTP fast path's way in).

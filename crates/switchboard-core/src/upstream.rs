@@ -311,6 +311,7 @@ mod tests {
             timeouts: Default::default(),
             oauth: None,
             approval: Default::default(),
+            result_secrets: None,
             expanded: Vec::new(),
         };
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();

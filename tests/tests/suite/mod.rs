@@ -33,6 +33,7 @@ mod priming;
 mod profiles;
 mod redirects;
 mod reload;
+mod result_secrets;
 mod revision;
 mod routing;
 mod secret_args;

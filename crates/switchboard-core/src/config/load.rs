@@ -500,6 +500,7 @@ struct RawServer {
     confirm_tools: Vec<String>,
     #[serde(default)]
     allow_tools: Vec<String>,
+    result_secrets: Option<super::ResultSecrets>,
     /// Free text shown in the UI; not used otherwise.
     #[allow(dead_code)]
     description: Option<String>,
@@ -648,6 +649,7 @@ impl RawServer {
             },
             oauth,
             approval: (self.confirm_calls, self.confirm_tools, self.allow_tools).into(),
+            result_secrets: self.result_secrets,
             expanded,
         })
     }

@@ -24,9 +24,11 @@ use super::ConfigError;
 
 mod confirm;
 mod modes;
+mod result_secrets;
 pub use confirm::{ConfirmCalls, ServerApproval};
 use modes::NameList;
 pub use modes::{ToolMode, ToolPinning};
+pub use result_secrets::ResultSecrets;
 
 /// The longest any duration setting may be: 30 days. Far beyond any useful
 /// timeout, TTL or interval, and far below what `Instant`, tokio timers and
@@ -263,6 +265,11 @@ settings_table! {
     /// How long a call waits for approval before it is denied.
     confirm_timeout: Duration = Duration::from_secs(120);
         "confirmTimeoutSecs", "SWITCHBOARD_CONFIRM_TIMEOUT_SECS", Time::secs(1), restart: true;
+    /// What credentials in well-known formats found in a tool result do:
+    /// `redact` (replaced by `[redacted <kind>]`), `warn` (only noted) or
+    /// `off`; a server's own `resultSecrets` overrides it.
+    result_secrets: ResultSecrets = ResultSecrets::Redact;
+        "resultSecrets", "SWITCHBOARD_RESULT_SECRETS", Named, restart: true;
 }
 
 // ---------------------------------------------------------------------------
@@ -793,6 +800,7 @@ mod tests {
             ),
             ("confirmCalls", r#""destructive""#, "destructive"),
             ("confirmTimeoutSecs", "30", "30"),
+            ("resultSecrets", r#""warn""#, "warn"),
         ];
         assert_eq!(
             cases.iter().map(|c| c.0).collect::<Vec<_>>(),
@@ -952,7 +960,7 @@ mod tests {
              `coldListTimeoutMs`, `idleShutdownSecs`, `builtinTools`, `tokenStore`, \
              `maxSessions`, `sessionIdleSecs`, `maxConnections`, `headerTimeoutSecs`, \
              `allowRemote`, `toolPinning`, `activityArguments`, `activityMaxBytes`, `toolMode`, `pinnedTools`, `otlpEndpoint`, \
-             `confirmCalls`, `confirmTimeoutSecs`"
+             `confirmCalls`, `confirmTimeoutSecs`, `resultSecrets`"
         );
         let (_, _, message) =
             invalid(file_settings(r#"{"listen": null, "listen": "127.0.0.1:1"}"#).unwrap_err());
