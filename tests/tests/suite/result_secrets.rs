@@ -56,7 +56,10 @@ async fn secrets_in_results_are_redacted_before_any_client_sees_them() {
     let result = single
         .service
         .peer()
-        .call_tool(params("env", json!({"config": {"key": AWS, "list": [GITHUB]}})))
+        .call_tool(params(
+            "env",
+            json!({"config": {"key": AWS, "list": [GITHUB]}}),
+        ))
         .await
         .unwrap();
     let structured = result.structured_content.clone().unwrap();
@@ -66,13 +69,19 @@ async fn secrets_in_results_are_redacted_before_any_client_sees_them() {
     );
     let whole = serde_json::to_string(&result).unwrap();
     for secret in [AWS, GITHUB] {
-        assert!(!whole.contains(secret), "a secret reached the client: {whole}");
+        assert!(
+            !whole.contains(secret),
+            "a secret reached the client: {whole}"
+        );
     }
 
     // Ordinary results are untouched; a `warn` server's result passes as it is.
     assert_eq!(
         merged
-            .call_text("vault__echo", json!({"text": "risk-free task-list sk-short"}))
+            .call_text(
+                "vault__echo",
+                json!({"text": "risk-free task-list sk-short"})
+            )
             .await
             .unwrap(),
         "risk-free task-list sk-short"
