@@ -1062,7 +1062,12 @@ arguments?: string,
  * How the call was approved or denied, when it needed a person's
  * approval (`settings.confirmCalls`).
  */
-approval?: ActivityApproval, };
+approval?: ActivityApproval, 
+/**
+ * The kinds of credentials found in the result (`aws-access-key`,
+ * `github-token`, ...; see `settings.resultSecrets`); never the values.
+ */
+resultSecrets?: Array<string>, };
 
 /**
  * How a recorded call ended.

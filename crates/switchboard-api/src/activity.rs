@@ -74,9 +74,9 @@ pub struct ActivityEntry {
     pub approval: Option<crate::ActivityApproval>,
     /// The kinds of credentials found in the result (`aws-access-key`,
     /// `github-token`, ...; see `settings.resultSecrets`); never the values.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
-    pub result_secrets: Vec<String>,
+    pub result_secrets: Option<Vec<String>>,
 }
 
 /// How a recorded call ended.

@@ -313,11 +313,13 @@ fn entry(record: CallRecord, seq: u64) -> ActivityEntry {
         result_bytes: record.result_bytes,
         arguments,
         approval: record.approval,
-        result_secrets: record
-            .result_secrets
-            .iter()
-            .map(|k| k.to_string())
-            .collect(),
+        result_secrets: (!record.result_secrets.is_empty()).then(|| {
+            record
+                .result_secrets
+                .iter()
+                .map(|k| k.to_string())
+                .collect()
+        }),
     }
 }
 

@@ -101,7 +101,7 @@ mod tests {
             result_bytes: 30,
             arguments: None,
             approval: None,
-            result_secrets: Vec::new(),
+            result_secrets: None,
         }
     }
 
