@@ -1061,9 +1061,94 @@ resultBytes: number,
  * The arguments as JSON text with secrets redacted; only with
  * `settings.activityArguments`.
  */
-arguments?: string, };
+arguments?: string, 
+/**
+ * How the call was approved or denied, when it needed a person's
+ * approval (`settings.confirmCalls`).
+ */
+approval?: ActivityApproval, 
+/**
+ * The kinds of credentials found in the result (`aws-access-key`,
+ * `github-token`, ...; see `settings.resultSecrets`); never the values.
+ */
+resultSecrets?: Array<string>, };
 
 /**
  * How a recorded call ended.
  */
 export type ActivityOutcome = "ok" | "error" | "cancelled" | "timeout";
+
+/**
+ * `GET /api/v1/pending`: the calls waiting, oldest first.
+ */
+export type PendingResponse = { calls: Array<PendingCall>, };
+
+/**
+ * One call waiting for a decision.
+ */
+export type PendingCall = { 
+/**
+ * What `allow` and `deny` name it by.
+ */
+id: string, 
+/**
+ * The server the call is for.
+ */
+server: string, 
+/**
+ * The tool's name as that server lists it.
+ */
+tool: string, 
+/**
+ * The call's arguments, secrets replaced by `***`.
+ */
+arguments: Record<string, unknown>, 
+/**
+ * The calling client's name from its `initialize`, if it gave one.
+ */
+client: string | null, 
+/**
+ * When the call arrived (RFC 3339).
+ */
+since: string, };
+
+/**
+ * The optional body of `POST /api/v1/pending/<id>/allow`: `always` also
+ * adds the tool to its server's `allowTools` in the config file.
+ */
+export type DecideRequest = { always?: boolean, };
+
+/**
+ * The answer to `allow` and `deny`: the call decided.
+ */
+export type DecideResponse = { id: string, 
+/**
+ * `allow` or `deny`.
+ */
+decision: string, 
+/**
+ * Whether the tool was added to its server's `allowTools`.
+ */
+always: boolean, 
+/**
+ * Why adding it to `allowTools` failed (the call was allowed anyway).
+ */
+error?: string, };
+
+/**
+ * How a call that needed approval was decided, as the activity log keeps it.
+ */
+export type ActivityApproval = { 
+/**
+ * `allowed`, `denied` or `timedOut`.
+ */
+decision: string, 
+/**
+ * Who decided: `api` (the control API, the CLI), `dashboard`,
+ * `elicitation` (the calling client), `app`, or `timeout`.
+ */
+by: string, 
+/**
+ * How long the call waited for the decision, in milliseconds.
+ */
+waitedMs: number, };

@@ -13,6 +13,7 @@ import { approvalName, heldApi, pinsKey, pinsOf } from './held';
 import { emptyActivity, followActivity } from './activity';
 import { createTools } from './tools';
 import { createSearch } from './search';
+import { createPending } from './pending';
 import './style.css';
 
 const root = document.getElementById('app');
@@ -25,6 +26,7 @@ const busy = new Set<string>();
 const setup = createSetup({ update: () => update(), notify: (kind, text) => notify(kind, text) });
 const tools = createTools({ update: () => update(), run: (key, work, done) => run(key, work, done) });
 const search = createSearch({ update: () => update() });
+const pending = createPending({ update: () => update() });
 
 const state: PageState = {
   view: null,
@@ -41,6 +43,7 @@ const state: PageState = {
   activity: emptyActivity(),
   tools: tools.state,
   search: search.state,
+  pending: pending.state,
 };
 /** Loaded definitions of held and changed tools, and the key they were loaded for. */
 const heldDefs = new Map<string, HeldDefinition[]>();
@@ -207,6 +210,7 @@ const actions: Actions = {
   setup: setup.actions,
   tools: tools.actions,
   search: search.actions,
+  pending: pending.actions,
 };
 
 /** Loads both definitions of each server's held or changed tools when they change. */
@@ -263,6 +267,7 @@ if (state.startupError) {
   state.connection = 'offline';
 } else {
   follow(onSnapshot, onConnection);
+  pending.follow();
   followActivity(
     () => state.activity,
     (next) => {

@@ -12,6 +12,7 @@ import { heldBlock, type ServerPins } from './held';
 import { activitySection, type ActivityState } from './activity';
 import { toolsButton, toolsRow, type ToolsActions, type ToolsState } from './tools';
 import { searchSection, type SearchActions, type SearchState } from './search';
+import { pendingSection, type PendingActions, type PendingState } from './pending';
 import { endpointsView } from './endpoints';
 
 export interface Notice {
@@ -41,6 +42,8 @@ export interface PageState {
   tools: ToolsState;
   /** The catalog search (search.ts). */
   search: SearchState;
+  /** The calls waiting for approval (pending.ts). */
+  pending: PendingState;
 }
 
 export interface Actions {
@@ -59,6 +62,7 @@ export interface Actions {
   approve(id: string, tools: ApproveTool[] | null): void;
   tools: ToolsActions;
   search: SearchActions;
+  pending: PendingActions;
 }
 
 const CONNECTION_WORDS: Record<Connection, string> = {
@@ -376,7 +380,7 @@ function logsDialog(s: PageState, a: Actions): TemplateResult {
 export function page(s: PageState, a: Actions): TemplateResult {
   return html`${header(s, a)}
     <main>
-      ${banners(s, a)}
+      ${banners(s, a)} ${s.view ? pendingSection(s.pending, a.pending) : nothing}
       <section aria-labelledby="servers-h">
         <h2 id="servers-h" class="sr-only">Servers</h2>
         ${table(s, a)}

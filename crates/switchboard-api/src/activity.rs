@@ -67,6 +67,16 @@ pub struct ActivityEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub arguments: Option<String>,
+    /// How the call was approved or denied, when it needed a person's
+    /// approval (`settings.confirmCalls`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub approval: Option<crate::ActivityApproval>,
+    /// The kinds of credentials found in the result (`aws-access-key`,
+    /// `github-token`, ...; see `settings.resultSecrets`); never the values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub result_secrets: Option<Vec<String>>,
 }
 
 /// How a recorded call ended.

@@ -16,6 +16,7 @@
 mod activity;
 mod control;
 mod endpoints;
+mod pending;
 mod pins;
 mod servers;
 mod snapshot;
@@ -27,6 +28,7 @@ pub use control::{
     LogoutResponse, LogsResponse, RefreshAllResponse, RefreshResult, ReloadResponse, WireDuration,
 };
 pub use endpoints::{EndpointProfile, EndpointSnapshot, ToolMode};
+pub use pending::{ActivityApproval, DecideRequest, DecideResponse, PendingCall, PendingResponse};
 pub use pins::{
     ApproveRequest, ApproveResponse, ApproveTool, HeldDefinition, HeldResponse, HeldTool,
     ReviewedTool,

@@ -65,6 +65,11 @@ pub fn render() -> String {
         decl::<ActivityResponse>(),
         decl::<ActivityEntry>(),
         decl::<ActivityOutcome>(),
+        decl::<PendingResponse>(),
+        decl::<PendingCall>(),
+        decl::<DecideRequest>(),
+        decl::<DecideResponse>(),
+        decl::<ActivityApproval>(),
     ];
     for decl in decls {
         out.push('\n');

@@ -84,7 +84,7 @@ pub enum Kind {
     ControlWrite,
     /// A read under `/api/v1` that may show server output or definitions
     /// (logs, the definitions of held tools, `servers/<id>/config`, `import`,
-    /// the activity log).
+    /// the activity log, the calls waiting for approval).
     ControlPrivateRead,
     /// Other reads under `/api/v1` (status, events).
     ControlRead,
@@ -107,6 +107,7 @@ impl Kind {
                     || rest.ends_with("/config")))
                 || rest == "import"
                 || rest == "activity"
+                || rest == "pending"
             {
                 return Self::ControlPrivateRead;
             }

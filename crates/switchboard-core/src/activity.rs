@@ -105,6 +105,10 @@ pub(crate) struct CallRecord {
     pub(crate) result_bytes: u64,
     /// Only with `settings.activityArguments`; unredacted here.
     pub(crate) arguments: Option<Value>,
+    /// How a call that needed approval was decided (see `crate::approval`).
+    pub(crate) approval: Option<switchboard_api::ActivityApproval>,
+    /// The kinds of credentials found in the result (never the values).
+    pub(crate) result_secrets: Vec<&'static str>,
 }
 
 /// The newest entries and the next sequence number.
@@ -308,6 +312,14 @@ fn entry(record: CallRecord, seq: u64) -> ActivityEntry {
         argument_bytes: record.argument_bytes,
         result_bytes: record.result_bytes,
         arguments,
+        approval: record.approval,
+        result_secrets: (!record.result_secrets.is_empty()).then(|| {
+            record
+                .result_secrets
+                .iter()
+                .map(|k| k.to_string())
+                .collect()
+        }),
     }
 }
 
@@ -385,6 +397,8 @@ mod tests {
             argument_bytes: 2,
             result_bytes: 10,
             arguments: None,
+            approval: None,
+            result_secrets: Vec::new(),
         }
     }
 

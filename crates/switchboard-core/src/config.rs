@@ -60,6 +60,7 @@ mod transport;
 mod unique;
 mod watch;
 
+pub use editor::add_allowed_tool;
 pub use editor::{
     EditError, check_definition, put_server, remove_server, server_definition, set_server_enabled,
     set_tool_disabled,
@@ -76,6 +77,7 @@ pub use profiles::{MAX_PROFILE_NAME_LEN, MIN_TOKEN_LEN, ProfileConfig, ProfileNa
 pub use redacted::{mask_definition_secrets, redact_definition, restore_redacted};
 pub use sandbox::{FilesystemPolicy, NetworkPolicy, SandboxMode, SandboxPolicy, ServerSandbox};
 pub use secrets::check_secret_name;
+pub use settings::{ConfirmCalls, ResultSecrets, ServerApproval};
 pub use settings::{
     ENV_VARS, MAX_DURATION, SETTINGS, SettingInfo, Settings, TimeUnit, TokenStoreChoice, ToolMode,
     ToolPinning,

@@ -51,12 +51,14 @@ use crate::hub::HubHandle;
 use crate::sessions::{ListKind, Scope, Session};
 use crate::upstream::{Downstream, Upstream};
 
+mod approval;
 mod input_flow;
 mod input_required;
 mod lists;
 mod modern;
 use modern::Completed;
 mod record;
+mod result_secrets;
 mod route;
 mod search_mode;
 
@@ -109,6 +111,7 @@ impl Gateway {
         let mut request = request;
         let mut started = self.begin_call(Method::Tool, &request.name, request.arguments.as_ref());
         let mut served = Served::Nobody;
+        let mut notes = record::CallNotes::default();
         let result = match self.search_mode_call(&mut request, &mut served).await {
             Some(answer) => answer.map(CallToolResponse::Complete),
             None => {
@@ -117,10 +120,11 @@ impl Gateway {
                     started =
                         self.begin_named_call(&started, &request.name, request.arguments.as_ref());
                 }
-                self.route_call(request, downstream, cancel, &mut served)
-                    .await
+                let call = (&mut served, &mut notes);
+                self.route_call(request, downstream, cancel, call).await
             }
         };
+        started.set_notes(notes);
         self.end_call(started, served, &result, cancel);
         result
     }
@@ -130,7 +134,7 @@ impl Gateway {
         mut request: CallToolRequestParams,
         downstream: Option<Downstream>,
         cancel: &tokio_util::sync::CancellationToken,
-        served: &mut Served,
+        (served, notes): (&mut Served, &mut record::CallNotes),
     ) -> Result<CallToolResponse, ErrorData> {
         if self.scope().is_merged()
             && self.hub.settings().builtin_tools
@@ -151,10 +155,25 @@ impl Gateway {
         if let Some(route) = route {
             request.name = Cow::Owned(route.name.to_string());
         }
-        upstream
+        match self
+            .approve_call(&upstream, &request, downstream.as_ref(), cancel)
+            .await
+        {
+            approval::Approval::NotAsked => {}
+            approval::Approval::Allowed(decided) => notes.approval = Some(decided),
+            approval::Approval::Denied(result, decided) => {
+                notes.approval = Some(decided);
+                return Ok(CallToolResponse::Complete(result));
+            }
+        }
+        let mut response = upstream
             .call_tool(request, downstream, cancel)
             .await
-            .map_err(upstream_error)
+            .map_err(upstream_error)?;
+        if let CallToolResponse::Complete(result) = &mut response {
+            notes.result_secrets = self.check_result(&upstream, result);
+        }
+        Ok(response)
     }
 
     /// A gateway for an existing session (the HTTP fast path's way in).

@@ -40,6 +40,7 @@ pub mod control;
 pub mod fast_path;
 pub mod listener;
 mod mcp;
+mod pending;
 mod pins;
 mod profiles;
 mod servers;

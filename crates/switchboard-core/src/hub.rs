@@ -45,6 +45,7 @@ mod approve;
 pub use approve::ApproveError;
 mod discovery;
 mod login;
+mod pending;
 mod poll;
 mod profiles;
 pub(crate) use profiles::Refused;
@@ -122,6 +123,8 @@ struct HubInner {
     tokens: tokens::TokenCounter,
     /// The tool pins every listing passes through (`crate::pins`).
     pins: Arc<crate::pins::Pins>,
+    /// The calls waiting for a person's approval (`crate::approval`).
+    approvals: Arc<crate::approval::Pending>,
     /// Where the warm catalog is kept (`None` disables it).
     /// The home directory and Switchboard's own places, for the sandbox of
     /// stdio servers.
@@ -293,6 +296,7 @@ impl Hub {
                     .map(|path| path.with_file_name("pins.json")),
             )),
             sandbox_host,
+            approvals: Arc::default(),
             warm_catalog: options.warm_catalog,
             builtin_tools: std::sync::atomic::AtomicUsize::new(0),
             import_source: std::sync::OnceLock::new(),

@@ -11,6 +11,7 @@
 // list below.
 mod access;
 mod activity;
+mod approval;
 pub mod auth;
 mod builtin;
 mod catalog;
@@ -58,6 +59,7 @@ pub fn hidden_log_event(target: &str, level: tracing::Level, rust_log_names_rmcp
 
 // The facade: everything the CLI, the app, the tests and the fuzz targets use.
 pub use access::{is_loopback_authority, read_token, token_path};
+pub use approval::{Decider, Decision, NotPending};
 pub use catalog::{Catalog, CatalogSource, MAX_NAME_LEN, is_reserved as is_reserved_name};
 pub use config::{Config, ConfigError, ServerConfig, ServerId, Settings};
 pub use fingerprint::Fingerprint;

@@ -326,6 +326,8 @@ mod tests {
             timeouts: Default::default(),
             oauth: None,
             sandbox: Default::default(),
+            approval: Default::default(),
+            result_secrets: None,
             expanded: Vec::new(),
         };
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();

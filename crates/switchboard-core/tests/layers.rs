@@ -37,6 +37,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("auth", 1),
     ("snapshot", 1),
     ("activity", 1),
+    ("approval", 1),
     ("search", 1),
     ("token_count", 1),
     ("sandbox", 1),

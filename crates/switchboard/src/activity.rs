@@ -100,6 +100,8 @@ mod tests {
             argument_bytes: 2,
             result_bytes: 30,
             arguments: None,
+            approval: None,
+            result_secrets: None,
         }
     }
 

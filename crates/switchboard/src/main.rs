@@ -16,6 +16,7 @@ use switchboard::remote::Remote;
 use switchboard_core::config::{ConfigError, LoadFor, process_env};
 
 mod commands;
+mod pending;
 use switchboard_core::{Config, Hub, HubOptions};
 
 #[derive(Parser)]
@@ -111,6 +112,12 @@ enum Command {
         #[command(flatten)]
         hub: HubAddress,
     },
+    /// List the calls waiting for approval (`settings.confirmCalls`).
+    Pending(pending::PendingArgs),
+    /// Allow a waiting call (`--always`: and stop asking for its tool).
+    Allow(pending::DecideArgs),
+    /// Deny a waiting call: the client gets a result saying the user declined.
+    Deny(pending::DecideArgs),
     /// Re-read the config file now.
     Reload(HubAddress),
     /// Open the dashboard in the browser, signed in (so its page may change
@@ -385,6 +392,9 @@ async fn dispatch(command: Command) -> anyhow::Result<std::process::ExitCode> {
             limit,
             hub,
         } => commands::activity(&hub.remote()?, json, follow, limit).await,
+        Command::Pending(args) => pending::pending(args).await,
+        Command::Allow(args) => pending::decide(args, true).await,
+        Command::Deny(args) => pending::decide(args, false).await,
         Command::Reload(hub) => commands::reload(&hub.remote()?).await,
         Command::Dashboard { no_browser, hub } => {
             commands::dashboard(&hub.remote()?, no_browser).await

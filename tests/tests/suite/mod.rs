@@ -3,6 +3,7 @@
 
 mod access;
 mod activity;
+mod approval;
 mod cli;
 mod config_file;
 mod config_owner;
@@ -32,6 +33,7 @@ mod priming;
 mod profiles;
 mod redirects;
 mod reload;
+mod result_secrets;
 mod revision;
 mod routing;
 mod sandbox;

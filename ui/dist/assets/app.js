@@ -225,7 +225,25 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
                 <div class="muted">${Jt(e.description)}</div>
               </li>`)}
           </ol>`}
-  </section>`}var Zt={live:`Live`,polling:`Updating every few seconds`,offline:`Not connected`};function Qt(e,t){let n=e.view,r=Zt[e.connection];return _`<header class="top">
+  </section>`}function Zt(e,t){let n=`pending/${encodeURIComponent(e)}`;return t===`deny`?{path:`${n}/deny`,body:void 0}:{path:`${n}/allow`,body:t===`always`?{always:!0}:void 0}}function Qt(e,t=300){let n=JSON.stringify(e??{});return n.length>t?`${n.slice(0,t-1)}…`:n}function $t(e,t){if(e.calls.length===0&&!e.error)return y;let n=e.calls.length;return _`<section class="pending" aria-labelledby="pending-h" data-testid="pending">
+    <h2 id="pending-h">${n===1?`1 call waits`:`${n} calls wait`} for your approval</h2>
+    ${e.error?_`<p class="error-text" role="alert">${e.error}</p>`:y}
+    <ul class="pending-list">
+      ${e.calls.map(n=>{let r=e.deciding.has(n.id);return _`<li data-testid="pending-call" data-id=${n.id}>
+          <div>
+            <strong>${n.server}</strong> · <code>${n.tool}</code>
+            <span class="muted">from ${n.client??`an unnamed client`}</span>
+          </div>
+          <pre class="arguments" data-testid="pending-arguments">${Qt(n.arguments)}</pre>
+          <div class="buttons">
+            <button ?disabled=${r} @click=${()=>t.decide(n.id,`allow`)}>Allow</button>
+            <button ?disabled=${r} title="Allow, and stop asking for this tool (adds it to allowTools)"
+              @click=${()=>t.decide(n.id,`always`)}>Always</button>
+            <button ?disabled=${r} class="danger" @click=${()=>t.decide(n.id,`deny`)}>Deny</button>
+          </div>
+        </li>`})}
+    </ul>
+  </section>`}function en(e){let t={calls:[],error:null,deciding:new Set},n=async()=>{try{let e=await T(`GET`,`pending`,`list the calls waiting`);t.calls=e.calls}catch{t.calls=[]}e.update()};return{state:t,actions:{decide(r,i){let{path:a,body:o}=Zt(r,i);t.deciding.add(r),e.update(),T(`POST`,a,`${i} the call`,o).then(()=>{t.error=null,t.calls=t.calls.filter(e=>e.id!==r),t.deciding.delete(r),e.update()},e=>{t.error=e instanceof Error?e.message:String(e),t.deciding.delete(r),n()})}},follow(e=1e3){n(),setInterval(()=>void n(),e)}}}var tn={live:`Live`,polling:`Updating every few seconds`,offline:`Not connected`};function nn(e,t){let n=e.view,r=tn[e.connection];return _`<header class="top">
     <div class="brand">
       <span class="dot health-${n?.overall??`unknown`}" aria-hidden="true"></span>
       <h1>Switchboard</h1>
@@ -249,7 +267,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
         ${e.busy.has(`refreshAll`)?`Refreshing…`:`Refresh all`}
       </button>
     </div>
-  </header>`}function $t(e,t){let n=e.view;return _`
+  </header>`}function rn(e,t){let n=e.view;return _`
     ${e.startupError?_`<div class="banner error" role="alert" data-testid="startup-error">
           <strong>Switchboard could not start its hub.</strong> ${e.startupError}
         </div>`:y}
@@ -269,7 +287,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
             <button type="button" class="small" aria-label="Dismiss this message" @click=${t.dismissNotice}>×</button>
           </div>`:y}
     </div>
-  `}function en(e,t,n){let r=t.busy.has(`toggle:${e.id}`);return _`<button
+  `}function an(e,t,n){let r=t.busy.has(`toggle:${e.id}`);return _`<button
     type="button"
     class="switch"
     role="switch"
@@ -281,16 +299,16 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
     @click=${()=>n.toggle(e.id,!e.enabled)}
   >
     <span class="knob" aria-hidden="true"></span>
-  </button>`}function tn(e){let t=e.lastChange;if(!t)return y;let n=t.summary?_`${t.summary}`:_`${t.added.map(e=>_`<span class="added">+${e}</span> `)}${t.removed.map(e=>_`<span class="removed">−${e}</span> `)}${t.modified.map(e=>_`<span class="modified">~${e}</span> `)}${t.added.length+t.removed.length+t.modified.length===0?`lists changed`:y}`;return _`<div class="change" data-testid="last-change" title=${e.lastChangeLabel??``}>
+  </button>`}function on(e){let t=e.lastChange;if(!t)return y;let n=t.summary?_`${t.summary}`:_`${t.added.map(e=>_`<span class="added">+${e}</span> `)}${t.removed.map(e=>_`<span class="removed">−${e}</span> `)}${t.modified.map(e=>_`<span class="modified">~${e}</span> `)}${t.added.length+t.removed.length+t.modified.length===0?`lists changed`:y}`;return _`<div class="change" data-testid="last-change" title=${e.lastChangeLabel??``}>
     ${e.recentlyChanged?_`<span class="badge recent-badge">Changed</span>`:y}
     Last change ${t.when}${t.how?` (found ${t.how})`:``}: ${n}
-  </div>`}function nn(e,t,n){let r=t.busy.has(`refresh:${e.id}`),i=t.pins.get(e.id),a=e.error||e.breaker||e.unverified||e.authNote||i||e.notes.length>0;return _`<tbody
+  </div>`}function sn(e,t,n){let r=t.busy.has(`refresh:${e.id}`),i=t.pins.get(e.id),a=e.error||e.breaker||e.unverified||e.authNote||i||e.notes.length>0;return _`<tbody
     class="server health-${e.health} ${e.recentlyChanged?`recent`:``} ${e.enabled?``:`off`}"
     data-server=${e.id}
     data-state=${e.state}
   >
     <tr>
-      <td class="c-toggle">${en(e,t,n)}</td>
+      <td class="c-toggle">${an(e,t,n)}</td>
       <th scope="row" class="c-name">
         <span class="name">${e.id}</span>
         ${e.serverInfo?_`<span class="muted info">${e.serverInfo}</span>`:y}
@@ -306,7 +324,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
       </td>
       <td class="c-fresh">
         <div data-testid="staleness" class=${e.stale?`stale`:``} title=${e.stalenessDetail}>${e.staleness}</div>
-        ${tn(e)}
+        ${on(e)}
       </td>
       <td class="c-actions">
         <button
@@ -349,7 +367,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
             ${At(e.id,i,t.busy,n.approve)}
           </td>
         </tr>`:y}
-  </tbody>`}function rn(e,t){let n=e.view;return n?n.servers.length===0?mt(e.setup,t.setup):_`${ht(t.setup)}<div class="table-wrap">
+  </tbody>`}function cn(e,t){let n=e.view;return n?n.servers.length===0?mt(e.setup,t.setup):_`${ht(t.setup)}<div class="table-wrap">
     <table class="servers" aria-describedby="servers-h">
       <thead>
         <tr>
@@ -363,9 +381,9 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
           <th scope="col"><span class="sr-only">Actions</span></th>
         </tr>
       </thead>
-      ${rt(n.servers,e=>e.id,n=>nn(n,e,t))}
+      ${rt(n.servers,e=>e.id,n=>sn(n,e,t))}
     </table>
-  </div>`:e.startupError?_``:_`<p class="muted" data-testid="loading">${e.connection===`offline`?`Waiting for Switchboard…`:`Loading…`}</p>`}function an(e,t){let n=e.snippets.find(t=>t.client===e.client)??e.snippets[0];return n?_`<section class="connect" aria-labelledby="connect-h">
+  </div>`:e.startupError?_``:_`<p class="muted" data-testid="loading">${e.connection===`offline`?`Waiting for Switchboard…`:`Loading…`}</p>`}function ln(e,t){let n=e.snippets.find(t=>t.client===e.client)??e.snippets[0];return n?_`<section class="connect" aria-labelledby="connect-h">
     <h2 id="connect-h">Connect a client</h2>
     <div class="tabs" role="tablist" aria-label="Client">
       ${e.snippets.map(r=>_`<button
@@ -376,7 +394,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
           aria-controls="snippet-panel"
           tabindex=${r.client===n.client?`0`:`-1`}
           @click=${()=>t.pickClient(r.client)}
-          @keydown=${n=>on(n,e,t)}
+          @keydown=${n=>un(n,e,t)}
         >
           ${r.label}
         </button>`)}
@@ -392,7 +410,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
         <button type="button" class="small" aria-label=${`Copy the ${n.label} config`} @click=${()=>t.copy(n.text,`${n.label} config`)}>Copy</button>
       </div>
     </div>
-  </section>`:_``}function on(e,t,n){let r=t.snippets.map(e=>e.client),i=r.indexOf(t.client),a=i;if(e.key===`ArrowRight`)a=(i+1)%r.length;else if(e.key===`ArrowLeft`)a=(i-1+r.length)%r.length;else if(e.key===`Home`)a=0;else if(e.key===`End`)a=r.length-1;else return;e.preventDefault();let o=r[a];o&&(n.pickClient(o),queueMicrotask(()=>document.getElementById(`tab-${o}`)?.focus()))}function sn(e,t){let n=e.logs;return _`<dialog id="logs" aria-labelledby="logs-h" @close=${t.closeLogs}>
+  </section>`:_``}function un(e,t,n){let r=t.snippets.map(e=>e.client),i=r.indexOf(t.client),a=i;if(e.key===`ArrowRight`)a=(i+1)%r.length;else if(e.key===`ArrowLeft`)a=(i-1+r.length)%r.length;else if(e.key===`Home`)a=0;else if(e.key===`End`)a=r.length-1;else return;e.preventDefault();let o=r[a];o&&(n.pickClient(o),queueMicrotask(()=>document.getElementById(`tab-${o}`)?.focus()))}function dn(e,t){let n=e.logs;return _`<dialog id="logs" aria-labelledby="logs-h" @close=${t.closeLogs}>
     ${n?_`<div class="dialog-head">
             <h2 id="logs-h">Logs: ${n.id}</h2>
             <button type="button" class="small" @click=${t.reloadLogs}>Reload</button>
@@ -406,15 +424,15 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
                 <h3>Standard error</h3>
                 ${n.data.stderr.length===0?_`<p class="muted">Nothing on stderr.</p>`:_`<pre class="stderr" data-testid="log-stderr">${n.data.stderr.join(`
 `)}</pre>`}`:n.error?y:_`<p class="muted">Loading…</p>`}`:y}
-  </dialog>`}function cn(e,t){return _`${Qt(e,t)}
+  </dialog>`}function fn(e,t){return _`${nn(e,t)}
     <main>
-      ${$t(e,t)}
+      ${rn(e,t)} ${e.view?$t(e.pending,t.pending):y}
       <section aria-labelledby="servers-h">
         <h2 id="servers-h" class="sr-only">Servers</h2>
-        ${rn(e,t)}
+        ${cn(e,t)}
       </section>
       ${e.view&&e.view.servers.length>0?Xt(e.search,t.search):y}
       ${e.view?Ft(e.activity,Date.now()):y}
-      ${e.view?an(e,t):y}
+      ${e.view?ln(e,t):y}
     </main>
-    ${sn(e,t)} ${_t(e.setup,t.setup)}`}function V(e){return`${JSON.stringify(e,null,2)}\n`}function ln(e){return JSON.stringify(e)}function un(e){return[{client:`claudeCode`,label:`Claude Code`,where:`Run the command, or add this to .mcp.json in your project (or ~/.claude.json)`,language:`json`,text:V({mcpServers:{switchboard:{type:`http`,url:e}}}),command:`claude mcp add --transport http --scope user switchboard ${e}`},{client:`cursor`,label:`Cursor`,where:`Add this to ~/.cursor/mcp.json`,language:`json`,text:V({mcpServers:{switchboard:{url:e}}}),command:null},{client:`vscode`,label:`VS Code`,where:`Add this to .vscode/mcp.json in your workspace (or your user mcp.json)`,language:`json`,text:V({servers:{switchboard:{type:`http`,url:e}}}),command:null},{client:`codex`,label:`Codex`,where:`Add this to ~/.codex/config.toml`,language:`toml`,text:`[mcp_servers.switchboard]\nurl = ${ln(e)}\n`,command:null},{client:`claudeDesktop`,label:`Claude Desktop`,where:`Add this to claude_desktop_config.json (Settings → Developer → Edit Config). Claude Desktop speaks stdio, so it runs the switchboard bridge, which forwards to this hub`,language:`json`,text:V({mcpServers:{switchboard:{command:`switchboard`,args:[`stdio`]}}}),command:null}]}var H=document.getElementById(`app`);H&&(H.textContent=``);var dn=new He,U=null,W=null,G=new Set,fn=pt({update:()=>X(),notify:(e,t)=>Z(e,t)}),pn=Wt({update:()=>X(),run:(e,t,n)=>$(e,t,n)}),mn=Yt({update:()=>X()}),K={view:null,connection:`polling`,connectionDetail:null,startupError:new URLSearchParams(location.search).get(`hubError`),notice:null,busy:G,snippets:[],client:`claudeCode`,logs:null,setup:fn.state,pins:new Map,activity:jt(),tools:pn.state,search:mn.state},q=new Map,J=new Map,Y=new Map;function X(){H&&(K.view=U?Ge(U,Date.now(),dn):null,K.snippets=U?un(U.endpoint):[],K.pins=U?St(U,q,Y):new Map,he(cn(K,_n),H),document.title=U?`Switchboard · ${K.view?.totalsLabel??``}`:`Switchboard`)}function Z(e,t,n){K.notice=n?{kind:e,text:t,link:n}:{kind:e,text:t},W&&clearTimeout(W),W=setTimeout(()=>{K.notice=null,X()},e===`error`?15e3:5e3),X()}function Q(e){return e instanceof w||e instanceof Error?e.message:String(e)}async function $(e,t,n){if(!G.has(e)){G.add(e),X();try{await t(),n&&Z(`ok`,n)}catch(e){Z(`error`,Q(e))}finally{G.delete(e),X()}}}async function hn(e){if(navigator.clipboard&&window.isSecureContext)try{await navigator.clipboard.writeText(e);return}catch{}let t=document.createElement(`textarea`);t.value=e,t.setAttribute(`readonly`,``),t.style.position=`fixed`,t.style.opacity=`0`,document.body.appendChild(t),t.select();let n=document.execCommand(`copy`);if(t.remove(),!n)throw Error(`the browser did not allow copying; select the text and copy it by hand`)}async function gn(e){try{let t=await D.logs(e);K.logs?.id===e&&(K.logs={id:e,data:t,error:null})}catch(t){K.logs?.id===e&&(K.logs={id:e,data:null,error:Q(t)})}X()}var _n={copy(e,t){hn(e).then(()=>Z(`ok`,`${t} copied.`),e=>Z(`error`,`Could not copy: ${Q(e)}`))},refreshAll(){$(`refreshAll`,async()=>{let e=await D.refreshAll(),t=e.servers.filter(e=>!e.ok);if(t.length>0)throw Error(`Refreshed ${e.servers.length-t.length} of ${e.servers.length} servers; `+t.map(e=>`${e.id}: ${e.error??`failed`}`).join(`; `))},`All servers refreshed.`)},toggle(e,t){$(`toggle:${e}`,()=>D.setEnabled(e,t),`${e} ${t?`enabled`:`disabled`}.`)},refresh(e){$(`refresh:${e}`,()=>D.refresh(e),`${e} refreshed.`)},login(e){$(`login:${e}`,async()=>{let t=await D.login(e);window.open(t.authorizationUrl,`_blank`,`noopener,noreferrer`),Z(`ok`,`Log-in to ${e} started: finish it in your browser.`,{href:t.authorizationUrl,label:`Open the login page again`})},null)},logout(e){$(`logout:${e}`,()=>D.logout(e),`Logged out of ${e}.`)},openLogs(e){K.logs={id:e,data:null,error:null},X();let t=document.getElementById(`logs`);t instanceof HTMLDialogElement&&!t.open&&t.showModal(),gn(e)},closeLogs(){let e=document.getElementById(`logs`);if(e instanceof HTMLDialogElement&&e.open&&e.close(),K.logs){let e=K.logs.id;K.logs=null,X(),document.querySelector(`[data-server="${CSS.escape(e)}"] [data-action="logs"]`)?.focus()}},reloadLogs(){K.logs&&gn(K.logs.id)},approve(e,t){let n=t?.map(wt);$(`approve:${e}:${n?n.join(`,`):`*`}`,()=>Dt.approve(e,t),`Approved ${n?n.join(`, `):`the tools`} of ${e}.`)},dismissNotice(){W&&clearTimeout(W),K.notice=null,X()},pickClient(e){K.client=e,X()},setup:fn.actions,tools:pn.actions,search:mn.actions};function vn(e){let t=St(e,q);for(let e of[...J.keys()])t.has(e)||(J.delete(e),q.delete(e),Y.delete(e));for(let[e,n]of t){let t=Ct(n);t!==``&&J.get(e)!==t&&(J.set(e,t),Y.delete(e),Dt.held(e).then(n=>{J.get(e)===t&&(q.set(e,n.tools),X())},n=>{J.get(e)===t&&(Y.set(e,Q(n)),X())}))}}function yn(e){dn.observe(e,Date.now()),U=e,fn.observe(e),vn(e),pn.observe(e),X()}function bn(e,t){(K.connection!==e||K.connectionDetail!==(t??null))&&(K.connection=e,K.connectionDetail=t??null,X())}K.startupError?K.connection=`offline`:(be(yn,bn),Lt(()=>K.activity,e=>{K.activity=e,X()})),setInterval(X,5e3),X();
+    ${dn(e,t)} ${_t(e.setup,t.setup)}`}function V(e){return`${JSON.stringify(e,null,2)}\n`}function pn(e){return JSON.stringify(e)}function mn(e){return[{client:`claudeCode`,label:`Claude Code`,where:`Run the command, or add this to .mcp.json in your project (or ~/.claude.json)`,language:`json`,text:V({mcpServers:{switchboard:{type:`http`,url:e}}}),command:`claude mcp add --transport http --scope user switchboard ${e}`},{client:`cursor`,label:`Cursor`,where:`Add this to ~/.cursor/mcp.json`,language:`json`,text:V({mcpServers:{switchboard:{url:e}}}),command:null},{client:`vscode`,label:`VS Code`,where:`Add this to .vscode/mcp.json in your workspace (or your user mcp.json)`,language:`json`,text:V({servers:{switchboard:{type:`http`,url:e}}}),command:null},{client:`codex`,label:`Codex`,where:`Add this to ~/.codex/config.toml`,language:`toml`,text:`[mcp_servers.switchboard]\nurl = ${pn(e)}\n`,command:null},{client:`claudeDesktop`,label:`Claude Desktop`,where:`Add this to claude_desktop_config.json (Settings → Developer → Edit Config). Claude Desktop speaks stdio, so it runs the switchboard bridge, which forwards to this hub`,language:`json`,text:V({mcpServers:{switchboard:{command:`switchboard`,args:[`stdio`]}}}),command:null}]}var H=document.getElementById(`app`);H&&(H.textContent=``);var hn=new He,U=null,W=null,G=new Set,gn=pt({update:()=>X(),notify:(e,t)=>Z(e,t)}),_n=Wt({update:()=>X(),run:(e,t,n)=>$(e,t,n)}),vn=Yt({update:()=>X()}),yn=en({update:()=>X()}),K={view:null,connection:`polling`,connectionDetail:null,startupError:new URLSearchParams(location.search).get(`hubError`),notice:null,busy:G,snippets:[],client:`claudeCode`,logs:null,setup:gn.state,pins:new Map,activity:jt(),tools:_n.state,search:vn.state,pending:yn.state},q=new Map,J=new Map,Y=new Map;function X(){H&&(K.view=U?Ge(U,Date.now(),hn):null,K.snippets=U?mn(U.endpoint):[],K.pins=U?St(U,q,Y):new Map,he(fn(K,Sn),H),document.title=U?`Switchboard · ${K.view?.totalsLabel??``}`:`Switchboard`)}function Z(e,t,n){K.notice=n?{kind:e,text:t,link:n}:{kind:e,text:t},W&&clearTimeout(W),W=setTimeout(()=>{K.notice=null,X()},e===`error`?15e3:5e3),X()}function Q(e){return e instanceof w||e instanceof Error?e.message:String(e)}async function $(e,t,n){if(!G.has(e)){G.add(e),X();try{await t(),n&&Z(`ok`,n)}catch(e){Z(`error`,Q(e))}finally{G.delete(e),X()}}}async function bn(e){if(navigator.clipboard&&window.isSecureContext)try{await navigator.clipboard.writeText(e);return}catch{}let t=document.createElement(`textarea`);t.value=e,t.setAttribute(`readonly`,``),t.style.position=`fixed`,t.style.opacity=`0`,document.body.appendChild(t),t.select();let n=document.execCommand(`copy`);if(t.remove(),!n)throw Error(`the browser did not allow copying; select the text and copy it by hand`)}async function xn(e){try{let t=await D.logs(e);K.logs?.id===e&&(K.logs={id:e,data:t,error:null})}catch(t){K.logs?.id===e&&(K.logs={id:e,data:null,error:Q(t)})}X()}var Sn={copy(e,t){bn(e).then(()=>Z(`ok`,`${t} copied.`),e=>Z(`error`,`Could not copy: ${Q(e)}`))},refreshAll(){$(`refreshAll`,async()=>{let e=await D.refreshAll(),t=e.servers.filter(e=>!e.ok);if(t.length>0)throw Error(`Refreshed ${e.servers.length-t.length} of ${e.servers.length} servers; `+t.map(e=>`${e.id}: ${e.error??`failed`}`).join(`; `))},`All servers refreshed.`)},toggle(e,t){$(`toggle:${e}`,()=>D.setEnabled(e,t),`${e} ${t?`enabled`:`disabled`}.`)},refresh(e){$(`refresh:${e}`,()=>D.refresh(e),`${e} refreshed.`)},login(e){$(`login:${e}`,async()=>{let t=await D.login(e);window.open(t.authorizationUrl,`_blank`,`noopener,noreferrer`),Z(`ok`,`Log-in to ${e} started: finish it in your browser.`,{href:t.authorizationUrl,label:`Open the login page again`})},null)},logout(e){$(`logout:${e}`,()=>D.logout(e),`Logged out of ${e}.`)},openLogs(e){K.logs={id:e,data:null,error:null},X();let t=document.getElementById(`logs`);t instanceof HTMLDialogElement&&!t.open&&t.showModal(),xn(e)},closeLogs(){let e=document.getElementById(`logs`);if(e instanceof HTMLDialogElement&&e.open&&e.close(),K.logs){let e=K.logs.id;K.logs=null,X(),document.querySelector(`[data-server="${CSS.escape(e)}"] [data-action="logs"]`)?.focus()}},reloadLogs(){K.logs&&xn(K.logs.id)},approve(e,t){let n=t?.map(wt);$(`approve:${e}:${n?n.join(`,`):`*`}`,()=>Dt.approve(e,t),`Approved ${n?n.join(`, `):`the tools`} of ${e}.`)},dismissNotice(){W&&clearTimeout(W),K.notice=null,X()},pickClient(e){K.client=e,X()},setup:gn.actions,tools:_n.actions,search:vn.actions,pending:yn.actions};function Cn(e){let t=St(e,q);for(let e of[...J.keys()])t.has(e)||(J.delete(e),q.delete(e),Y.delete(e));for(let[e,n]of t){let t=Ct(n);t!==``&&J.get(e)!==t&&(J.set(e,t),Y.delete(e),Dt.held(e).then(n=>{J.get(e)===t&&(q.set(e,n.tools),X())},n=>{J.get(e)===t&&(Y.set(e,Q(n)),X())}))}}function wn(e){hn.observe(e,Date.now()),U=e,gn.observe(e),Cn(e),_n.observe(e),X()}function Tn(e,t){(K.connection!==e||K.connectionDetail!==(t??null))&&(K.connection=e,K.connectionDetail=t??null,X())}K.startupError?K.connection=`offline`:(be(wn,Tn),yn.follow(),Lt(()=>K.activity,e=>{K.activity=e,X()})),setInterval(X,5e3),X();

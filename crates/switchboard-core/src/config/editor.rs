@@ -91,23 +91,49 @@ pub fn set_tool_disabled(
     tool: &str,
     disabled: bool,
 ) -> Result<String, EditError> {
+    set_listed(bytes, path, id, "disabledTools", tool, disabled)
+}
+
+/// The text of the config file `bytes` with `tool` added to server `id`'s
+/// `allowTools` (created when missing): its calls no longer ask for
+/// approval (an `always` answer, see `crate::approval`). Already there → the
+/// text as it was.
+pub fn add_allowed_tool(
+    bytes: &[u8],
+    path: &Path,
+    id: &str,
+    tool: &str,
+) -> Result<String, EditError> {
+    set_listed(bytes, path, id, "allowTools", tool, true)
+}
+
+/// `name` added to (`listed`) or removed from the list of strings `key` of
+/// server `id`, as [`set_tool_disabled`] describes for `disabledTools`.
+fn set_listed(
+    bytes: &[u8],
+    path: &Path,
+    id: &str,
+    key: &str,
+    tool: &str,
+    disabled: bool,
+) -> Result<String, EditError> {
     let text = parsed_text(bytes, path)?;
     let layout = Layout::of(text);
     let shape = |message: &str| shape_error(path, message);
     let server = server_object(text, path, id)?;
-    let Some((index, member)) = server.member("disabledTools") else {
+    let Some((index, member)) = server.member(key) else {
         if !disabled {
             return Ok(text.to_string());
         }
         let list = Value::Array(vec![Value::String(tool.to_string())]);
-        let edit = splice::insert_member(text, &server, "disabledTools", &list, &layout);
+        let edit = splice::insert_member(text, &server, key, &list, &layout);
         return checked(text, &edit, path);
     };
     // The loader accepted the file, so this is an array of strings.
     let mut names: Vec<String> = text
         .get(member.value_start..member.value_end)
         .and_then(|v| serde_json::from_str(v).ok())
-        .ok_or_else(|| shape("`disabledTools` does not read back"))?;
+        .ok_or_else(|| shape(&format!("`{key}` does not read back")))?;
     let listed = names.iter().any(|n| n == tool);
     let edit = match (listed, disabled) {
         (true, true) | (false, false) => return Ok(text.to_string()),

@@ -497,6 +497,12 @@ struct RawServer {
     oauth: Option<RawOAuth>,
     #[serde(default)]
     sandbox: super::ServerSandbox,
+    confirm_calls: Option<super::ConfirmCalls>,
+    #[serde(default)]
+    confirm_tools: Vec<String>,
+    #[serde(default)]
+    allow_tools: Vec<String>,
+    result_secrets: Option<super::ResultSecrets>,
     /// Free text shown in the UI; not used otherwise.
     #[allow(dead_code)]
     description: Option<String>,
@@ -645,6 +651,8 @@ impl RawServer {
             },
             oauth,
             sandbox: self.sandbox,
+            approval: (self.confirm_calls, self.confirm_tools, self.allow_tools).into(),
+            result_secrets: self.result_secrets,
             expanded,
         })
     }

@@ -87,6 +87,13 @@ pub struct ServerConfig {
     pub oauth: Option<OAuthConfig>,
     /// The server's `sandbox` key (stdio servers; see `crate::sandbox`).
     pub sandbox: super::ServerSandbox,
+    /// `confirmCalls`, `confirmTools`, `allowTools` (see `crate::approval`).
+    /// Not part of the fingerprint: a change applies without a restart.
+    #[serde(skip_serializing_if = "super::ServerApproval::is_default")]
+    pub approval: super::ServerApproval,
+    /// `resultSecrets`: overrides `settings.resultSecrets` for this server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_secrets: Option<super::ResultSecrets>,
     /// The values the loader put in for `${VAR}` references: secrets, kept
     /// to mask them wherever they could show ([`ServerConfig::secret_values`]).
     /// Not serialized: the fields above already hold them (so a changed

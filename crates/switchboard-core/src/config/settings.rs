@@ -22,10 +22,14 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use super::ConfigError;
 
+mod confirm;
 mod modes;
 pub use super::sandbox::SandboxMode;
+mod result_secrets;
+pub use confirm::{ConfirmCalls, ServerApproval};
 use modes::NameList;
 pub use modes::{ToolMode, ToolPinning};
+pub use result_secrets::ResultSecrets;
 
 /// The longest any duration setting may be: 30 days. Far beyond any useful
 /// timeout, TTL or interval, and far below what `Instant`, tokio timers and
@@ -259,6 +263,19 @@ settings_table! {
     /// Switchboard's own files out of its reach, `off` runs it unsandboxed.
     sandbox: SandboxMode = SandboxMode::Standard;
         "sandbox", "SWITCHBOARD_SANDBOX", Named, restart: true;
+    /// Which calls wait for a person's approval: `off`, `destructive` (tools
+    /// annotated `destructiveHint`), `writes` (all but `readOnlyHint` tools)
+    /// or `all`; a server's own `confirmCalls` overrides it.
+    confirm_calls: ConfirmCalls = ConfirmCalls::Off;
+        "confirmCalls", "SWITCHBOARD_CONFIRM_CALLS", Named, restart: true;
+    /// How long a call waits for approval before it is denied.
+    confirm_timeout: Duration = Duration::from_secs(120);
+        "confirmTimeoutSecs", "SWITCHBOARD_CONFIRM_TIMEOUT_SECS", Time::secs(1), restart: true;
+    /// What credentials in well-known formats found in a tool result do:
+    /// `redact` (replaced by `[redacted <kind>]`), `warn` (only noted) or
+    /// `off`; a server's own `resultSecrets` overrides it.
+    result_secrets: ResultSecrets = ResultSecrets::Redact;
+        "resultSecrets", "SWITCHBOARD_RESULT_SECRETS", Named, restart: true;
 }
 
 // ---------------------------------------------------------------------------
@@ -788,6 +805,9 @@ mod tests {
                 "http://127.0.0.1:4318",
             ),
             ("sandbox", r#""off""#, "off"),
+            ("confirmCalls", r#""destructive""#, "destructive"),
+            ("confirmTimeoutSecs", "30", "30"),
+            ("resultSecrets", r#""warn""#, "warn"),
         ];
         assert_eq!(
             cases.iter().map(|c| c.0).collect::<Vec<_>>(),
@@ -946,7 +966,8 @@ mod tests {
              `cacheMaxEntries`, `pollIntervalSecs`, `startupTimeoutSecs`, `callTimeoutSecs`, \
              `coldListTimeoutMs`, `idleShutdownSecs`, `builtinTools`, `tokenStore`, \
              `maxSessions`, `sessionIdleSecs`, `maxConnections`, `headerTimeoutSecs`, \
-             `allowRemote`, `toolPinning`, `activityArguments`, `activityMaxBytes`, `toolMode`, `pinnedTools`, `otlpEndpoint`, `sandbox`"
+             `allowRemote`, `toolPinning`, `activityArguments`, `activityMaxBytes`, `toolMode`, `pinnedTools`, `otlpEndpoint`, \
+             `sandbox`, `confirmCalls`, `confirmTimeoutSecs`, `resultSecrets`"
         );
         let (_, _, message) =
             invalid(file_settings(r#"{"listen": null, "listen": "127.0.0.1:1"}"#).unwrap_err());

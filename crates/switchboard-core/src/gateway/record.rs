@@ -30,9 +30,22 @@ pub(super) struct Started {
     name: String,
     argument_bytes: u64,
     arguments: Option<serde_json::Value>,
+    notes: CallNotes,
+}
+
+/// What the call path noted about a call for its record: how approval
+/// decided it (`crate::approval`), the kinds of secrets found in its result.
+#[derive(Debug, Default)]
+pub(super) struct CallNotes {
+    pub(super) approval: Option<switchboard_api::ActivityApproval>,
+    pub(super) result_secrets: Vec<&'static str>,
 }
 
 impl Started {
+    pub(super) fn set_notes(&mut self, notes: CallNotes) {
+        self.notes = notes;
+    }
+
     /// The name the call was made with.
     pub(super) fn name(&self) -> &str {
         &self.name
@@ -102,6 +115,7 @@ impl Gateway {
             arguments: arguments
                 .filter(|_| keep)
                 .map(|a| serde_json::Value::Object(a.clone())),
+            notes: CallNotes::default(),
         }
     }
 
@@ -157,6 +171,8 @@ impl Gateway {
             argument_bytes: started.argument_bytes,
             result_bytes,
             arguments: started.arguments,
+            approval: started.notes.approval,
+            result_secrets: started.notes.result_secrets,
         });
     }
 }

@@ -37,6 +37,7 @@ pub(super) fn api(hub: HubHandle) -> Router {
         .route("/dashboard", post(dashboard_link))
         .merge(super::servers::routes())
         .merge(super::tools::routes())
+        .merge(super::pending::routes())
         .route("/activity", get(activity::activity))
         .with_state(hub)
 }

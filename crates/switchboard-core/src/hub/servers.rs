@@ -134,7 +134,7 @@ impl HubHandle {
 
 /// An editor error as a reload error; a message that may quote the
 /// definition has its secrets masked.
-fn edit_error(err: EditError, definition: &Value) -> ReloadError {
+pub(super) fn edit_error(err: EditError, definition: &Value) -> ReloadError {
     match err {
         EditError::UnknownServer(id) => ReloadError::UnknownServer(id),
         EditError::Config(err) => ReloadError::Config(err),

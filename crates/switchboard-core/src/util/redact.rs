@@ -27,6 +27,7 @@ use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 mod args;
+pub(crate) mod results;
 pub use args::arg_secrets;
 
 /// What a secret is replaced by.
