@@ -51,6 +51,7 @@ mod guard;
 mod load;
 mod model;
 mod profiles;
+mod read;
 mod redacted;
 mod sandbox;
 mod secrets;
@@ -66,14 +67,13 @@ pub use editor::{
     set_tool_disabled,
 };
 pub use expand::{ExpandError, Vars, escape_foreign, expand as expand_vars};
-pub use load::{
-    ConfigError, LoadFor, MAX_CONFIG_BYTES, default_config_path, process_env, read_config_file,
-};
+pub use load::{ConfigError, LoadFor, MAX_CONFIG_BYTES, default_config_path, process_env};
 pub use model::{
     Config, ConfigValue, DEFAULT_LISTEN, MAX_SERVER_ID_LEN, OAuthConfig, ServerConfig, ServerId,
     ServerTimeouts, TransportConfig,
 };
 pub use profiles::{MAX_PROFILE_NAME_LEN, MIN_TOKEN_LEN, ProfileConfig, ProfileName};
+pub use read::read_config_file;
 pub use redacted::{mask_definition_secrets, redact_definition, restore_redacted};
 pub use sandbox::{FilesystemPolicy, NetworkPolicy, SandboxMode, SandboxPolicy, ServerSandbox};
 pub use secrets::check_secret_name;

@@ -28,47 +28,13 @@ pub use super::sandbox::SandboxMode;
 mod result_secrets;
 pub use confirm::{ConfirmCalls, ServerApproval};
 use modes::NameList;
-pub use modes::{ToolMode, ToolPinning};
+pub use modes::{TokenStoreChoice, ToolMode, ToolPinning};
 pub use result_secrets::ResultSecrets;
 
 /// The longest any duration setting may be: 30 days. Far beyond any useful
 /// timeout, TTL or interval, and far below what `Instant`, tokio timers and
 /// the moka cache can represent.
 pub const MAX_DURATION: Duration = Duration::from_secs(30 * 24 * 60 * 60);
-
-/// The store the person asked for (`settings.tokenStore`, `SWITCHBOARD_TOKEN_STORE`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TokenStoreChoice {
-    /// The OS keyring, else memory (and say so): on Linux the Secret Service,
-    /// else keyutils; the Keychain on macOS; the Credential Manager on Windows.
-    #[default]
-    Auto,
-    SecretService,
-    Keyutils,
-    Keychain,
-    CredentialManager,
-    /// Never touch the OS keyring; tokens last as long as the process.
-    Memory,
-}
-
-impl FromStr for TokenStoreChoice {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "auto" => Ok(Self::Auto),
-            "secret-service" => Ok(Self::SecretService),
-            "keyutils" => Ok(Self::Keyutils),
-            "keychain" => Ok(Self::Keychain),
-            "credential-manager" => Ok(Self::CredentialManager),
-            "memory" => Ok(Self::Memory),
-            _ => Err(
-                "expected auto, secret-service, keyutils, keychain, credential-manager or memory"
-                    .into(),
-            ),
-        }
-    }
-}
 
 /// One row of the settings table, for code that lists the settings
 /// (documentation checks, help texts).

@@ -1,4 +1,4 @@
-//! Named modes the settings table uses (`toolPinning`, `toolMode`; see
+//! Named modes the settings table uses (`tokenStore`, `toolPinning`, `toolMode`; see
 //! `docs/search.md` for the latter) and the kind of `pinnedTools`.
 
 use std::str::FromStr;
@@ -7,6 +7,40 @@ use serde::de::MapAccess;
 use serde::{Deserialize, Serialize};
 
 use super::Kind;
+
+/// The store the person asked for (`settings.tokenStore`, `SWITCHBOARD_TOKEN_STORE`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TokenStoreChoice {
+    /// The OS keyring, else memory (and say so): on Linux the Secret Service,
+    /// else keyutils; the Keychain on macOS; the Credential Manager on Windows.
+    #[default]
+    Auto,
+    SecretService,
+    Keyutils,
+    Keychain,
+    CredentialManager,
+    /// Never touch the OS keyring; tokens last as long as the process.
+    Memory,
+}
+
+impl FromStr for TokenStoreChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(Self::Auto),
+            "secret-service" => Ok(Self::SecretService),
+            "keyutils" => Ok(Self::Keyutils),
+            "keychain" => Ok(Self::Keychain),
+            "credential-manager" => Ok(Self::CredentialManager),
+            "memory" => Ok(Self::Memory),
+            _ => Err(
+                "expected auto, secret-service, keyutils, keychain, credential-manager or memory"
+                    .into(),
+            ),
+        }
+    }
+}
 
 /// What happens when a pinned tool's definition changes
 /// (`settings.toolPinning`, `SWITCHBOARD_TOOL_PINNING`; see `crate::pins`).
