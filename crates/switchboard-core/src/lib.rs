@@ -69,7 +69,10 @@ pub use listing::{Capabilities, RefreshTrigger};
 pub use persist::state_dir;
 pub use reload::{ReloadError, ReloadResult};
 pub use resilience::BreakerState;
-pub use search::{Hit as SearchHit, Index as SearchIndex, ToolDoc, baseline as search_baseline};
+pub use search::{
+    Fusion as SearchFusion, Hit as SearchHit, Index as SearchIndex, Matched as SearchMatched,
+    ToolDoc, baseline as search_baseline,
+};
 pub use snapshot::{BreakerSnapshot, HubSnapshot, ServerSnapshot};
 pub use token_count::{count_text as count_tokens, count_tools as count_tool_tokens};
 pub use upstream::guard;

@@ -249,6 +249,9 @@ settings_table! {
     /// The tools (`<server>__<tool>`) search mode still lists.
     pinned_tools: Vec<String> = Vec::new();
         "pinnedTools", "SWITCHBOARD_PINNED_TOOLS", NameList, restart: false;
+    /// After a search, start the server of its best hit if it is not running.
+    warm_on_search: bool = true;
+        "warmOnSearch", "SWITCHBOARD_WARM_ON_SEARCH", Switch { empty_is_false: true }, restart: true;
     /// Export each call as an OpenTelemetry span, and hub metrics, over
     /// OTLP/HTTP to this base URL (`/v1/traces`, `/v1/metrics` are added).
     otlp_endpoint: Option<String> = None;
