@@ -779,6 +779,7 @@ mod tests {
             ("activityMaxBytes", "4096", "4096"),
             ("toolMode", r#""search""#, "search"),
             ("pinnedTools", r#"["a__t", "b__u"]"#, " a__t, b__u ,"),
+            ("warmOnSearch", "false", "off"),
             (
                 "otlpEndpoint",
                 r#""http://127.0.0.1:4318""#,
@@ -942,7 +943,7 @@ mod tests {
              `cacheMaxEntries`, `pollIntervalSecs`, `startupTimeoutSecs`, `callTimeoutSecs`, \
              `coldListTimeoutMs`, `idleShutdownSecs`, `builtinTools`, `tokenStore`, \
              `maxSessions`, `sessionIdleSecs`, `maxConnections`, `headerTimeoutSecs`, \
-             `allowRemote`, `toolPinning`, `activityArguments`, `activityMaxBytes`, `toolMode`, `pinnedTools`, `otlpEndpoint`"
+             `allowRemote`, `toolPinning`, `activityArguments`, `activityMaxBytes`, `toolMode`, `pinnedTools`, `warmOnSearch`, `otlpEndpoint`"
         );
         let (_, _, message) =
             invalid(file_settings(r#"{"listen": null, "listen": "127.0.0.1:1"}"#).unwrap_err());
