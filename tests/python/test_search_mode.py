@@ -2,8 +2,10 @@
 and per-server `disabledTools` hiding a tool from lists, search and calls.
 
 `/mcp` lists only the pinned tools and `switchboard__search_tools` / `switchboard__call_tool`;
-search answers from the warm catalog without starting anything (spawns counted with the
-fixture's `--counter-file`, which a fixture writes on its first request); `call_tool` forwards
+search answers from the warm catalog and, with `settings.warmOnSearch` (default on, issue #32),
+starts only its best hit's server, so the call that follows starts nothing (spawns counted
+with the fixture's `--counter-file`, which a fixture writes on its first request); with it off
+a search starts nothing; `call_tool` forwards
 with progress; a reload that switches `toolMode` sends `tools/list_changed`.
 """
 
@@ -132,25 +134,106 @@ async def test_search_mode_lists_pins_searches_and_forwards_with_progress(
             await session.call_tool(CALL, {"name": "nope__x"})
 
 
-@pytest.mark.anyio
-async def test_search_after_a_restart_starts_no_server(
-        hub_factory, mcp_connect, tmp_path):
-    entry, counter = weather_server(tmp_path)
-    cache = tmp_path / "cache"
-    env = {"SWITCHBOARD_CACHE_DIR": str(cache)}
-    first = hub_factory(config(entry, "search"), env=env)
-    async with mcp_connect(first.url) as session:
-        await session.list_tools()
-    assert json.loads(counter.read_text())["initialize"] == 1
-    first.stop()  # writes the warm catalog
-    counter.unlink()
+NOTES_SPEC = {
+    "tools": [
+        {"name": "jot", "description": "Write a note into the notebook."},
+        {"name": "shelve", "description": "Archive old notes."},
+    ]
+}
 
-    second = hub_factory(config(entry, "search"), env=env)
+
+def two_servers(tmp_path: Path, warm: bool | None) -> tuple[dict[str, Any], Path, Path]:
+    """The weather fixture and a notes fixture, each counting its requests; (config, weather's
+    counter file, notes' counter file)."""
+    entry, weather = weather_server(tmp_path)
+    spec = tmp_path / "notes.json"
+    spec.write_text(json.dumps(NOTES_SPEC))
+    notes = tmp_path / "notes-counts.json"
+    cfg = config(entry, "search")
+    cfg["mcpServers"]["n"] = {"command": str(fixture_bin()),
+                              "args": ["--spec", str(spec), "--counter-file", str(notes)]}
+    if warm is not None:
+        cfg["settings"]["warmOnSearch"] = warm
+    return cfg, weather, notes
+
+
+def restarted_hub(hub_factory, mcp_connect, tmp_path: Path, cfg: dict[str, Any],
+                  counters: list[Path]):
+    """Runs a hub once so that both servers are listed into the warm catalog, stops it, forgets
+    the counts, and starts a second hub on the same cache: nothing is running in it."""
+    env = {"SWITCHBOARD_CACHE_DIR": str(tmp_path / "cache")}
+    first = hub_factory(cfg, env=env)
+
+    async def list_once() -> None:
+        async with mcp_connect(first.url) as session:
+            await session.list_tools()
+    return first, env, list_once
+
+
+def initializes(counter: Path) -> int:
+    return json.loads(counter.read_text())["initialize"] if counter.exists() else 0
+
+
+async def wait_for_start(counter: Path) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while initializes(counter) == 0:
+        assert time.monotonic() < deadline, f"{counter.name}: the server was never started"
+        await anyio.sleep(POLL_S)
+
+
+@pytest.mark.anyio
+async def test_a_search_after_a_restart_warms_only_its_best_hits_server(
+        hub_factory, mcp_connect, tmp_path):
+    cfg, weather, notes = two_servers(tmp_path, warm=None)  # warmOnSearch defaults to true
+    first, env, list_once = restarted_hub(hub_factory, mcp_connect, tmp_path, cfg,
+                                          [weather, notes])
+    await list_once()
+    assert initializes(weather) == 1 and initializes(notes) == 1
+    first.stop()  # writes the warm catalog
+    weather.unlink()
+    notes.unlink()
+
+    second = hub_factory(cfg, env=env)
+    async with mcp_connect(second.url) as session:
+        found = structured(await session.call_tool(SEARCH, {"query": "is it going to rain in Oslo"}))
+        assert found["tools"][0]["name"] == "w__forecast"
+        assert found["tools"][0]["running"] is False  # not yet: it is being started now
+        assert found["tools"][0]["matched"] in ("lexical", "semantic", "both")
+        await wait_for_start(weather)
+        # The call that follows finds it running: no second start, and the other server,
+        # whose tools the search also returned, was never started.
+        result = await session.call_tool(CALL, {"name": "w__forecast",
+                                                "arguments": {"city": "Oslo"}})
+        assert not result.isError, result
+        counts = json.loads(weather.read_text())
+        assert counts["initialize"] == 1
+        assert counts["tools/call"] == 1
+        again = structured(await session.call_tool(SEARCH, {"query": "weather forecast"}))
+        assert again["tools"][0]["running"] is True
+    assert initializes(weather) == 1
+    assert not notes.exists(), "the search started a server that was not its best hit"
+
+
+@pytest.mark.anyio
+async def test_search_after_a_restart_starts_no_server_when_warming_is_off(
+        hub_factory, mcp_connect, tmp_path):
+    cfg, weather, notes = two_servers(tmp_path, warm=False)
+    first, env, list_once = restarted_hub(hub_factory, mcp_connect, tmp_path, cfg,
+                                          [weather, notes])
+    await list_once()
+    first.stop()
+    weather.unlink()
+    notes.unlink()
+
+    second = hub_factory(cfg, env=env)
     async with mcp_connect(second.url) as session:
         found = structured(await session.call_tool(SEARCH, {"query": "weather forecast"}))
         assert found["tools"][0]["name"] == "w__forecast"
         assert found["tools"][0]["running"] is False
-    assert not counter.exists(), "the search started the server"
+        # Still nothing after a while: a start would have written the counter file.
+        await anyio.sleep(0.5)
+    assert not weather.exists(), "the search started the server"
+    assert not notes.exists(), "the search started the server"
 
 
 @pytest.mark.anyio

@@ -56,6 +56,7 @@ pub(crate) use tokens::count_each_tool;
 mod tool_mode;
 #[cfg(test)]
 pub(crate) use tool_mode::SEARCH_TOOL_COUNT;
+pub(crate) use tool_mode::SearchIndex;
 mod warm;
 mod watcher;
 

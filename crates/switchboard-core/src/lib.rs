@@ -73,7 +73,10 @@ pub use persist::state_dir;
 pub use reload::{ReloadError, ReloadResult};
 pub use resilience::BreakerState;
 pub use sandbox::policy::suggest_expose as suggest_sandbox_expose;
-pub use search::{Hit as SearchHit, Index as SearchIndex, ToolDoc, baseline as search_baseline};
+pub use search::{
+    Fusion as SearchFusion, Hit as SearchHit, Index as SearchIndex, Matched as SearchMatched,
+    ToolDoc, baseline as search_baseline,
+};
 pub use snapshot::{BreakerSnapshot, HubSnapshot, ServerSnapshot};
 pub use token_count::{count_text as count_tokens, count_tools as count_tool_tokens};
 pub use upstream::guard;

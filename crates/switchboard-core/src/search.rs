@@ -3,13 +3,19 @@
 //! search answer with. Pure: it is given the tools (from the warm catalog, so
 //! servers that are not running are searched too) and never starts anything.
 //!
-//! [`Index::search`] is the ranking served to clients (`search/rank.rs`:
-//! field-weighted BM25 over stemmed words with concept groups); [`baseline`] is a plain
-//! BM25 over the same text, kept for the evaluation in `bench/search`.
+//! [`Index::search`] is the ranking served to clients: the lexical ranking
+//! (`search/rank.rs`: field-weighted BM25 over stemmed words with concept
+//! groups) fused with a semantic one (`search/fuse.rs` over the static
+//! embeddings of `search/embed.rs`); [`baseline`] is a plain BM25 over the
+//! same text, kept for the evaluation in `bench/search`.
 
 use std::collections::HashMap;
 
+mod embed;
+mod fuse;
 mod rank;
+
+pub use fuse::Fusion;
 
 use rmcp::model::Tool;
 use serde_json::Value;
@@ -66,6 +72,32 @@ pub struct Hit {
     pub doc: usize,
     /// Higher is better; only comparable within one search.
     pub score: f32,
+    /// Which ranking found it.
+    pub matched: Matched,
+}
+
+/// Which ranking found a tool: its words, its meaning, or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Matched {
+    /// The request shares words (or concept words) with the tool.
+    #[default]
+    Words,
+    /// The tool is among the closest by meaning.
+    Meaning,
+    /// Both.
+    Both,
+}
+
+impl Matched {
+    /// The word the control API and the dashboard show: `lexical`,
+    /// `semantic` or `both`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Matched::Words => "lexical",
+            Matched::Meaning => "semantic",
+            Matched::Both => "both",
+        }
+    }
 }
 
 /// The tools of a catalog, prepared for searching.
@@ -73,13 +105,19 @@ pub struct Hit {
 pub struct Index {
     docs: Vec<ToolDoc>,
     ranker: rank::Ranker,
+    semantic: fuse::Semantic,
 }
 
 impl Index {
     /// Prepares `docs` for searching.
     pub fn build(docs: Vec<ToolDoc>) -> Self {
         let ranker = rank::Ranker::build(&docs);
-        Self { docs, ranker }
+        let semantic = fuse::Semantic::build(&docs);
+        Self {
+            docs,
+            ranker,
+            semantic,
+        }
     }
 
     /// The tools indexed, in the order given to [`Index::build`].
@@ -87,12 +125,33 @@ impl Index {
         &self.docs
     }
 
-    /// At most `limit` tools for `query`, best first; tools that share no
-    /// term with the query are left out.
+    /// At most `limit` tools for `query`, best first: the lexical and the
+    /// semantic rankings fused.
     pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
+        self.search_fused(query, limit, &Fusion::default())
+    }
+
+    /// [`Index::search`] with other fusion parameters, for the evaluation.
+    pub fn search_fused(&self, query: &str, limit: usize, how: &Fusion) -> Vec<Hit> {
+        let lexical = self.ranker.search(query, FUSION_DEPTH.max(limit));
+        let semantic = self.semantic.search(query, how.depth);
+        fuse::fuse(&lexical, &semantic, limit, how)
+    }
+
+    /// The lexical ranking alone (tools sharing no term with the query are
+    /// left out), for the evaluation.
+    pub fn search_lexical(&self, query: &str, limit: usize) -> Vec<Hit> {
         self.ranker.search(query, limit)
     }
+
+    /// The semantic ranking alone, for the evaluation.
+    pub fn search_semantic(&self, query: &str, limit: usize) -> Vec<Hit> {
+        self.semantic.search(query, limit)
+    }
 }
+
+/// How deep each ranking is read before fusing.
+const FUSION_DEPTH: usize = 50;
 
 /// Plain BM25 over each tool's name, description and parameter text, the
 /// baseline the evaluation compares [`Index::search`] with.
@@ -197,7 +256,11 @@ impl Bm25 {
         }
         let mut hits: Vec<Hit> = scores
             .into_iter()
-            .map(|(doc, score)| Hit { doc, score })
+            .map(|(doc, score)| Hit {
+                doc,
+                score,
+                matched: Matched::Words,
+            })
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
         hits.truncate(limit);
@@ -247,7 +310,12 @@ mod tests {
         ]);
         let hits = index.search("open an issue on github", 5);
         assert_eq!(hits.first().map(|h| h.doc), Some(1));
-        assert!(index.search("zzz", 5).is_empty());
+        // Words alone find nothing for a word no tool has; meaning still
+        // ranks every tool, so the fusion returns some.
+        assert!(index.search_lexical("zzz", 5).is_empty());
         assert_eq!(index.search("file", 1).len(), 1);
+        // A tool found by words and by meaning says so.
+        let top = index.search("read a file", 3);
+        assert_eq!((top[0].doc, top[0].matched), (0, Matched::Both));
     }
 }

@@ -288,7 +288,7 @@ impl Upstream {
     }
 
     /// Notes that a client used this server (polls do not count).
-    fn touch(&self) {
+    pub(super) fn touch(&self) {
         self.lock_status().last_used = tokio::time::Instant::now();
     }
 

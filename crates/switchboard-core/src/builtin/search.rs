@@ -142,22 +142,49 @@ pub async fn search(
         .iter()
         .map(|u| u.id.to_string())
         .collect();
-    let tools: Vec<Value> = index
-        .index
-        .search(&query, limit)
+    let hits = index.index.search(&query, limit);
+    if hub.settings().warm_on_search {
+        warm_best_hit(hub, &index, &hits, &running);
+    }
+    let tools: Vec<Value> = hits
         .into_iter()
-        .filter_map(|hit| index.route(hit.doc))
-        .map(|(tool, route)| {
+        .filter_map(|hit| Some((index.route(hit.doc)?, hit.matched)))
+        .map(|((tool, route), matched)| {
             json!({
                 "name": tool.name,
                 "description": tool.description.as_deref().unwrap_or_default(),
                 "inputSchema": tool.input_schema,
                 "server": route.server.as_str(),
                 "running": running.contains(route.server.as_str()),
+                "matched": matched.as_str(),
             })
         })
         .collect();
     super::json_result(&json!({ "tools": tools }))
+}
+
+/// `settings.warmOnSearch`: starts the server of the best hit when it is
+/// not running, in the background (one server per search, never more; a
+/// start already under way is joined, not repeated).
+fn warm_best_hit(
+    hub: &HubHandle,
+    index: &crate::hub::SearchIndex,
+    hits: &[crate::search::Hit],
+    running: &std::collections::HashSet<String>,
+) {
+    let Some((_, route)) = hits.first().and_then(|hit| index.route(hit.doc)) else {
+        return;
+    };
+    if running.contains(route.server.as_str()) {
+        return;
+    }
+    let Some(upstream) = hub.upstream(route.server.as_str()) else {
+        return;
+    };
+    if !upstream.is_enabled() {
+        return;
+    }
+    hub.spawn(async move { upstream.warm().await });
 }
 
 #[cfg(test)]

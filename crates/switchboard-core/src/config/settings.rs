@@ -220,6 +220,9 @@ settings_table! {
     /// The tools (`<server>__<tool>`) search mode still lists.
     pinned_tools: Vec<String> = Vec::new();
         "pinnedTools", "SWITCHBOARD_PINNED_TOOLS", NameList, restart: false;
+    /// After a search, start the server of its best hit if it is not running.
+    warm_on_search: bool = true;
+        "warmOnSearch", "SWITCHBOARD_WARM_ON_SEARCH", Switch { empty_is_false: true }, restart: true;
     /// Export each call as an OpenTelemetry span, and hub metrics, over
     /// OTLP/HTTP to this base URL (`/v1/traces`, `/v1/metrics` are added).
     otlp_endpoint: Option<String> = None;
@@ -765,6 +768,7 @@ mod tests {
             ("activityMaxBytes", "4096", "4096"),
             ("toolMode", r#""search""#, "search"),
             ("pinnedTools", r#"["a__t", "b__u"]"#, " a__t, b__u ,"),
+            ("warmOnSearch", "false", "off"),
             (
                 "otlpEndpoint",
                 r#""http://127.0.0.1:4318""#,
@@ -932,8 +936,8 @@ mod tests {
              `cacheMaxEntries`, `pollIntervalSecs`, `startupTimeoutSecs`, `callTimeoutSecs`, \
              `coldListTimeoutMs`, `idleShutdownSecs`, `builtinTools`, `tokenStore`, \
              `maxSessions`, `sessionIdleSecs`, `maxConnections`, `headerTimeoutSecs`, \
-             `allowRemote`, `toolPinning`, `activityArguments`, `activityMaxBytes`, `toolMode`, `pinnedTools`, `otlpEndpoint`, \
-             `sandbox`, `confirmCalls`, `confirmTimeoutSecs`, `resultSecrets`"
+             `allowRemote`, `toolPinning`, `activityArguments`, `activityMaxBytes`, `toolMode`, `pinnedTools`, `warmOnSearch`, \
+             `otlpEndpoint`, `sandbox`, `confirmCalls`, `confirmTimeoutSecs`, `resultSecrets`"
         );
         let (_, _, message) =
             invalid(file_settings(r#"{"listen": null, "listen": "127.0.0.1:1"}"#).unwrap_err());

@@ -185,6 +185,9 @@ impl HubHandle {
                 .sessions
                 .announce(diff, next.versions, &self.inner.tasks);
             self.inner.catalog_changed.notify_one();
+            if diff.tools {
+                self.refresh_search_index(&next);
+            }
             self.refresh_profiles();
             self.publish_snapshot();
         }

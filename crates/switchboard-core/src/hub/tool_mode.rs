@@ -1,7 +1,8 @@
 //! Search mode's state in the hub (see `docs/search.md`): the tool mode and
 //! pinned tools in force, which a reload changes (merged sessions are then
 //! told their tool list changed); the search index over the merged catalog,
-//! built lazily on the first search after the catalog's tools changed; and
+//! built on the first search, then rebuilt in the background whenever the
+//! catalog's tools change (off the request path); and
 //! the prepared `tools/list` bytes of search mode, serialized once per
 //! catalog version and view, so the fast path stays a copy of bytes. Also
 //! the snapshot's `endpoints` (`/mcp` and the profiles) with their tool and
@@ -257,17 +258,42 @@ impl HubHandle {
     /// answered from): built once per tools version, on first use.
     pub(crate) fn search_index(&self, catalog: &Arc<Catalog>) -> Arc<SearchIndex> {
         let version = catalog.versions.tools;
-        let Ok(mut cached) = self.inner.tool_mode.index.lock() else {
-            return Arc::new(SearchIndex::build(catalog.clone()));
-        };
-        if let Some((v, index)) = cached.as_ref()
+        if let Ok(cached) = self.inner.tool_mode.index.lock()
+            && let Some((v, index)) = cached.as_ref()
             && *v == version
         {
             return index.clone();
         }
+        // Built outside the lock: a search of the index in place is not held
+        // up by a rebuild.
         let index = Arc::new(SearchIndex::build(catalog.clone()));
-        *cached = Some((version, index.clone()));
+        if let Ok(mut cached) = self.inner.tool_mode.index.lock()
+            && cached.as_ref().is_none_or(|(v, _)| *v < version)
+        {
+            *cached = Some((version, index.clone()));
+        }
         index
+    }
+
+    /// After the catalog's tools changed: rebuilds the search index in the
+    /// background, off the request path, if one was built before (a hub that
+    /// never searched builds none, and never reads the embedding table).
+    pub(crate) fn refresh_search_index(&self, catalog: &Arc<Catalog>) {
+        let built = self
+            .inner
+            .tool_mode
+            .index
+            .lock()
+            .map(|cached| cached.is_some())
+            .unwrap_or(false);
+        if !built {
+            return;
+        }
+        let hub = self.clone();
+        let catalog = catalog.clone();
+        self.spawn(async move {
+            let _ = tokio::task::spawn_blocking(move || hub.search_index(&catalog)).await;
+        });
     }
 
     /// Search mode's tool list: `builtin` (the hub's own tools, first), then

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use super::{Hit, ToolDoc, tokens};
+use super::{Hit, Matched, ToolDoc, tokens};
 
 /// The concept groups, checked in next to this file.
 const CONCEPTS: &str = include_str!("concepts.txt");
@@ -309,6 +309,7 @@ impl Ranker {
                 Hit {
                     doc,
                     score: score * (1.0 + NAME_COVER * cover),
+                    matched: Matched::Words,
                 }
             })
             .collect();
@@ -326,7 +327,7 @@ fn upsert(wanted: &mut Vec<(String, f32)>, term: &str, weight: f32) {
 }
 
 /// At most the first `max` bytes of `text`, cut at a character boundary.
-fn prefix(text: &str, max: usize) -> &str {
+pub(super) fn prefix(text: &str, max: usize) -> &str {
     let mut end = max.min(text.len());
     while !text.is_char_boundary(end) {
         end -= 1;

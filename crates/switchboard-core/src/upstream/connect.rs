@@ -142,6 +142,16 @@ impl Upstream {
         }
     }
 
+    /// Starts the server ahead of a call that is likely to follow (a search
+    /// found one of its tools): counts as a use, so idle shutdown starts
+    /// counting from now; a failure is in the status as for any start.
+    pub(crate) async fn warm(self: &Arc<Self>) {
+        self.touch();
+        if let Err(err) = self.connection().await {
+            tracing::debug!(server = %self.id, error = %err, "warming after a search failed");
+        }
+    }
+
     pub(super) fn client(&self) -> UpstreamClient {
         UpstreamClient {
             server: self.id.clone(),
