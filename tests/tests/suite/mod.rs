@@ -2,6 +2,7 @@
 //! processes) and in-process engine files (`engine_*`: the hub inside the test process, driven through its handle).
 
 mod access;
+mod apps;
 mod activity;
 mod cli;
 mod config_file;
