@@ -40,7 +40,7 @@ ui_unit_tests() {
 
 ui_browser_tests() {
     node --test tests/ui/browser.test.mjs tests/ui/firstrun.test.mjs tests/ui/held.test.mjs \
-        tests/ui/activity.test.mjs tests/ui/tools.test.mjs
+        tests/ui/activity.test.mjs tests/ui/tools.test.mjs tests/ui/apps.test.mjs
 }
 
 # `node --test FILE` in a virtual X display with its own session bus. xvfb-run goes on when
@@ -179,7 +179,7 @@ fi
 step "keyring: Secret Service tests under dbus-run-session (tests/tests/suite/keyring.rs)"
 keyring_tests
 
-step "ui: dashboard in Chromium (tests/ui/browser.test.mjs, firstrun, held, activity, tools)"
+step "ui: dashboard and an MCP App in Chromium (tests/ui/browser.test.mjs, firstrun, held, activity, tools, apps)"
 ui_browser_tests
 
 step "desktop: build the app (cargo build -p switchboard-app)"

@@ -31,15 +31,17 @@ const PROFILE_TOKEN: &str = "apps-profile-token-0123456789";
 /// `SWITCHBOARD_TEST_APP_<WHICH>` variable, else the setup script's install.
 fn app_bin(which: &str) -> Option<PathBuf> {
     let var = format!("SWITCHBOARD_TEST_APP_{}", which.to_uppercase());
-    let path = std::env::var_os(&var).map(PathBuf::from).unwrap_or_else(|| {
-        let name = match which {
-            "vanilla" => "mcp-server-basic-vanillajs",
-            _ => "mcp-server-basic-preact",
-        };
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../.tools/ext-apps/node_modules/.bin")
-            .join(name)
-    });
+    let path = std::env::var_os(&var)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let name = match which {
+                "vanilla" => "mcp-server-basic-vanillajs",
+                _ => "mcp-server-basic-preact",
+            };
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../.tools/ext-apps/node_modules/.bin")
+                .join(name)
+        });
     path.is_file().then_some(path)
 }
 
@@ -51,7 +53,8 @@ fn apps_or_skip(test: &str) -> Option<(PathBuf, PathBuf)> {
         _ => {
             let why = "the ext-apps example servers are not installed \
                        (scripts/setup.sh installs them into .tools/ext-apps)";
-            if std::env::var("SWITCHBOARD_REQUIRE_EXTERNAL").is_ok_and(|v| !v.is_empty() && v != "0")
+            if std::env::var("SWITCHBOARD_REQUIRE_EXTERNAL")
+                .is_ok_and(|v| !v.is_empty() && v != "0")
             {
                 panic!("{test}: {why}");
             }

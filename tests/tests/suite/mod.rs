@@ -2,8 +2,8 @@
 //! processes) and in-process engine files (`engine_*`: the hub inside the test process, driven through its handle).
 
 mod access;
-mod apps;
 mod activity;
+mod apps;
 mod cli;
 mod config_file;
 mod config_owner;

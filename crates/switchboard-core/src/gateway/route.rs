@@ -95,7 +95,9 @@ impl Gateway {
                 // A `ui://` URI names its server even when no list had it
                 // (a tool's UI link to a resource the server does not list).
                 None if let Some(server) = ui_named_server(uri, |id| {
-                    self.hub.upstream(id.as_str()).is_some_and(|u| u.is_enabled())
+                    self.hub
+                        .upstream(id.as_str())
+                        .is_some_and(|u| u.is_enabled())
                 }) =>
                 {
                     let route = resource_route(&server, uri);
