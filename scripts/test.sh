@@ -234,6 +234,8 @@ if [[ $QUICK -eq 0 ]]; then
     scripts/conformance2.sh --gate
     step "conformance 0.2.x: Switchboard's upstream client (client scenarios)"
     scripts/conformance2.sh --client
+    step "conformance: Switchboard's OAuth client (auth/* client scenarios, strict: tests/conformance-auth/expected-pass.txt)"
+    scripts/conformance-auth.sh
     wait_job "pytest tests/python"
     wait_job "check-targets: Windows and macOS (scripts/check-targets.sh)"
 fi
