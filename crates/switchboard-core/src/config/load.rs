@@ -530,6 +530,21 @@ struct RawOAuth {
     scopes: Vec<String>,
     #[serde(default, deserialize_with = "de_redirect_port")]
     redirect_port: Option<u16>,
+    client_metadata_url: Option<String>,
+}
+
+/// `oauth.clientMetadataUrl`: an `https` URL with a path (the client id a
+/// Client ID Metadata Document is published under).
+fn check_client_metadata_url(url: &str) -> Result<(), String> {
+    let parsed = reqwest::Url::parse(url)
+        .map_err(|e| format!("`oauth.clientMetadataUrl` {url:?} is not a URL: {e}"))?;
+    if parsed.scheme() != "https" || parsed.path().trim_matches('/').is_empty() {
+        return Err(format!(
+            "`oauth.clientMetadataUrl` {url:?} must be an https URL with a path \
+             (where the client's metadata document is published)"
+        ));
+    }
+    Ok(())
 }
 
 /// `oauth.redirectPort`: a port number, or `null` (pick a free one).
@@ -614,11 +629,15 @@ impl RawServer {
                 {
                     return Err("`oauth.clientId` is empty".into());
                 }
+                if let Some(url) = &raw.client_metadata_url {
+                    check_client_metadata_url(url)?;
+                }
                 Some(OAuthConfig {
                     client_id: raw.client_id,
                     client_secret: raw.client_secret,
                     scopes: raw.scopes,
                     redirect_port: raw.redirect_port,
+                    client_metadata_url: raw.client_metadata_url,
                 })
             }
         };
@@ -1129,6 +1148,7 @@ mod tests {
                 client_secret: Some(ConfigValue::Keyring("gh-secret".into())),
                 scopes: vec!["repo".into()],
                 redirect_port: Some(7777),
+                client_metadata_url: None,
             })
         );
         let TransportConfig::Stdio { env, .. } = &cfg.servers[1].transport else {
@@ -1153,6 +1173,14 @@ mod tests {
             (
                 r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"clientid": "s"}}}}"#,
                 "unknown field `clientid`",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"clientMetadataUrl": "http://h/c.json"}}}}"#,
+                "must be an https URL with a path",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"clientMetadataUrl": "https://h/"}}}}"#,
+                "must be an https URL with a path",
             ),
             (
                 r#"{"mcpServers": {"a": {"command": "x", "env": {"K": {"keyring": "a b"}}}}}"#,

@@ -110,6 +110,11 @@ pub struct OAuthConfig {
     /// A fixed port for the loopback redirect URI
     /// (`http://127.0.0.1:<port>/oauth/callback`); `None` picks a free one.
     pub redirect_port: Option<u16>,
+    /// The `https` URL of a Client ID Metadata Document describing this
+    /// client: used as the client id with authorization servers that
+    /// advertise `client_id_metadata_document_supported` (else dynamic
+    /// registration, as without it).
+    pub client_metadata_url: Option<String>,
 }
 
 /// A config value given literally or kept in the OS keyring:

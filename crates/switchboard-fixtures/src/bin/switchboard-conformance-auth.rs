@@ -74,33 +74,36 @@ fn parse_args() -> anyhow::Result<Args> {
     })
 }
 
-/// The server's `oauth` block: a pre-registered client when the suite's
-/// context names one (`client_id`, `client_secret`).
-fn oauth_block() -> anyhow::Result<Option<Value>> {
+/// The Client ID Metadata Document URL the suite expects a client to use
+/// when the authorization server supports them (`auth/basic-cimd`); with
+/// servers that do not, the hub registers dynamically as without it.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The server's `oauth` block: the client metadata URL, and a pre-registered
+/// client when the suite's context names one (`client_id`, `client_secret`).
+fn oauth_block() -> anyhow::Result<Value> {
+    let mut oauth = json!({"clientMetadataUrl": CLIENT_METADATA_URL});
     let Ok(text) = std::env::var("MCP_CONFORMANCE_CONTEXT") else {
-        return Ok(None);
+        return Ok(oauth);
     };
     let context: Value =
         serde_json::from_str(&text).context("MCP_CONFORMANCE_CONTEXT is not JSON")?;
-    let Some(client_id) = context.get("client_id").and_then(Value::as_str) else {
-        return Ok(None);
-    };
-    let mut oauth = json!({"clientId": client_id});
-    if let Some(secret) = context.get("client_secret").and_then(Value::as_str) {
-        oauth["clientSecret"] = json!(secret);
+    if let Some(client_id) = context.get("client_id").and_then(Value::as_str) {
+        oauth["clientId"] = json!(client_id);
+        if let Some(secret) = context.get("client_secret").and_then(Value::as_str) {
+            oauth["clientSecret"] = json!(secret);
+        }
     }
-    Ok(Some(oauth))
+    Ok(oauth)
 }
 
 fn hub_config(url: &str) -> anyhow::Result<Config> {
-    let mut server = json!({
+    let server = json!({
         "url": url,
         "namespace": "",
         "timeouts": {"startupSecs": 10, "callSecs": 20},
+        "oauth": oauth_block()?,
     });
-    if let Some(oauth) = oauth_block()? {
-        server["oauth"] = oauth;
-    }
     let text = json!({
         "mcpServers": {TARGET: server},
         "settings": {"listen": "127.0.0.1:0", "tokenStore": "memory", "builtinTools": false},
