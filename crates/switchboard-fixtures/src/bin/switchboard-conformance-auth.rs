@@ -196,7 +196,9 @@ async fn run_scenario(hub: &HubHandle) -> anyhow::Result<()> {
                         tracing::info!(tool = %tool.name, "call succeeded");
                         break;
                     }
-                    Ok(result) => bail!("{} returned a tool error: {:?}", tool.name, result.content),
+                    Ok(result) => {
+                        bail!("{} returned a tool error: {:?}", tool.name, result.content)
+                    }
                     Err(err) if logins < MAX_LOGINS && needs_login(hub) => {
                         tracing::info!(error = %err, "the call needs another login (step-up)");
                         logins += 1;
