@@ -533,20 +533,6 @@ struct RawOAuth {
     client_metadata_url: Option<String>,
 }
 
-/// `oauth.clientMetadataUrl`: an `https` URL with a path (the client id a
-/// Client ID Metadata Document is published under).
-fn check_client_metadata_url(url: &str) -> Result<(), String> {
-    let parsed = reqwest::Url::parse(url)
-        .map_err(|e| format!("`oauth.clientMetadataUrl` {url:?} is not a URL: {e}"))?;
-    if parsed.scheme() != "https" || parsed.path().trim_matches('/').is_empty() {
-        return Err(format!(
-            "`oauth.clientMetadataUrl` {url:?} must be an https URL with a path \
-             (where the client's metadata document is published)"
-        ));
-    }
-    Ok(())
-}
-
 /// `oauth.redirectPort`: a port number, or `null` (pick a free one).
 fn de_redirect_port<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
     struct PortVisitor;
@@ -630,7 +616,7 @@ impl RawServer {
                     return Err("`oauth.clientId` is empty".into());
                 }
                 if let Some(url) = &raw.client_metadata_url {
-                    check_client_metadata_url(url)?;
+                    super::transport::check_client_metadata_url(url)?;
                 }
                 Some(OAuthConfig {
                     client_id: raw.client_id,
