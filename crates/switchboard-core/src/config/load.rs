@@ -531,6 +531,8 @@ struct RawOAuth {
     #[serde(default, deserialize_with = "de_redirect_port")]
     redirect_port: Option<u16>,
     client_metadata_url: Option<String>,
+    #[serde(default)]
+    grant: super::model::OAuthGrant,
 }
 
 /// `oauth.redirectPort`: a port number, or `null` (pick a free one).
@@ -615,15 +617,19 @@ impl RawServer {
                 {
                     return Err("`oauth.clientId` is empty".into());
                 }
-                if let Some(url) = &raw.client_metadata_url {
-                    super::transport::check_client_metadata_url(url)?;
-                }
+                super::transport::check_oauth(
+                    &raw.client_metadata_url,
+                    raw.grant,
+                    &raw.client_id,
+                    &raw.client_secret,
+                )?;
                 Some(OAuthConfig {
                     client_id: raw.client_id,
                     client_secret: raw.client_secret,
                     scopes: raw.scopes,
                     redirect_port: raw.redirect_port,
                     client_metadata_url: raw.client_metadata_url,
+                    grant: raw.grant,
                 })
             }
         };
@@ -1135,6 +1141,7 @@ mod tests {
                 scopes: vec!["repo".into()],
                 redirect_port: Some(7777),
                 client_metadata_url: None,
+                grant: crate::config::model::OAuthGrant::AuthorizationCode,
             })
         );
         let TransportConfig::Stdio { env, .. } = &cfg.servers[1].transport else {
@@ -1167,6 +1174,14 @@ mod tests {
             (
                 r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"clientMetadataUrl": "https://h/"}}}}"#,
                 "must be an https URL with a path",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"grant": "clientCredentials", "clientId": "c"}}}}"#,
+                "needs `oauth.clientId` and `oauth.clientSecret`",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"grant": "password"}}}}"#,
+                "unknown variant `password`",
             ),
             (
                 r#"{"mcpServers": {"a": {"command": "x", "env": {"K": {"keyring": "a b"}}}}}"#,

@@ -115,6 +115,21 @@ pub struct OAuthConfig {
     /// advertise `client_id_metadata_document_supported` (else dynamic
     /// registration, as without it).
     pub client_metadata_url: Option<String>,
+    /// How tokens are obtained: a person's login (the default) or, for a
+    /// machine client, the client-credentials grant with `client_id` and
+    /// `client_secret` (no browser; the hub asks for a token when it needs one).
+    pub grant: OAuthGrant,
+}
+
+/// `oauth.grant`: which OAuth grant gets the server's tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum OAuthGrant {
+    /// The interactive login: authorization code with PKCE (`switchboard login`).
+    #[default]
+    AuthorizationCode,
+    /// OAuth 2.0 client credentials (SEP-1046): `clientId` + `clientSecret`.
+    ClientCredentials,
 }
 
 /// A config value given literally or kept in the OS keyring:

@@ -64,7 +64,7 @@ pub(super) fn check_remote(
 
 /// `oauth.clientMetadataUrl`: an `https` URL with a path (the client id a
 /// Client ID Metadata Document is published under).
-pub(super) fn check_client_metadata_url(url: &str) -> Result<(), String> {
+fn check_client_metadata_url(url: &str) -> Result<(), String> {
     let parsed = reqwest::Url::parse(url)
         .map_err(|e| format!("`oauth.clientMetadataUrl` {url:?} is not a URL: {e}"))?;
     if parsed.scheme() != "https" || parsed.path().trim_matches('/').is_empty() {
@@ -72,6 +72,29 @@ pub(super) fn check_client_metadata_url(url: &str) -> Result<(), String> {
             "`oauth.clientMetadataUrl` {url:?} must be an https URL with a path \
              (where the client's metadata document is published)"
         ));
+    }
+    Ok(())
+}
+
+/// The `oauth` checks beyond the shapes: the client metadata URL, and the
+/// client-credentials grant's client.
+pub(super) fn check_oauth(
+    client_metadata_url: &Option<String>,
+    grant: super::model::OAuthGrant,
+    client_id: &Option<String>,
+    client_secret: &Option<super::ConfigValue>,
+) -> Result<(), String> {
+    if let Some(url) = client_metadata_url {
+        check_client_metadata_url(url)?;
+    }
+    if grant == super::model::OAuthGrant::ClientCredentials
+        && (client_id.is_none() || client_secret.is_none())
+    {
+        return Err(
+            "`oauth.grant: \"clientCredentials\"` needs `oauth.clientId` and \
+                    `oauth.clientSecret`"
+                .into(),
+        );
     }
     Ok(())
 }

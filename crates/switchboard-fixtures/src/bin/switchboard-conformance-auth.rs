@@ -21,6 +21,10 @@
 //!    each one; a call refused for want of authorization (a scope step-up)
 //!    makes the driver log in once more, as a person would, and call again.
 //!
+//! For the client-credentials scenarios the server is configured with
+//! `"grant": "clientCredentials"` and the suite's client: the hub gets its
+//! token itself when it connects, and step 1 already succeeds.
+//!
 //! ```text
 //! switchboard-conformance-auth [--scenario NAME] URL
 //! ```
@@ -80,8 +84,10 @@ fn parse_args() -> anyhow::Result<Args> {
 const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
 /// The server's `oauth` block: the client metadata URL, and a pre-registered
-/// client when the suite's context names one (`client_id`, `client_secret`).
-fn oauth_block() -> anyhow::Result<Value> {
+/// client when the suite's context names one (`client_id`, `client_secret`);
+/// for the client-credentials scenarios (SEP-1046) that client uses
+/// `"grant": "clientCredentials"`, a machine client with no login.
+fn oauth_block(scenario: &str) -> anyhow::Result<Value> {
     let mut oauth = json!({"clientMetadataUrl": CLIENT_METADATA_URL});
     let Ok(text) = std::env::var("MCP_CONFORMANCE_CONTEXT") else {
         return Ok(oauth);
@@ -92,17 +98,20 @@ fn oauth_block() -> anyhow::Result<Value> {
         oauth["clientId"] = json!(client_id);
         if let Some(secret) = context.get("client_secret").and_then(Value::as_str) {
             oauth["clientSecret"] = json!(secret);
+            if scenario.starts_with("auth/client-credentials") {
+                oauth["grant"] = json!("clientCredentials");
+            }
         }
     }
     Ok(oauth)
 }
 
-fn hub_config(url: &str) -> anyhow::Result<Config> {
+fn hub_config(url: &str, scenario: &str) -> anyhow::Result<Config> {
     let server = json!({
         "url": url,
         "namespace": "",
         "timeouts": {"startupSecs": 10, "callSecs": 20},
-        "oauth": oauth_block()?,
+        "oauth": oauth_block(scenario)?,
     });
     let text = json!({
         "mcpServers": {TARGET: server},
@@ -236,7 +245,11 @@ async fn main() -> anyhow::Result<()> {
     let args = parse_args()?;
     tracing::info!(scenario = %args.scenario, url = %args.url, "starting");
 
-    let hub = Hub::bind(hub_config(&args.url)?, HubOptions::default()).await?;
+    let hub = Hub::bind(
+        hub_config(&args.url, &args.scenario)?,
+        HubOptions::default(),
+    )
+    .await?;
     let handle = hub.handle();
     let stop = tokio_util::sync::CancellationToken::new();
     let stopped = stop.clone();
