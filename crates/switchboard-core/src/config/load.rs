@@ -607,16 +607,6 @@ impl RawServer {
         let oauth = match self.oauth {
             None => None,
             Some(raw) => {
-                if raw.client_secret.is_some() && raw.client_id.is_none() {
-                    return Err("`oauth.clientSecret` needs `oauth.clientId`".into());
-                }
-                if raw
-                    .client_id
-                    .as_deref()
-                    .is_some_and(|id| id.trim().is_empty())
-                {
-                    return Err("`oauth.clientId` is empty".into());
-                }
                 super::transport::check_oauth(
                     &raw.client_metadata_url,
                     raw.grant,

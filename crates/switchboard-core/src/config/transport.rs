@@ -76,14 +76,20 @@ fn check_client_metadata_url(url: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The `oauth` checks beyond the shapes: the client metadata URL, and the
-/// client-credentials grant's client.
+/// The `oauth` checks beyond the shapes: a secret needs its client id, the
+/// client metadata URL, and the client-credentials grant's client.
 pub(super) fn check_oauth(
     client_metadata_url: &Option<String>,
     grant: super::model::OAuthGrant,
     client_id: &Option<String>,
     client_secret: &Option<super::ConfigValue>,
 ) -> Result<(), String> {
+    if client_secret.is_some() && client_id.is_none() {
+        return Err("`oauth.clientSecret` needs `oauth.clientId`".into());
+    }
+    if client_id.as_deref().is_some_and(|id| id.trim().is_empty()) {
+        return Err("`oauth.clientId` is empty".into());
+    }
     if let Some(url) = client_metadata_url {
         check_client_metadata_url(url)?;
     }
