@@ -35,6 +35,13 @@ GEMINI_CLI_PKG="@google/gemini-cli"
 GEMINI_CLI_VERSION="0.61.0"
 GEMINI_PREFIX="$TOOLS/gemini"
 GEMINI_CLI_BIN="$GEMINI_PREFIX/node_modules/.bin/gemini"
+# The MCP Apps examples (ext-apps) that both name their UI ui://get-time/mcp-app.html: the e2e
+# test tests/tests/suite/apps.rs and the browser test tests/ui/apps.test.mjs run them behind one hub.
+EXT_APPS_PKGS=("@modelcontextprotocol/server-basic-vanillajs" "@modelcontextprotocol/server-basic-preact")
+EXT_APPS_VERSION="2.0.3"
+EXT_APPS_PREFIX="$TOOLS/ext-apps"
+EXT_APPS_VANILLA_BIN="$EXT_APPS_PREFIX/node_modules/.bin/mcp-server-basic-vanillajs"
+EXT_APPS_PREACT_BIN="$EXT_APPS_PREFIX/node_modules/.bin/mcp-server-basic-preact"
 VENV="$TOOLS/venv"
 VENV_PY="$VENV/bin/python"
 REQUIREMENTS="$ROOT/tests/python/requirements.txt"
@@ -166,5 +173,9 @@ export_tool_env() {
     fi
     if [[ -x "$GEMINI_CLI_BIN" ]]; then
         export SWITCHBOARD_TEST_GEMINI="$GEMINI_CLI_BIN"
+    fi
+    if [[ -x "$EXT_APPS_VANILLA_BIN" && -x "$EXT_APPS_PREACT_BIN" ]]; then
+        export SWITCHBOARD_TEST_APP_VANILLA="$EXT_APPS_VANILLA_BIN"
+        export SWITCHBOARD_TEST_APP_PREACT="$EXT_APPS_PREACT_BIN"
     fi
 }

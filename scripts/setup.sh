@@ -277,11 +277,39 @@ install_gemini_cli() {
     [[ -x "$GEMINI_CLI_BIN" ]] || die "$GEMINI_CLI_PKG install failed"
 }
 
+# The ext-apps example servers, each package at EXT_APPS_VERSION, into a prefix of their own.
+installed_ext_apps_ok() {
+    local pkg have
+    for pkg in "${EXT_APPS_PKGS[@]}"; do
+        have="$(node -p "require(process.argv[1]).version" \
+            "$EXT_APPS_PREFIX/node_modules/$pkg/package.json" 2>/dev/null || true)"
+        [[ "$have" == "$EXT_APPS_VERSION" ]] || return 1
+    done
+    [[ -x "$EXT_APPS_VANILLA_BIN" && -x "$EXT_APPS_PREACT_BIN" ]]
+}
+
+install_ext_apps() {
+    if installed_ext_apps_ok; then
+        echo "${EXT_APPS_PKGS[*]} @$EXT_APPS_VERSION present" >&2
+        return 0
+    fi
+    local specs=() pkg
+    for pkg in "${EXT_APPS_PKGS[@]}"; do
+        specs+=("$pkg@$EXT_APPS_VERSION")
+    done
+    echo "installing ${specs[*]} into $EXT_APPS_PREFIX" >&2
+    mkdir -p "$EXT_APPS_PREFIX"
+    npm install --prefix "$EXT_APPS_PREFIX" --save-exact --no-audit --no-fund --no-update-notifier \
+        --loglevel=error "${specs[@]}"
+    installed_ext_apps_ok || die "ext-apps examples install failed (${specs[*]})"
+}
+
 install_test_tools() {
     install_python_venv
     install_server_everything
     smoke_server_everything
     install_gemini_cli
+    install_ext_apps
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then

@@ -40,7 +40,8 @@ ui_unit_tests() {
 
 ui_browser_tests() {
     node --test tests/ui/browser.test.mjs tests/ui/firstrun.test.mjs tests/ui/held.test.mjs \
-        tests/ui/activity.test.mjs tests/ui/tools.test.mjs tests/ui/pending.test.mjs
+        tests/ui/activity.test.mjs tests/ui/tools.test.mjs tests/ui/pending.test.mjs \
+        tests/ui/apps.test.mjs
 }
 
 # `node --test FILE` in a virtual X display with its own session bus. xvfb-run goes on when
@@ -179,7 +180,7 @@ fi
 step "keyring: Secret Service tests under dbus-run-session (tests/tests/suite/keyring.rs)"
 keyring_tests
 
-step "ui: dashboard in Chromium (tests/ui/browser.test.mjs, firstrun, held, activity, tools, pending)"
+step "ui: dashboard and an MCP App in Chromium (tests/ui/browser.test.mjs, firstrun, held, activity, tools, pending, apps)"
 ui_browser_tests
 
 step "desktop: build the app (cargo build -p switchboard-app)"
@@ -234,6 +235,8 @@ if [[ $QUICK -eq 0 ]]; then
     scripts/conformance2.sh --gate
     step "conformance 0.2.x: Switchboard's upstream client (client scenarios)"
     scripts/conformance2.sh --client
+    step "conformance: Switchboard's OAuth client (auth/* client scenarios, strict: tests/conformance-auth/expected-pass.txt)"
+    scripts/conformance-auth.sh
     wait_job "pytest tests/python"
     wait_job "check-targets: Windows and macOS (scripts/check-targets.sh)"
 fi

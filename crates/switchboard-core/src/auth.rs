@@ -191,6 +191,48 @@ impl Auth {
         }
     }
 
+    /// Gets a token with the client-credentials grant (SEP-1046) for the
+    /// configured client and stores it like a login's: discovery, then the
+    /// token request (`client_secret_basic` when that is all the
+    /// authorization server takes, else `client_secret_post`), for the
+    /// server's URL as the resource.
+    async fn client_credentials(
+        &self,
+        id: &ServerId,
+        url: &str,
+        oauth: &OAuthConfig,
+    ) -> Result<(), AuthError> {
+        let (Some(client_id), Some(secret)) = (&oauth.client_id, &oauth.client_secret) else {
+            return Err(AuthError::Other {
+                server: id.clone(),
+                message:
+                    "the client-credentials grant needs `oauth.clientId` and `oauth.clientSecret`"
+                        .into(),
+            });
+        };
+        let client_secret = self.resolve(secret).await?;
+        let server = self.server(id);
+        let mut manager = AuthorizationManager::new(url)
+            .await
+            .map_err(|e| login::classify(id, e))?;
+        manager.set_credential_store(Credentials(server.clone()));
+        let mut state = rmcp::transport::auth::OAuthState::Unauthorized(manager);
+        let config = rmcp::transport::auth::ClientCredentialsConfig::ClientSecret {
+            client_id: client_id.clone(),
+            client_secret,
+            scopes: oauth.scopes.clone(),
+            resource: Some(url.to_string()),
+        };
+        if let Err(err) = state.authenticate_client_credentials(config).await {
+            let err = login::classify(id, err);
+            server.update(|s| s.problem = Some(err.to_string()));
+            return Err(err);
+        }
+        server.update(|s| s.problem = None);
+        tracing::info!(server = %id, "got a token with the client-credentials grant");
+        Ok(())
+    }
+
     /// An HTTP client for the server at `url` that sends its stored token
     /// (and refreshes it), or `None` when no token is stored. Resolves the
     /// authorization server's metadata (needed to refresh).
@@ -202,12 +244,20 @@ impl Auth {
         http: reqwest::Client,
     ) -> Result<Option<Authorized>, AuthError> {
         let server = self.server(id);
-        let Some(stored) = server.load().await? else {
-            return Ok(None);
+        let stored = match server.load().await? {
+            Some(stored) if stored.token_response.is_some() => stored,
+            // A machine client needs no person: it asks for a token itself.
+            _ if let Some(oauth) =
+                oauth.filter(|o| o.grant == crate::config::OAuthGrant::ClientCredentials) =>
+            {
+                self.client_credentials(id, url, oauth).await?;
+                match server.load().await? {
+                    Some(stored) if stored.token_response.is_some() => stored,
+                    _ => return Ok(None),
+                }
+            }
+            _ => return Ok(None),
         };
-        if stored.token_response.is_none() {
-            return Ok(None);
-        }
         let mut manager = AuthorizationManager::new(url)
             .await
             .map_err(|e| login::classify(id, e))?;

@@ -27,7 +27,9 @@
 //!   can produce a given name: routing uses it for names of servers that
 //!   were never listed.
 //!
-//! Resources and resource templates keep their URIs. When two servers list the
+//! Resources and resource templates keep their URIs, but for MCP Apps' `ui://`
+//! ones, which name their server ([`ui_uri`]: `ui://<server>/<rest>`, in tool
+//! `_meta` links too), so apps of two servers never shadow each other. When two servers list the
 //! same resource URI, the server whose id sorts first owns it and the other
 //! copy is not listed. A URI that no server lists is routed by the first
 //! template (servers in id order) that matches it.
@@ -47,6 +49,7 @@ use crate::config::ServerId;
 use crate::listing::Capabilities;
 
 mod filter;
+pub(crate) mod ui_uri;
 
 /// Longest exposed tool or prompt name.
 pub const MAX_NAME_LEN: usize = 64;
@@ -192,6 +195,7 @@ impl Catalog {
             {
                 let mut tool = tool.clone();
                 tool.name = exposed.clone().into();
+                ui_uri::expose_tool(&source.server, &mut tool);
                 tools.push(tool);
                 tool_routes.insert(
                     Arc::from(exposed.as_str()),
@@ -241,6 +245,8 @@ impl Catalog {
         let mut resource_routes = HashMap::new();
         for source in &sources {
             for resource in &source.capabilities.resources {
+                let mut resource = resource.clone();
+                ui_uri::expose_resource(&source.server, &mut resource);
                 if resource_routes.contains_key(&resource.uri) {
                     tracing::debug!(
                         server = %source.server,
@@ -250,7 +256,7 @@ impl Catalog {
                     continue;
                 }
                 resource_routes.insert(resource.uri.clone(), source.server.clone());
-                resources.push(resource.clone());
+                resources.push(resource);
             }
         }
         let mut resource_templates = Vec::new();
@@ -258,9 +264,11 @@ impl Catalog {
         let mut seen_templates = HashSet::new();
         for source in &sources {
             for template in &source.capabilities.resource_templates {
+                let mut template = template.clone();
+                ui_uri::expose_template(&source.server, &mut template);
                 if seen_templates.insert(template.uri_template.clone()) {
                     template_routes.push((template.uri_template.clone(), source.server.clone()));
-                    resource_templates.push(template.clone());
+                    resource_templates.push(template);
                 }
             }
         }

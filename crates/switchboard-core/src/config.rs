@@ -69,8 +69,8 @@ pub use editor::{
 pub use expand::{ExpandError, Vars, escape_foreign, expand as expand_vars};
 pub use load::{ConfigError, LoadFor, MAX_CONFIG_BYTES, default_config_path, process_env};
 pub use model::{
-    Config, ConfigValue, DEFAULT_LISTEN, MAX_SERVER_ID_LEN, OAuthConfig, ServerConfig, ServerId,
-    ServerTimeouts, TransportConfig,
+    Config, ConfigValue, DEFAULT_LISTEN, MAX_SERVER_ID_LEN, OAuthConfig, OAuthGrant, ServerConfig,
+    ServerId, ServerTimeouts, TransportConfig,
 };
 pub use profiles::{MAX_PROFILE_NAME_LEN, MIN_TOKEN_LEN, ProfileConfig, ProfileName};
 pub use read::read_config_file;

@@ -225,6 +225,8 @@ fn merged_capabilities() -> ServerCapabilities {
         "resources": {"listChanged": true, "subscribe": true},
         "logging": {},
         "completions": {},
+        // MCP Apps pass through, their `ui://` URIs renamed per server.
+        "extensions": {crate::catalog::ui_uri::EXTENSION_ID: {}},
     }))
     .unwrap_or_default()
 }
@@ -238,7 +240,8 @@ impl ServerHandler for Gateway {
             ))
             .with_instructions(
                 "Switchboard merges several MCP servers. Tool and prompt names are \
-                 `<server>__<name>`; resources keep their URIs.",
+                 `<server>__<name>`; resources keep their URIs, but MCP Apps' \
+                 `ui://` ones, which become `ui://<server>/...`.",
             )
     }
 
@@ -422,10 +425,26 @@ impl ServerHandler for Gateway {
         let started = self.begin_call(Method::Resource, &request.uri, None);
         let mut served = Served::Nobody;
         let result = async {
-            let (upstream, _) = self.route(Target::Resource(&request.uri)).await?;
+            let (upstream, route) = self.route(Target::Resource(&request.uri)).await?;
             served = Served::Server(upstream.id.clone());
-            self.forward_asking(&upstream, request, |request| request, &context)
-                .await
+            // A `ui://` URI renamed for the merged scope: the server's own
+            // URI on the way down, the exposed one in the answer.
+            let upstream_uri = route.map(|route| route.name.to_string());
+            let prepare = |mut request: ReadResourceRequestParams| {
+                if let Some(uri) = &upstream_uri {
+                    request.uri.clone_from(uri);
+                }
+                request
+            };
+            let mut answer = self
+                .forward_asking(&upstream, request, prepare, &context)
+                .await?;
+            if upstream_uri.is_some()
+                && let ReadResourceResponse::Complete(result) = &mut answer
+            {
+                crate::catalog::ui_uri::expose_contents(&upstream.id, result);
+            }
+            Ok(answer)
         }
         .await;
         self.end_call(started, served, &result, &context.ct);
@@ -437,11 +456,13 @@ impl ServerHandler for Gateway {
         request: SubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let (upstream, _) = self.route(Target::Resource(&request.uri)).await?;
+        let (upstream, route) = self.route(Target::Resource(&request.uri)).await?;
+        let upstream_uri = route.map_or_else(|| request.uri.clone(), |r| r.name.to_string());
         upstream
-            .subscribe(&request.uri)
+            .subscribe(&upstream_uri)
             .await
             .map_err(upstream_error)?;
+        // Kept by the client's URI: updates are matched in the session's form.
         self.session.subscribe(&request.uri, upstream.id.clone());
         Ok(())
     }
@@ -454,8 +475,12 @@ impl ServerHandler for Gateway {
         if let Some(server) = self.session.unsubscribe(&request.uri)
             && let Some(upstream) = self.hub.upstream(server.as_str())
         {
+            let uri = match self.scope() {
+                Scope::Server(_) => None,
+                _ => crate::catalog::ui_uri::upstream(&server, &request.uri),
+            };
             upstream
-                .unsubscribe(&request.uri)
+                .unsubscribe(uri.as_deref().unwrap_or(&request.uri))
                 .await
                 .map_err(upstream_error)?;
         }
@@ -510,7 +535,10 @@ impl ServerHandler for Gateway {
             },
         };
         if let Some(route) = route {
-            request.r#ref = Reference::for_prompt(route.name.to_string());
+            request.r#ref = match &request.r#ref {
+                Reference::Resource(_) => Reference::for_resource(route.name.to_string()),
+                _ => Reference::for_prompt(route.name.to_string()),
+            };
         }
         upstream
             .complete(request, downstream(&context), &context.ct)

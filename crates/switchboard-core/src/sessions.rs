@@ -441,14 +441,21 @@ impl Sessions {
     pub fn resource_updated(&self, server: &ServerId, params: &ResourceUpdatedNotificationParam) {
         self.listeners
             .resource_updated(server, &params.uri, |scope| self.covers(scope, server));
+        // Merged and profile sessions know a `ui://` URI by its exposed form.
+        let exposed = crate::catalog::ui_uri::exposed(server, &params.uri);
         for session in self.live() {
+            let seen_as = match (session.scope(), &exposed) {
+                (Scope::Server(_), _) | (_, None) => &params.uri,
+                (_, Some(exposed)) => exposed,
+            };
             let subscribed = session
                 .lock()
                 .subscriptions
-                .get(&params.uri)
+                .get(seen_as)
                 .is_some_and(|s| s == server);
             if let (true, Some(peer)) = (subscribed, session.peer.get().cloned()) {
-                let update = params.clone();
+                let mut update = params.clone();
+                update.uri.clone_from(seen_as);
                 tokio::spawn(async move {
                     let _ = peer.notify_resource_updated(update).await;
                 });

@@ -4,6 +4,7 @@
 mod access;
 mod activity;
 mod approval;
+mod apps;
 mod cli;
 mod config_file;
 mod config_owner;

@@ -94,6 +94,9 @@ pub(crate) async fn begin(
         if !oauth.scopes.is_empty() {
             request = request.with_scopes(oauth.scopes.clone());
         }
+        if let Some(url) = &oauth.client_metadata_url {
+            request = request.with_client_metadata_url(url.clone());
+        }
     }
     if let Some(secret) = client_secret {
         request = request.with_client_secret(secret);

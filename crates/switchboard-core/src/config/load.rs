@@ -464,6 +464,9 @@ struct RawOAuth {
     scopes: Vec<String>,
     #[serde(default, deserialize_with = "de_redirect_port")]
     redirect_port: Option<u16>,
+    client_metadata_url: Option<String>,
+    #[serde(default)]
+    grant: super::model::OAuthGrant,
 }
 
 /// `oauth.redirectPort`: a port number, or `null` (pick a free one).
@@ -538,21 +541,19 @@ impl RawServer {
         let oauth = match self.oauth {
             None => None,
             Some(raw) => {
-                if raw.client_secret.is_some() && raw.client_id.is_none() {
-                    return Err("`oauth.clientSecret` needs `oauth.clientId`".into());
-                }
-                if raw
-                    .client_id
-                    .as_deref()
-                    .is_some_and(|id| id.trim().is_empty())
-                {
-                    return Err("`oauth.clientId` is empty".into());
-                }
+                super::transport::check_oauth(
+                    &raw.client_metadata_url,
+                    raw.grant,
+                    &raw.client_id,
+                    &raw.client_secret,
+                )?;
                 Some(OAuthConfig {
                     client_id: raw.client_id,
                     client_secret: raw.client_secret,
                     scopes: raw.scopes,
                     redirect_port: raw.redirect_port,
+                    client_metadata_url: raw.client_metadata_url,
+                    grant: raw.grant,
                 })
             }
         };
@@ -1069,6 +1070,8 @@ mod tests {
                 client_secret: Some(ConfigValue::Keyring("gh-secret".into())),
                 scopes: vec!["repo".into()],
                 redirect_port: Some(7777),
+                client_metadata_url: None,
+                grant: crate::config::model::OAuthGrant::AuthorizationCode,
             })
         );
         let TransportConfig::Stdio { env, .. } = &cfg.servers[1].transport else {
@@ -1093,6 +1096,22 @@ mod tests {
             (
                 r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"clientid": "s"}}}}"#,
                 "unknown field `clientid`",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"clientMetadataUrl": "http://h/c.json"}}}}"#,
+                "must be an https URL with a path",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"clientMetadataUrl": "https://h/"}}}}"#,
+                "must be an https URL with a path",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"grant": "clientCredentials", "clientId": "c"}}}}"#,
+                "needs `oauth.clientId` and `oauth.clientSecret`",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"grant": "password"}}}}"#,
+                "unknown variant `password`",
             ),
             (
                 r#"{"mcpServers": {"a": {"command": "x", "env": {"K": {"keyring": "a b"}}}}}"#,

@@ -119,6 +119,26 @@ pub struct OAuthConfig {
     /// A fixed port for the loopback redirect URI
     /// (`http://127.0.0.1:<port>/oauth/callback`); `None` picks a free one.
     pub redirect_port: Option<u16>,
+    /// The `https` URL of a Client ID Metadata Document describing this
+    /// client: used as the client id with authorization servers that
+    /// advertise `client_id_metadata_document_supported` (else dynamic
+    /// registration, as without it).
+    pub client_metadata_url: Option<String>,
+    /// How tokens are obtained: a person's login (the default) or, for a
+    /// machine client, the client-credentials grant with `client_id` and
+    /// `client_secret` (no browser; the hub asks for a token when it needs one).
+    pub grant: OAuthGrant,
+}
+
+/// `oauth.grant`: which OAuth grant gets the server's tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum OAuthGrant {
+    /// The interactive login: authorization code with PKCE (`switchboard login`).
+    #[default]
+    AuthorizationCode,
+    /// OAuth 2.0 client credentials (SEP-1046): `clientId` + `clientSecret`.
+    ClientCredentials,
 }
 
 /// A config value given literally or kept in the OS keyring:

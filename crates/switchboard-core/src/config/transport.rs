@@ -2,7 +2,8 @@
 //! (`streamable-http`, `http`, `sse`) and the `type` key other clients write
 //! (`"type": "sse"` in Claude Code's files). The loader (`load.rs`) calls it;
 //! the result is the `sse` flag of the HTTP transport. Also the checks of a
-//! remote server's `url` and `headers` ([`check_remote`]).
+//! remote server's `url` and `headers` ([`check_remote`]), and of its
+//! `oauth.clientMetadataUrl` ([`check_client_metadata_url`]).
 
 /// Whether a server with `url` uses the legacy HTTP+SSE transport, from its
 /// `type` (other clients' key) and `transport`; they must agree when both are set.
@@ -57,6 +58,49 @@ pub(super) fn check_remote(
                 "the value of header {name:?} has characters an HTTP header cannot carry (control characters or line breaks)"
             ));
         }
+    }
+    Ok(())
+}
+
+/// `oauth.clientMetadataUrl`: an `https` URL with a path (the client id a
+/// Client ID Metadata Document is published under).
+fn check_client_metadata_url(url: &str) -> Result<(), String> {
+    let parsed = reqwest::Url::parse(url)
+        .map_err(|e| format!("`oauth.clientMetadataUrl` {url:?} is not a URL: {e}"))?;
+    if parsed.scheme() != "https" || parsed.path().trim_matches('/').is_empty() {
+        return Err(format!(
+            "`oauth.clientMetadataUrl` {url:?} must be an https URL with a path \
+             (where the client's metadata document is published)"
+        ));
+    }
+    Ok(())
+}
+
+/// The `oauth` checks beyond the shapes: a secret needs its client id, the
+/// client metadata URL, and the client-credentials grant's client.
+pub(super) fn check_oauth(
+    client_metadata_url: &Option<String>,
+    grant: super::model::OAuthGrant,
+    client_id: &Option<String>,
+    client_secret: &Option<super::ConfigValue>,
+) -> Result<(), String> {
+    if client_secret.is_some() && client_id.is_none() {
+        return Err("`oauth.clientSecret` needs `oauth.clientId`".into());
+    }
+    if client_id.as_deref().is_some_and(|id| id.trim().is_empty()) {
+        return Err("`oauth.clientId` is empty".into());
+    }
+    if let Some(url) = client_metadata_url {
+        check_client_metadata_url(url)?;
+    }
+    if grant == super::model::OAuthGrant::ClientCredentials
+        && (client_id.is_none() || client_secret.is_none())
+    {
+        return Err(
+            "`oauth.grant: \"clientCredentials\"` needs `oauth.clientId` and \
+                    `oauth.clientSecret`"
+                .into(),
+        );
     }
     Ok(())
 }

@@ -144,16 +144,21 @@ impl Gateway {
     ) -> Result<(), ErrorData> {
         let mut resources = Vec::new();
         for uri in context.accepted().resource_subscriptions.iter().flatten() {
-            let (upstream, _) = self.route(Target::Resource(uri)).await?;
-            upstream.subscribe(uri).await.map_err(upstream_error)?;
-            resources.push((uri.clone(), upstream));
+            let (upstream, route) = self.route(Target::Resource(uri)).await?;
+            // The server's own URI for a renamed `ui://` one.
+            let upstream_uri = route.map_or_else(|| uri.clone(), |r| r.name.to_string());
+            upstream
+                .subscribe(&upstream_uri)
+                .await
+                .map_err(upstream_error)?;
+            resources.push((uri.clone(), upstream_uri, upstream));
         }
         let guard = self.hub.sessions().listeners().add(
             self.scope().clone(),
             context.sink().clone(),
             resources
                 .iter()
-                .map(|(uri, upstream)| (uri.clone(), upstream.id.clone()))
+                .map(|(uri, _, upstream)| (uri.clone(), upstream.id.clone()))
                 .collect(),
         );
         let stop = self.hub.shutdown_token();
@@ -171,7 +176,7 @@ impl Gateway {
             () = removed.cancelled() => {}
         }
         drop(guard);
-        for (uri, upstream) in resources {
+        for (_, uri, upstream) in resources {
             if let Err(err) = upstream.unsubscribe(&uri).await {
                 tracing::debug!(server = %upstream.id, error = %err, "unsubscribe after listen failed");
             }

@@ -12,6 +12,7 @@ use serde_json::json;
 
 use super::Gateway;
 use crate::catalog::Route;
+use crate::catalog::ui_uri;
 use crate::config::ServerId;
 use crate::hub::Unrouted;
 use crate::upstream::{Upstream, UpstreamError};
@@ -23,7 +24,8 @@ pub(crate) enum Target<'a> {
     Tool(&'a str),
     /// A prompt name as the session sees it.
     Prompt(&'a str),
-    /// A resource or resource-template URI (never renamed).
+    /// A resource or resource-template URI (renamed only when it is an MCP
+    /// Apps `ui://` URI on a merged scope, see `catalog::ui_uri`).
     Resource(&'a str),
 }
 
@@ -86,7 +88,21 @@ impl Gateway {
                 (route.server.clone(), Some(route))
             }
             Target::Resource(uri) => match self.hub.resource_owner(uri).await {
-                Some(server) => (server, None),
+                Some(server) => {
+                    let route = resource_route(&server, uri);
+                    (server, route)
+                }
+                // A `ui://` URI names its server even when no list had it
+                // (a tool's UI link to a resource the server does not list).
+                None if let Some(server) = ui_named_server(uri, |id| {
+                    self.hub
+                        .upstream(id.as_str())
+                        .is_some_and(|u| u.is_enabled())
+                }) =>
+                {
+                    let route = resource_route(&server, uri);
+                    (server, route)
+                }
                 None => {
                     return Err(ErrorData::resource_not_found(
                         format!("no server offers resource '{uri}'"),
@@ -130,7 +146,12 @@ impl Gateway {
             Target::Resource(uri) => profile
                 .catalog
                 .resource_owner(uri)
-                .map(|s| (s.clone(), None)),
+                .cloned()
+                .or_else(|| ui_named_server(uri, |id| profile.covers(id)))
+                .map(|s| {
+                    let route = resource_route(&s, uri);
+                    (s, route)
+                }),
         };
         if let Some((server, route)) = found {
             let upstream = self
@@ -149,7 +170,10 @@ impl Gateway {
                     None => None,
                 };
                 return match owner.and_then(|s| self.hub.upstream(s.as_str())) {
-                    Some(upstream) => Ok((upstream, None)),
+                    Some(upstream) => {
+                        let route = resource_route(&upstream.id, uri);
+                        Ok((upstream, route))
+                    }
                     None => Err(ErrorData::resource_not_found(
                         format!("no server of profile '{name}' offers resource '{uri}'"),
                         Some(json!({"uri": uri})),
@@ -180,6 +204,21 @@ impl Gateway {
             }
         }
     }
+}
+
+/// Where an exposed `ui://` URI of `server` leads on the server (its own
+/// URI), or `None` for a URI that is not renamed.
+fn resource_route(server: &ServerId, uri: &str) -> Option<Route> {
+    ui_uri::upstream(server, uri).map(|name| Route {
+        server: server.clone(),
+        name: Arc::from(name),
+    })
+}
+
+/// The server an exposed `ui://` URI names, when `known` accepts it.
+fn ui_named_server(uri: &str, known: impl Fn(&ServerId) -> bool) -> Option<ServerId> {
+    let id = ServerId::new(ui_uri::named_server(uri)?).ok()?;
+    known(&id).then_some(id)
 }
 
 /// The error for a request of a profile removed by a reload.

@@ -85,6 +85,17 @@ impl Listeners {
         }
     }
 
+    /// The streams `wanted` picks, each with what `wanted` says about it.
+    fn sinks_with<T>(&self, wanted: impl Fn(&Listener) -> Option<T>) -> Vec<(SubscriptionSink, T)> {
+        match self.list.lock() {
+            Ok(list) => list
+                .iter()
+                .filter_map(|l| wanted(l).map(|t| (l.sink.clone(), t)))
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
     /// Sends the list-changed notifications in `changed` to the streams of
     /// sessions in `scope` (the sink drops the kinds a stream did not accept).
     pub fn list_changed(
@@ -134,13 +145,20 @@ impl Listeners {
     /// Sends `notifications/resources/updated` to the streams that asked
     /// about `uri` of `server`.
     pub fn resource_updated(&self, server: &ServerId, uri: &str, covers: impl Fn(&Scope) -> bool) {
-        for sink in self.sinks(|l| {
-            covers(&l.scope)
+        let exposed = crate::catalog::ui_uri::exposed(server, uri);
+        for (sink, seen_as) in self.sinks_with(|l| {
+            // A merged stream knows a `ui://` URI by its exposed form.
+            let seen_as = match (&l.scope, &exposed) {
+                (Scope::Server(_), _) | (_, None) => uri,
+                (_, Some(exposed)) => exposed.as_str(),
+            };
+            (covers(&l.scope)
                 && l.resources
                     .iter()
-                    .any(|(u, s)| u.as_str() == uri && s == server)
+                    .any(|(u, s)| u.as_str() == seen_as && s == server))
+            .then(|| seen_as.to_owned())
         }) {
-            let uri = uri.to_owned();
+            let uri = seen_as;
             tokio::spawn(async move {
                 let _ = sink.notify_resource_updated(uri).await;
             });

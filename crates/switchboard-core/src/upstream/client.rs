@@ -379,6 +379,13 @@ impl ClientHandler for UpstreamClient {
             "sampling": {},
             "elicitation": {"form": {}, "url": {}},
             "roots": {"listChanged": true},
+            // MCP Apps: servers that list app tools only for capable clients
+            // do so for the hub, which carries the apps to its clients.
+            "extensions": {
+                crate::catalog::ui_uri::EXTENSION_ID: {
+                    "mimeTypes": [crate::catalog::ui_uri::APP_MIME_TYPE],
+                },
+            },
         }))
         .unwrap_or_default();
         ClientConfig::new(

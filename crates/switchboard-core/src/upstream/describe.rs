@@ -205,6 +205,25 @@ fn http_failure(err: &HttpError) -> String {
     }
 }
 
+/// Whether a request failed on a 403 `insufficient_scope` challenge (the
+/// token is good but lacks scopes the server now asks for: a step-up).
+pub(super) fn is_insufficient_scope(err: &rmcp::ServiceError) -> bool {
+    let rmcp::ServiceError::TransportSend(error) = err else {
+        return false;
+    };
+    let mut source: Option<&(dyn StdError + 'static)> = Some(error.error.as_ref());
+    while let Some(current) = source {
+        if current
+            .downcast_ref::<rmcp::transport::streamable_http_client::InsufficientScopeError>()
+            .is_some()
+        {
+            return true;
+        }
+        source = current.source();
+    }
+    false
+}
+
 /// `HTTP 500 Internal Server Error`, and what a 508 from Switchboard means.
 pub(super) fn status_text(status: u16) -> String {
     if status == LOOP_DETECTED {

@@ -315,8 +315,12 @@ impl Upstream {
                 during: "the request",
                 after: timeout,
             },
-            ref send @ ServiceError::TransportSend(_) if send.is_authorization_required() => {
-                // The server refused the token (rmcp already tried one refresh).
+            ref send @ ServiceError::TransportSend(_)
+                if send.is_authorization_required() || describe::is_insufficient_scope(send) =>
+            {
+                // The server refused the token (rmcp already tried one refresh),
+                // or wants one with more scopes (a 403 step-up challenge): a
+                // new login asks for the scopes the challenge names.
                 self.auth
                     .server(&self.id)
                     .set_challenge(send.auth_challenge());

@@ -148,8 +148,8 @@ fn action_for(scenario: &str) -> anyhow::Result<Action> {
         // Mcp-Param-* header encodings.
         "http-custom-headers" => Action::Calls(context_calls()?),
         other => bail!(
-            "scenario {other:?} is not supported by this driver (Switchboard's upstream client \
-             has no OAuth flow: remote servers take static `headers`); supported: {}",
+            "scenario {other:?} is not supported by this driver (the auth/* scenarios run with \
+             switchboard-conformance-auth, scripts/conformance-auth.sh); supported: {}",
             SCENARIOS.join(", ")
         ),
     })
