@@ -4,6 +4,7 @@
 mod access;
 mod activity;
 mod cli;
+mod client_files;
 mod config_file;
 mod config_owner;
 mod disabled_tools;
