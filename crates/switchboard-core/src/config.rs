@@ -49,6 +49,7 @@ mod expand;
 mod guard;
 mod load;
 mod model;
+mod overrides;
 mod profiles;
 mod redacted;
 mod secrets;
@@ -70,6 +71,7 @@ pub use model::{
     Config, ConfigValue, DEFAULT_LISTEN, MAX_SERVER_ID_LEN, OAuthConfig, ServerConfig, ServerId,
     ServerTimeouts, TransportConfig,
 };
+pub use overrides::{MAX_TOOL_NAME_LEN, ToolOverride};
 pub use profiles::{MAX_PROFILE_NAME_LEN, MIN_TOKEN_LEN, ProfileConfig, ProfileName};
 pub use redacted::{mask_definition_secrets, redact_definition, restore_redacted};
 pub use secrets::check_secret_name;

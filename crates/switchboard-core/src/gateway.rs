@@ -149,6 +149,12 @@ impl Gateway {
         let (upstream, route) = self.route(Target::Tool(&request.name)).await?;
         *served = Served::Server(upstream.id.clone());
         if let Some(route) = route {
+            // The merged catalog shows the user's override of the tool; the
+            // server gets its own name and the arguments it expects.
+            if let Some(o) = upstream.config().tool_overrides.get(route.name.as_ref()) {
+                crate::catalog::overrides::apply_to_call(&mut request.arguments, o, &request.name)
+                    .map_err(|message| ErrorData::invalid_params(message, None))?;
+            }
             request.name = Cow::Owned(route.name.to_string());
         }
         upstream

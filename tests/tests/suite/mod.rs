@@ -43,5 +43,6 @@ mod sessions;
 mod slow_clients;
 mod sse_upstream;
 mod token_counter;
+mod tool_overrides;
 mod totals;
 mod upstream_version;
