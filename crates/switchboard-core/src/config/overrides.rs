@@ -90,3 +90,43 @@ pub(super) fn parse(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::config::{Config, ConfigError};
+
+    fn refused(overrides: &str) -> String {
+        let text = format!(
+            r#"{{"mcpServers": {{"s": {{"command": "x", "toolOverrides": {overrides}}}}}}}"#
+        );
+        match Config::parse_shape(&text, Path::new("config.json")) {
+            Err(ConfigError::Invalid { message, .. }) => message,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn bad_overrides_are_refused_naming_the_tool_and_key() {
+        let m = refused(r#"{"t": {"name": "has space"}}"#);
+        assert!(m.contains("toolOverrides.t") && m.contains("' '"), "{m}");
+        let m = refused(r#"{"t": {"name": ""}}"#);
+        assert!(m.contains("toolOverrides.t`.name"), "{m}");
+        let m = refused(r#"{"t": {"hideArguments": ["p"]}}"#);
+        assert!(m.contains("\"p\"") && m.contains("arguments"), "{m}");
+        let m = refused(r#"{"t": {"rename": "x"}}"#);
+        assert!(m.contains("rename"), "{m}");
+    }
+
+    #[test]
+    fn a_good_override_is_kept() {
+        let text = r#"{"mcpServers": {"s": {"command": "x", "toolOverrides": {"t": {"name": "n", "description": "d", "arguments": {"a": 1, "b": "x"}, "hideArguments": ["b"]}}}}}"#;
+        let config = Config::parse_shape(text, Path::new("config.json")).unwrap();
+        let o = &config.servers[0].tool_overrides["t"];
+        assert_eq!(o.name.as_deref(), Some("n"));
+        assert_eq!(o.description.as_deref(), Some("d"));
+        assert_eq!(o.arguments.len(), 2);
+        assert!(o.hide_arguments.contains("b"));
+    }
+}
