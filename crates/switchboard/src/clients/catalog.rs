@@ -606,6 +606,52 @@ mod tests {
     }
 
     #[test]
+    fn formats_are_detected_from_names_and_keys() {
+        use serde_json::json;
+        let by_name = [
+            ("/h/.config/opencode/opencode.json", FileFormat::OpenCode),
+            ("/p/crush.json", FileFormat::Crush),
+            ("/h/.copilot/mcp-config.json", FileFormat::CopilotCli),
+            ("/g/cline_mcp_settings.json", FileFormat::Cline),
+            ("/h/.config/Jan/data/mcp_config.json", FileFormat::Jan),
+            ("/h/.codeium/windsurf/mcp_config.json", FileFormat::Windsurf),
+        ];
+        for (path, format) in by_name {
+            assert_eq!(detect_format(Path::new(path), None), Some(format), "{path}");
+        }
+        let by_keys = [
+            (
+                "settings.json",
+                json!({"context_servers": {}}),
+                FileFormat::Zed,
+            ),
+            (
+                "settings.json",
+                json!({"amp.mcpServers": {}}),
+                FileFormat::Amp,
+            ),
+            ("config.yaml", json!({"extensions": {}}), FileFormat::Goose),
+            (
+                "config.yaml",
+                json!({"mcpServers": []}),
+                FileFormat::Continue,
+            ),
+            (
+                "mcp.json",
+                json!({"mcpServers": {"a": {"command": "x", "autoApprove": []}}}),
+                FileFormat::Cline,
+            ),
+        ];
+        for (name, root, format) in by_keys {
+            assert_eq!(
+                detect_format(Path::new(name), Some(&root)),
+                Some(format),
+                "{name}: {root}"
+            );
+        }
+    }
+
+    #[test]
     fn paths_follow_the_bases() {
         let mut bases = Bases::new("/h", "/h/.config");
         assert_eq!(

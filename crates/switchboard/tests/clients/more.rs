@@ -497,3 +497,13 @@ fn project_files_are_read_for_cursor_and_claude_code() {
     );
     assert!(!claude.added.is_empty());
 }
+
+#[test]
+fn a_yaml_file_given_by_path_is_read_in_its_detected_dialect() {
+    let m = Machine::new();
+    let path = m.dir.path().join("exported/config.yaml");
+    write(&path, &fixture("goose_config.yaml"));
+    let plan = m.plan(ImportSource::File { path, client: None });
+    let ids: Vec<&str> = plan.added.iter().map(|a| a.id.as_str()).collect();
+    assert_eq!(ids, vec!["github", "search"]);
+}
