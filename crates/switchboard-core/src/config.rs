@@ -52,6 +52,7 @@ mod model;
 mod overrides;
 mod profiles;
 mod redacted;
+pub(crate) mod roots;
 mod secrets;
 mod settings;
 mod splice;

@@ -340,6 +340,7 @@ mod tests {
                 servers: Vec::new(),
                 tool_mode: None,
                 token: None,
+                roots: Vec::new(),
             },
             servers: Arc::default(),
             mode: ToolMode::All,
