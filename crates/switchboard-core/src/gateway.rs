@@ -57,6 +57,7 @@ mod lists;
 mod modern;
 use modern::Completed;
 mod record;
+mod roots;
 mod route;
 mod search_mode;
 
@@ -79,8 +80,10 @@ impl Gateway {
         }
     }
 
-    fn scope(&self) -> &Scope {
-        self.session.scope()
+    /// The servers this session sees now (its route's, or the profile its
+    /// roots chose; see `roots`).
+    fn scope(&self) -> Cow<'_, Scope> {
+        self.session.served()
     }
 
     /// Remembers the HTTP session id this session's requests carry, so that
@@ -137,7 +140,7 @@ impl Gateway {
             && crate::builtin::is_builtin(&request.name)
         {
             *served = Served::Builtin;
-            let profile = self.profile_name().and_then(|name| self.hub.profile(name));
+            let profile = self.profile_name().and_then(|name| self.hub.profile(&name));
             return crate::builtin::call(
                 &self.hub,
                 &request,
@@ -169,21 +172,21 @@ impl Gateway {
     }
 
     /// The profile's name, for a session of a profile's endpoint.
-    fn profile_name(&self) -> Option<&str> {
-        match self.scope() {
-            Scope::Profile(name) => Some(name),
+    fn profile_name(&self) -> Option<Arc<str>> {
+        match &*self.scope() {
+            Scope::Profile(name) => Some(name.clone()),
             _ => None,
         }
     }
 
     /// Whether `server` is one this session sees.
     fn in_scope(&self, server: &crate::config::ServerId) -> bool {
-        self.hub.sessions().covers(self.scope(), server)
+        self.hub.sessions().covers(&self.scope(), server)
     }
 
     /// The upstream of a pass-through session.
     fn single(&self) -> Result<Option<Arc<Upstream>>, ErrorData> {
-        match self.scope() {
+        match &*self.scope() {
             Scope::Merged | Scope::Profile(_) => Ok(None),
             Scope::Server(id) => self
                 .hub
@@ -280,6 +283,7 @@ impl ServerHandler for Gateway {
                 .sessions()
                 .bind_http_id(&self.session, key.0.as_ref());
         }
+        self.roots_at_initialize(&request, &context.extensions);
         self.hub.publish_snapshot();
         let result = self.negotiate_initialize(&request)?;
         // A pass-through session looks like the server itself.
@@ -288,6 +292,12 @@ impl ServerHandler for Gateway {
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.note_http_session(&context.extensions);
+        self.ask_roots();
+    }
+
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        self.note_http_session(&context.extensions);
+        self.ask_roots();
     }
 
     async fn list_tools(

@@ -73,7 +73,21 @@ pub use crate::events::ListKind;
 
 /// One downstream session.
 pub struct Session {
+    /// The route it came in on (fixed: the fast path and the session
+    /// managers go by it).
     scope: Scope,
+    /// The profile its roots chose, for a session of `/mcp` (see
+    /// `gateway::roots`); `None`: the whole hub. Written when roots arrive
+    /// or change, read by [`Session::served`].
+    chosen: std::sync::RwLock<Option<Scope>>,
+    /// Whether `chosen` is set, read first so that a session whose roots
+    /// chose nothing never takes the lock on its call path.
+    has_chosen: AtomicBool,
+    /// Set while the hub is asking the client for its roots; its list
+    /// requests wait for the answer (at most `ROOTS_WAIT`).
+    roots_pending: AtomicBool,
+    /// Woken when the roots are settled.
+    roots_settled: tokio::sync::Notify,
     peer: OnceLock<Peer<RoleServer>>,
     /// The `Mcp-Session-Id` the HTTP transport gave this session.
     http_id: OnceLock<Arc<str>>,
@@ -138,6 +152,10 @@ impl Session {
     pub fn new(scope: Scope) -> Self {
         Self {
             scope,
+            chosen: std::sync::RwLock::new(None),
+            has_chosen: AtomicBool::new(false),
+            roots_pending: AtomicBool::new(false),
+            roots_settled: tokio::sync::Notify::new(),
             peer: OnceLock::new(),
             http_id: OnceLock::new(),
             client_name: OnceLock::new(),
@@ -162,8 +180,60 @@ impl Session {
         self.closed.store(true, Ordering::Relaxed);
     }
 
+    /// The route this session came in on.
     pub fn scope(&self) -> &Scope {
         &self.scope
+    }
+
+    /// The servers this session sees now: its route's, or the profile its
+    /// roots chose.
+    pub fn served(&self) -> std::borrow::Cow<'_, Scope> {
+        if !self.has_chosen.load(Ordering::Acquire) {
+            return std::borrow::Cow::Borrowed(&self.scope);
+        }
+        let chosen = self.chosen.read().unwrap_or_else(|e| e.into_inner());
+        std::borrow::Cow::Owned(chosen.clone().unwrap_or_else(|| self.scope.clone()))
+    }
+
+    /// Serves `profile` (or, with `None`, the route's scope) from now on;
+    /// whether that changed what the session sees.
+    pub(crate) fn choose(&self, profile: Option<Arc<str>>) -> bool {
+        let next = profile.map(Scope::Profile);
+        let mut chosen = self.chosen.write().unwrap_or_else(|e| e.into_inner());
+        if *chosen == next {
+            return false;
+        }
+        self.has_chosen.store(next.is_some(), Ordering::Release);
+        *chosen = next;
+        true
+    }
+
+    /// Marks the roots as being asked for (list requests wait) or settled.
+    pub(crate) fn set_roots_pending(&self, pending: bool) {
+        self.roots_pending.store(pending, Ordering::Release);
+        if !pending {
+            self.roots_settled.notify_waiters();
+        }
+    }
+
+    /// Waits, at most `limit`, while the roots are being asked for; at
+    /// once for a session that is not.
+    pub(crate) async fn roots_settled(&self, limit: std::time::Duration) {
+        if !self.roots_pending.load(Ordering::Acquire) {
+            return;
+        }
+        let wait = async {
+            loop {
+                let woken = self.roots_settled.notified();
+                tokio::pin!(woken);
+                woken.as_mut().enable();
+                if !self.roots_pending.load(Ordering::Acquire) {
+                    return;
+                }
+                woken.await;
+            }
+        };
+        let _ = tokio::time::timeout(limit, wait).await;
     }
 
     pub fn set_log_level(&self, level: LoggingLevel) {
@@ -317,6 +387,12 @@ impl Sessions {
     /// Closes every HTTP session of `scope` (a profile removed by a reload):
     /// they leave the table at once, and rmcp ends their streams.
     pub(crate) fn close_scope(&self, scope: &Scope, tasks: &tokio_util::task::TaskTracker) {
+        // Sessions of `/mcp` whose roots chose it go back to the whole hub.
+        for session in self.live() {
+            if session.scope != *scope && *session.served() == *scope && session.choose(None) {
+                self.switched(&session, tasks);
+            }
+        }
         let closed = self.table.take_matching(|s| s.scope() == scope);
         if closed.is_empty() {
             return;
@@ -414,7 +490,7 @@ impl Sessions {
     /// whose level admits it. On the merged endpoint the logger names the server.
     pub fn log(&self, server: &ServerId, params: &LoggingMessageNotificationParam) {
         for session in self.live() {
-            if !self.covers(&session.scope, server) {
+            if !self.covers(&session.served(), server) {
                 continue;
             }
             let level = session.lock().log_level;
@@ -425,7 +501,7 @@ impl Sessions {
                 continue;
             };
             let mut message = params.clone();
-            if session.scope.is_merged() {
+            if session.served().is_merged() {
                 message.logger = Some(match &params.logger {
                     Some(logger) => format!("{server}/{logger}"),
                     None => server.to_string(),
@@ -454,6 +530,12 @@ impl Sessions {
                 });
             }
         }
+    }
+
+    /// Tells `session` that the lists it has listed changed: its roots chose
+    /// other servers.
+    pub(crate) fn switched(&self, session: &Arc<Session>, tasks: &tokio_util::task::TaskTracker) {
+        self.notify(session, [u64::MAX; 3], [true; 3], tasks);
     }
 
     /// Notifies `session` of each list that `changed` and whose new version
@@ -540,7 +622,7 @@ impl Sessions {
         self.listeners
             .list_changed(scope, [diff.tools, diff.prompts, diff.resources], tasks);
         for session in self.live() {
-            if session.scope != *scope {
+            if *session.served() != *scope {
                 continue;
             }
             self.notify(
