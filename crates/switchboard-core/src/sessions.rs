@@ -674,6 +674,43 @@ mod tests {
         assert_eq!(session.unsubscribe("file:///x"), None);
     }
 
+    #[tokio::test]
+    async fn roots_choose_what_a_merged_session_is_served() {
+        let session = Session::new(Scope::Merged);
+        assert_eq!(*session.served(), Scope::Merged);
+        assert!(session.choose(Some(Arc::from("acme"))));
+        assert!(
+            !session.choose(Some(Arc::from("acme"))),
+            "the same choice is no change"
+        );
+        assert_eq!(*session.served(), Scope::Profile(Arc::from("acme")));
+        // The route stays what it was.
+        assert_eq!(session.scope(), &Scope::Merged);
+        assert!(session.choose(None));
+        assert_eq!(*session.served(), Scope::Merged);
+        // Settled roots: no wait. Pending roots: a wait, ended by the answer.
+        session
+            .roots_settled(std::time::Duration::from_secs(60))
+            .await;
+        let session = Arc::new(session);
+        session.set_roots_pending(true);
+        let waiter = tokio::spawn({
+            let session = session.clone();
+            async move {
+                session
+                    .roots_settled(std::time::Duration::from_secs(60))
+                    .await
+            }
+        });
+        tokio::task::yield_now().await;
+        assert!(!waiter.is_finished());
+        session.set_roots_pending(false);
+        tokio::time::timeout(std::time::Duration::from_secs(5), waiter)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+
     #[test]
     fn a_fast_call_is_cancellable_until_its_guard_drops() {
         let session = Arc::new(Session::new(Scope::Merged));

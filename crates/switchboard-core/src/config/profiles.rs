@@ -291,7 +291,8 @@ mod tests {
         let cfg = parse(&format!(
             r#"{{"profiles": {{
                  "work": {{"servers": ["b", "a"], "toolMode": "search",
-                          "token": "0123456789abcdef-secret"}},
+                          "token": "0123456789abcdef-secret",
+                          "roots": ["~/work", "/srv/w"]}},
                  "home": {{"servers": ["a"], "token": {{"keyring": "home-token"}}}},
                  "open": {{"servers": []}}}},
                 {SERVERS}}}"#
@@ -305,6 +306,8 @@ mod tests {
             vec![ServerId::new("b").unwrap(), ServerId::new("a").unwrap()]
         );
         assert_eq!(work.tool_mode, Some(ToolMode::Search));
+        assert_eq!(work.roots, vec!["~/work", "/srv/w"]);
+        assert!(cfg.profiles[0].roots.is_empty());
         assert_eq!(work.mode(ToolMode::All), ToolMode::Search);
         assert_eq!(cfg.profiles[1].mode(ToolMode::Search), ToolMode::Search);
         assert_eq!(cfg.profiles[1].tool_mode, None);
@@ -370,6 +373,18 @@ mod tests {
             (
                 r#"{"w": {"servers": [], "tokens": "x"}}"#,
                 "`profiles.w` has an unknown key \"tokens\"",
+            ),
+            (
+                r#"{"w": {"servers": [], "roots": "~/a"}}"#,
+                "`profiles.w.roots` must be an array of folders",
+            ),
+            (
+                r#"{"w": {"servers": [], "roots": ["work/acme"]}}"#,
+                "`profiles.w.roots`: \"work/acme\" is not an absolute folder",
+            ),
+            (
+                r#"{"w": {"servers": [], "roots": [1]}}"#,
+                "`profiles.w.roots` must be an array of folders (got 1)",
             ),
             (r#"{"w": []}"#, "`profiles.w` must be an object"),
             (r#"[]"#, "`profiles` must be an object"),
