@@ -61,7 +61,18 @@ impl Gateway {
     /// Asks the client for its roots (after `initialized`, or when they
     /// changed) in a task of its own, and switches the session's set.
     pub(super) fn ask_roots(&self) {
-        if *self.session.scope() != Scope::Merged || !self.hub.profiles_have_roots() {
+        if *self.session.scope() != Scope::Merged {
+            return;
+        }
+        if !self.hub.profiles_have_roots() {
+            // A reload took every `roots` away since `initialize`: nothing
+            // to wait for, and nothing chosen any more.
+            self.session.set_roots_pending(false);
+            if self.session.choose(None) {
+                self.hub
+                    .sessions()
+                    .switched(&self.session, self.hub.tasks());
+            }
             return;
         }
         let declared = self
@@ -70,6 +81,7 @@ impl Gateway {
             .and_then(|peer| peer.peer_info())
             .is_some_and(|info| info.capabilities.roots.is_some());
         let Some(peer) = self.session.peer().cloned().filter(|_| declared) else {
+            self.session.set_roots_pending(false);
             return;
         };
         self.session.set_roots_pending(true);
