@@ -1,7 +1,7 @@
 //! Micro-benchmark of `Session::served` (issue #34): the read of a session's
 //! scope on the call path, before (a field) and after (an atomic, then the
 //! field; the lock only for a session whose roots chose a profile). A copy of
-//! the shape of the code in crates/switchboard-core/src/sessions.rs, so it
+//! the shape of the code in crates/switchboard-core/src/sessions/choice.rs, so it
 //! builds alone: `rustc -O --edition 2021 bench/micro/served_scope.rs -o /tmp/served && /tmp/served`.
 
 use std::borrow::Cow;

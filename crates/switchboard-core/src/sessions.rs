@@ -34,6 +34,7 @@ use crate::catalog::{CatalogDiff, CatalogVersions};
 use crate::config::ServerId;
 use crate::snapshot::timestamp;
 
+mod choice;
 mod evictions;
 pub(crate) mod listen;
 pub(crate) mod table;
@@ -76,18 +77,8 @@ pub struct Session {
     /// The route it came in on (fixed: the fast path and the session
     /// managers go by it).
     scope: Scope,
-    /// The profile its roots chose, for a session of `/mcp` (see
-    /// `gateway::roots`); `None`: the whole hub. Written when roots arrive
-    /// or change, read by [`Session::served`].
-    chosen: std::sync::RwLock<Option<Scope>>,
-    /// Whether `chosen` is set, read first so that a session whose roots
-    /// chose nothing never takes the lock on its call path.
-    has_chosen: AtomicBool,
-    /// Set while the hub is asking the client for its roots; its list
-    /// requests wait for the answer (at most `ROOTS_WAIT`).
-    roots_pending: AtomicBool,
-    /// Woken when the roots are settled.
-    roots_settled: tokio::sync::Notify,
+    /// The profile its roots chose, and whether its roots are awaited.
+    roots: choice::RootsChoice,
     peer: OnceLock<Peer<RoleServer>>,
     /// The `Mcp-Session-Id` the HTTP transport gave this session.
     http_id: OnceLock<Arc<str>>,
@@ -152,10 +143,7 @@ impl Session {
     pub fn new(scope: Scope) -> Self {
         Self {
             scope,
-            chosen: std::sync::RwLock::new(None),
-            has_chosen: AtomicBool::new(false),
-            roots_pending: AtomicBool::new(false),
-            roots_settled: tokio::sync::Notify::new(),
+            roots: choice::RootsChoice::default(),
             peer: OnceLock::new(),
             http_id: OnceLock::new(),
             client_name: OnceLock::new(),
@@ -188,52 +176,23 @@ impl Session {
     /// The servers this session sees now: its route's, or the profile its
     /// roots chose.
     pub fn served(&self) -> std::borrow::Cow<'_, Scope> {
-        if !self.has_chosen.load(Ordering::Acquire) {
-            return std::borrow::Cow::Borrowed(&self.scope);
-        }
-        let chosen = self.chosen.read().unwrap_or_else(|e| e.into_inner());
-        std::borrow::Cow::Owned(chosen.clone().unwrap_or_else(|| self.scope.clone()))
+        self.roots.served(&self.scope)
     }
 
     /// Serves `profile` (or, with `None`, the route's scope) from now on;
     /// whether that changed what the session sees.
     pub(crate) fn choose(&self, profile: Option<Arc<str>>) -> bool {
-        let next = profile.map(Scope::Profile);
-        let mut chosen = self.chosen.write().unwrap_or_else(|e| e.into_inner());
-        if *chosen == next {
-            return false;
-        }
-        self.has_chosen.store(next.is_some(), Ordering::Release);
-        *chosen = next;
-        true
+        self.roots.choose(profile)
     }
 
     /// Marks the roots as being asked for (list requests wait) or settled.
     pub(crate) fn set_roots_pending(&self, pending: bool) {
-        self.roots_pending.store(pending, Ordering::Release);
-        if !pending {
-            self.roots_settled.notify_waiters();
-        }
+        self.roots.set_pending(pending);
     }
 
-    /// Waits, at most `limit`, while the roots are being asked for; at
-    /// once for a session that is not.
+    /// Waits, at most `limit`, while the roots are being asked for.
     pub(crate) async fn roots_settled(&self, limit: std::time::Duration) {
-        if !self.roots_pending.load(Ordering::Acquire) {
-            return;
-        }
-        let wait = async {
-            loop {
-                let woken = self.roots_settled.notified();
-                tokio::pin!(woken);
-                woken.as_mut().enable();
-                if !self.roots_pending.load(Ordering::Acquire) {
-                    return;
-                }
-                woken.await;
-            }
-        };
-        let _ = tokio::time::timeout(limit, wait).await;
+        self.roots.settled(limit).await;
     }
 
     pub fn set_log_level(&self, level: LoggingLevel) {
@@ -672,43 +631,6 @@ mod tests {
         session.subscribe("file:///x", id("a"));
         assert_eq!(session.unsubscribe("file:///x"), Some(id("a")));
         assert_eq!(session.unsubscribe("file:///x"), None);
-    }
-
-    #[tokio::test]
-    async fn roots_choose_what_a_merged_session_is_served() {
-        let session = Session::new(Scope::Merged);
-        assert_eq!(*session.served(), Scope::Merged);
-        assert!(session.choose(Some(Arc::from("acme"))));
-        assert!(
-            !session.choose(Some(Arc::from("acme"))),
-            "the same choice is no change"
-        );
-        assert_eq!(*session.served(), Scope::Profile(Arc::from("acme")));
-        // The route stays what it was.
-        assert_eq!(session.scope(), &Scope::Merged);
-        assert!(session.choose(None));
-        assert_eq!(*session.served(), Scope::Merged);
-        // Settled roots: no wait. Pending roots: a wait, ended by the answer.
-        session
-            .roots_settled(std::time::Duration::from_secs(60))
-            .await;
-        let session = Arc::new(session);
-        session.set_roots_pending(true);
-        let waiter = tokio::spawn({
-            let session = session.clone();
-            async move {
-                session
-                    .roots_settled(std::time::Duration::from_secs(60))
-                    .await
-            }
-        });
-        tokio::task::yield_now().await;
-        assert!(!waiter.is_finished());
-        session.set_roots_pending(false);
-        tokio::time::timeout(std::time::Duration::from_secs(5), waiter)
-            .await
-            .unwrap()
-            .unwrap();
     }
 
     #[test]
