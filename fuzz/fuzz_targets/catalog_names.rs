@@ -66,6 +66,7 @@ fn sources(servers: &[Server]) -> Vec<CatalogSource> {
                 capabilities: Arc::new(caps),
                 // No pins: in a collision every member gets a suffix.
                 pinned_at: Default::default(),
+                tool_overrides: Default::default(),
             })
         })
         .collect()

@@ -45,11 +45,12 @@ use rmcp::model::{
 };
 use sha2::{Digest, Sha256};
 
-use crate::config::ServerId;
+use crate::config::{ServerId, ToolOverride};
 use crate::listing::Capabilities;
 
 mod filter;
 pub(crate) mod ui_uri;
+pub(crate) mod overrides;
 
 /// Longest exposed tool or prompt name.
 pub const MAX_NAME_LEN: usize = 64;
@@ -76,6 +77,20 @@ pub struct CatalogSource {
     /// When each tool (by its name on the server) was pinned as approved;
     /// in a name collision the one pinned first keeps its plain name.
     pub pinned_at: HashMap<String, SystemTime>,
+    /// The server's `toolOverrides`, by the tool's name on the server.
+    pub tool_overrides: BTreeMap<String, ToolOverride>,
+}
+
+impl CatalogSource {
+    /// When the tool shown as `shown` (its override's name, or its own) was pinned.
+    fn pinned(&self, shown: &str) -> Option<SystemTime> {
+        let original = self
+            .tool_overrides
+            .iter()
+            .find(|(_, o)| o.name.as_deref() == Some(shown))
+            .map_or(shown, |(tool, _)| tool.as_str());
+        self.pinned_at.get(original).copied()
+    }
 }
 
 /// A counter per merged list, bumped by the hub each time that list changes.
@@ -183,7 +198,13 @@ impl Catalog {
                 .filter(|t| !is_reserved(&s.prefix, t.name.as_ref()))
                 .map(move |t| (s, t.name.as_ref()))
         });
-        let tool_names = assign_names(tool_entries.clone());
+        // Names are assigned to what clients see: an override's name, if any.
+        let tool_names = assign_names(tool_entries.clone().map(|(s, original)| {
+            (
+                s,
+                overrides::shown_name(s.tool_overrides.get(original), original),
+            )
+        }));
         let mut tools = Vec::new();
         let mut tool_routes = HashMap::new();
         for ((source, original), exposed) in tool_entries.zip(tool_names) {
@@ -194,6 +215,9 @@ impl Catalog {
                 .find(|t| t.name.as_ref() == original)
             {
                 let mut tool = tool.clone();
+                if let Some(o) = source.tool_overrides.get(original) {
+                    overrides::apply_to_tool(&mut tool, o);
+                }
                 tool.name = exposed.clone().into();
                 ui_uri::expose_tool(&source.server, &mut tool);
                 tools.push(tool);
@@ -374,7 +398,7 @@ fn assign_names<'a>(entries: impl Iterator<Item = (&'a CatalogSource, &'a str)>)
             [only] => Some(*only),
             _ => senior(members, |i| {
                 let (source, name) = entries[i];
-                source.pinned_at.get(name).copied()
+                source.pinned(name)
             }),
         })
         .collect();
@@ -602,6 +626,7 @@ mod tests {
             disabled_tools: vec![],
             capabilities: Arc::new(caps),
             pinned_at: HashMap::new(),
+            tool_overrides: Default::default(),
         }
     }
 
@@ -882,6 +907,7 @@ mod tests {
             disabled_tools: vec![],
             capabilities: Arc::new(caps),
             pinned_at: HashMap::new(),
+            tool_overrides: Default::default(),
         };
         let c = Catalog::build(vec![src("b", b), src("a", a)]);
         assert_eq!(c.resources.len(), 2);

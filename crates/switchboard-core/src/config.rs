@@ -50,10 +50,12 @@ mod expand;
 mod guard;
 mod load;
 mod model;
+mod overrides;
 mod profiles;
 mod read;
 mod redacted;
 mod sandbox;
+pub(crate) mod roots;
 mod secrets;
 mod settings;
 mod splice;
@@ -72,6 +74,7 @@ pub use model::{
     Config, ConfigValue, DEFAULT_LISTEN, MAX_SERVER_ID_LEN, OAuthConfig, OAuthGrant, ServerConfig,
     ServerId, ServerTimeouts, TransportConfig,
 };
+pub use overrides::{MAX_TOOL_NAME_LEN, ToolOverride};
 pub use profiles::{MAX_PROFILE_NAME_LEN, MIN_TOKEN_LEN, ProfileConfig, ProfileName};
 pub use read::read_config_file;
 pub use redacted::{mask_definition_secrets, redact_definition, restore_redacted};

@@ -59,6 +59,7 @@ mod modern;
 use modern::Completed;
 mod record;
 mod result_secrets;
+mod roots;
 mod route;
 mod search_mode;
 
@@ -81,8 +82,10 @@ impl Gateway {
         }
     }
 
-    fn scope(&self) -> &Scope {
-        self.session.scope()
+    /// The servers this session sees now (its route's, or the profile its
+    /// roots chose; see `roots`).
+    fn scope(&self) -> Cow<'_, Scope> {
+        self.session.served()
     }
 
     /// Remembers the HTTP session id this session's requests carry, so that
@@ -141,7 +144,7 @@ impl Gateway {
             && crate::builtin::is_builtin(&request.name)
         {
             *served = Served::Builtin;
-            let profile = self.profile_name().and_then(|name| self.hub.profile(name));
+            let profile = self.profile_name().and_then(|name| self.hub.profile(&name));
             return crate::builtin::call(
                 &self.hub,
                 &request,
@@ -153,6 +156,12 @@ impl Gateway {
         let (upstream, route) = self.route(Target::Tool(&request.name)).await?;
         *served = Served::Server(upstream.id.clone());
         if let Some(route) = route {
+            // The merged catalog shows the user's override of the tool; the
+            // server gets its own name and the arguments it expects.
+            if let Some(o) = upstream.config().tool_overrides.get(route.name.as_ref()) {
+                crate::catalog::overrides::apply_to_call(&mut request.arguments, o, &request.name)
+                    .map_err(|message| ErrorData::invalid_params(message, None))?;
+            }
             request.name = Cow::Owned(route.name.to_string());
         }
         match self
@@ -182,21 +191,21 @@ impl Gateway {
     }
 
     /// The profile's name, for a session of a profile's endpoint.
-    fn profile_name(&self) -> Option<&str> {
-        match self.scope() {
-            Scope::Profile(name) => Some(name),
+    fn profile_name(&self) -> Option<Arc<str>> {
+        match &*self.scope() {
+            Scope::Profile(name) => Some(name.clone()),
             _ => None,
         }
     }
 
     /// Whether `server` is one this session sees.
     fn in_scope(&self, server: &crate::config::ServerId) -> bool {
-        self.hub.sessions().covers(self.scope(), server)
+        self.hub.sessions().covers(&self.scope(), server)
     }
 
     /// The upstream of a pass-through session.
     fn single(&self) -> Result<Option<Arc<Upstream>>, ErrorData> {
-        match self.scope() {
+        match &*self.scope() {
             Scope::Merged | Scope::Profile(_) => Ok(None),
             Scope::Server(id) => self
                 .hub
@@ -296,6 +305,7 @@ impl ServerHandler for Gateway {
                 .sessions()
                 .bind_http_id(&self.session, key.0.as_ref());
         }
+        self.roots_at_initialize(&request, &context.extensions);
         self.hub.publish_snapshot();
         let result = self.negotiate_initialize(&request)?;
         // A pass-through session looks like the server itself.
@@ -304,6 +314,12 @@ impl ServerHandler for Gateway {
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.note_http_session(&context.extensions);
+        self.ask_roots();
+    }
+
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        self.note_http_session(&context.extensions);
+        self.ask_roots();
     }
 
     async fn list_tools(
@@ -475,7 +491,7 @@ impl ServerHandler for Gateway {
         if let Some(server) = self.session.unsubscribe(&request.uri)
             && let Some(upstream) = self.hub.upstream(server.as_str())
         {
-            let uri = match self.scope() {
+            let uri = match &*self.scope() {
                 Scope::Server(_) => None,
                 _ => crate::catalog::ui_uri::upstream(&server, &request.uri),
             };

@@ -546,6 +546,11 @@ impl HubHandle {
         self.inner.tasks.spawn(task)
     }
 
+    /// The tracker of the hub's tasks (waited for at shutdown).
+    pub(crate) fn tasks(&self) -> &tokio_util::task::TaskTracker {
+        &self.inner.tasks
+    }
+
     /// The downstream MCP sessions.
     /// The activity log's recorder.
     pub(crate) fn activity(&self) -> &Arc<crate::activity::Activity> {

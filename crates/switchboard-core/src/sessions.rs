@@ -34,6 +34,7 @@ use crate::catalog::{CatalogDiff, CatalogVersions};
 use crate::config::ServerId;
 use crate::snapshot::timestamp;
 
+mod choice;
 mod evictions;
 pub(crate) mod listen;
 pub(crate) mod table;
@@ -73,7 +74,11 @@ pub use crate::events::ListKind;
 
 /// One downstream session.
 pub struct Session {
+    /// The route it came in on (fixed: the fast path and the session
+    /// managers go by it).
     scope: Scope,
+    /// The profile its roots chose, and whether its roots are awaited.
+    roots: choice::RootsChoice,
     peer: OnceLock<Peer<RoleServer>>,
     /// The `Mcp-Session-Id` the HTTP transport gave this session.
     http_id: OnceLock<Arc<str>>,
@@ -138,6 +143,7 @@ impl Session {
     pub fn new(scope: Scope) -> Self {
         Self {
             scope,
+            roots: choice::RootsChoice::default(),
             peer: OnceLock::new(),
             http_id: OnceLock::new(),
             client_name: OnceLock::new(),
@@ -162,8 +168,31 @@ impl Session {
         self.closed.store(true, Ordering::Relaxed);
     }
 
+    /// The route this session came in on.
     pub fn scope(&self) -> &Scope {
         &self.scope
+    }
+
+    /// The servers this session sees now: its route's, or the profile its
+    /// roots chose.
+    pub fn served(&self) -> std::borrow::Cow<'_, Scope> {
+        self.roots.served(&self.scope)
+    }
+
+    /// Serves `profile` (or, with `None`, the route's scope) from now on;
+    /// whether that changed what the session sees.
+    pub(crate) fn choose(&self, profile: Option<Arc<str>>) -> bool {
+        self.roots.choose(profile)
+    }
+
+    /// Marks the roots as being asked for (list requests wait) or settled.
+    pub(crate) fn set_roots_pending(&self, pending: bool) {
+        self.roots.set_pending(pending);
+    }
+
+    /// Waits, at most `limit`, while the roots are being asked for.
+    pub(crate) async fn roots_settled(&self, limit: std::time::Duration) {
+        self.roots.settled(limit).await;
     }
 
     pub fn set_log_level(&self, level: LoggingLevel) {
@@ -317,6 +346,12 @@ impl Sessions {
     /// Closes every HTTP session of `scope` (a profile removed by a reload):
     /// they leave the table at once, and rmcp ends their streams.
     pub(crate) fn close_scope(&self, scope: &Scope, tasks: &tokio_util::task::TaskTracker) {
+        // Sessions of `/mcp` whose roots chose it go back to the whole hub.
+        for session in self.live() {
+            if session.scope != *scope && *session.served() == *scope && session.choose(None) {
+                self.switched(&session, tasks);
+            }
+        }
         let closed = self.table.take_matching(|s| s.scope() == scope);
         if closed.is_empty() {
             return;
@@ -414,7 +449,7 @@ impl Sessions {
     /// whose level admits it. On the merged endpoint the logger names the server.
     pub fn log(&self, server: &ServerId, params: &LoggingMessageNotificationParam) {
         for session in self.live() {
-            if !self.covers(&session.scope, server) {
+            if !self.covers(&session.served(), server) {
                 continue;
             }
             let level = session.lock().log_level;
@@ -425,7 +460,7 @@ impl Sessions {
                 continue;
             };
             let mut message = params.clone();
-            if session.scope.is_merged() {
+            if session.served().is_merged() {
                 message.logger = Some(match &params.logger {
                     Some(logger) => format!("{server}/{logger}"),
                     None => server.to_string(),
@@ -461,6 +496,12 @@ impl Sessions {
                 });
             }
         }
+    }
+
+    /// Tells `session` that the lists it has listed changed: its roots chose
+    /// other servers.
+    pub(crate) fn switched(&self, session: &Arc<Session>, tasks: &tokio_util::task::TaskTracker) {
+        self.notify(session, [u64::MAX; 3], [true; 3], tasks);
     }
 
     /// Notifies `session` of each list that `changed` and whose new version
@@ -547,7 +588,7 @@ impl Sessions {
         self.listeners
             .list_changed(scope, [diff.tools, diff.prompts, diff.resources], tasks);
         for session in self.live() {
-            if session.scope != *scope {
+            if *session.served() != *scope {
                 continue;
             }
             self.notify(

@@ -154,6 +154,7 @@ mod tests {
                 disabled_tools: disabled.iter().map(|s| s.to_string()).collect(),
                 capabilities: Arc::new(caps),
                 pinned_at: std::collections::HashMap::new(),
+                tool_overrides: Default::default(),
             }
         };
         let a = vec![tool("read", "Read a file."), tool("write", "Write a file.")];

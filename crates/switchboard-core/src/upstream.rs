@@ -322,6 +322,7 @@ mod tests {
             },
             enabled: true,
             disabled_tools: Default::default(),
+            tool_overrides: Default::default(),
             namespace: None,
             timeouts: Default::default(),
             oauth: None,

@@ -10,6 +10,10 @@
 //! shares the one hub the tray app or `switchboard serve` runs. Started by a
 //! hub as one of its own servers (`SWITCHBOARD_VIA` set), it refuses to
 //! connect back to that same hub.
+//!
+//! Its requests name its working directory in `X-Switchboard-Cwd`: the hub
+//! serves a client that declares no roots of its own the profile whose
+//! `roots` hold that folder (see the core's `gateway::roots`).
 
 use std::time::Duration;
 
@@ -36,6 +40,9 @@ pub async fn run(url: &str) -> anyhow::Result<()> {
     if let Some(token) = token {
         config = config.auth_header(token);
     }
+    if let Some(cwd) = cwd_header() {
+        config = config.custom_headers(std::collections::HashMap::from([cwd]));
+    }
     let mut up = StreamableHttpClientTransport::from_config(config);
     loop {
         tokio::select! {
@@ -55,6 +62,17 @@ pub async fn run(url: &str) -> anyhow::Result<()> {
     let _ = up.close().await;
     let _ = down.close().await;
     Ok(())
+}
+
+/// The `X-Switchboard-Cwd` header with the working directory; none when
+/// it is unknown or not valid header text (a path that is not ASCII).
+fn cwd_header() -> Option<(reqwest::header::HeaderName, reqwest::header::HeaderValue)> {
+    let cwd = std::env::current_dir().ok()?;
+    let value = reqwest::header::HeaderValue::from_str(cwd.to_str()?).ok()?;
+    Some((
+        reqwest::header::HeaderName::from_static("x-switchboard-cwd"),
+        value,
+    ))
 }
 
 /// A warning when nothing answers at the hub's `/mcp` URL `url` (used by

@@ -10,12 +10,15 @@
 //! - the new file replaces the old one atomically (temp file + rename);
 //! - nothing else in the file changes: JSON files are edited by splicing the
 //!   bytes of one member (comments, key order and indentation stay), Codex's
-//!   TOML is edited with `toml_edit`, which keeps comments and layout;
+//!   TOML is edited with `toml_edit`, which keeps comments and layout; YAML
+//!   files (Continue, Goose) have their one servers block rewritten and every
+//!   other line kept (comments inside that block are not: the report says so);
 //! - an entry that cannot be imported is reported with a reason, never dropped.
 //!
 //! Paths are computed from [`Bases`] (home and config directories), which the
 //! CLI takes from the environment and tests point at temporary directories.
-//! Formats and where each one is documented are listed on [`Client`].
+//! The clients, their files per OS and where each format is documented are
+//! the rows of the client table (`clients/table.rs`); a client is one row.
 
 // Submodules live in `clients/`; their paths are spelled out so that this file
 // resolves them the same way whether it is reached from `main.rs` or included
@@ -24,8 +27,14 @@
 mod catalog;
 #[path = "clients/connect.rs"]
 mod connect;
+#[path = "clients/connect_toml.rs"]
+mod connect_toml;
+#[path = "clients/connect_yaml.rs"]
+mod connect_yaml;
 #[path = "clients/convert.rs"]
 mod convert;
+#[path = "clients/dialect.rs"]
+mod dialect;
 #[path = "clients/fsio.rs"]
 mod fsio;
 #[path = "clients/hub_probe.rs"]
@@ -34,14 +43,20 @@ mod hub_probe;
 mod import;
 #[path = "clients/jsonc.rs"]
 mod jsonc;
+#[path = "clients/listing.rs"]
+mod listing;
 #[path = "clients/profile.rs"]
 mod profile;
 #[path = "clients/read.rs"]
 mod read;
+#[path = "clients/table.rs"]
+mod table;
+#[path = "clients/yaml.rs"]
+mod yaml;
 
 use std::path::PathBuf;
 
-pub use catalog::{Bases, Client, FileFormat, UnknownClient, detect_format};
+pub use catalog::{Bases, Client, FileFormat, Os, UnknownClient, detect_format};
 pub use connect::{
     ConnectReport, ConnectRequest, DisableMethod, DisabledServer, EntryChange, SWITCHBOARD_ENTRY,
     connect, profile_snippet, snippet,
@@ -50,6 +65,7 @@ pub use import::{
     AddedServer, ApplyOutcome, FileStatus, ImportPlan, ImportRequest, ImportSource, InvalidServer,
     Origin, SkipReason, SkippedServer, SourceFile, apply_import, import, import_with,
 };
+pub use listing::{ClientInfo, FileInfo, Listing, list, servers_in};
 pub use profile::{ProfileEntry, entry_name, profile_entry};
 
 /// Why reading or writing a client's or Switchboard's config failed.
@@ -93,8 +109,14 @@ pub enum ClientError {
     /// A profile with a token, for a client that cannot send its header.
     #[error(
         "{client} reaches Switchboard through the `switchboard stdio` bridge, which cannot send \
-         profile '{profile}''s token; connect a client that speaks HTTP (claude-code, cursor, \
-         vscode, windsurf, codex, gemini), or use a profile without a token"
+         profile '{profile}''s token; connect a client that speaks HTTP (see `switchboard \
+         clients`), or use a profile without a token"
     )]
     NoHeaders { client: Client, profile: String },
+    /// The client keeps its servers somewhere Switchboard cannot edit.
+    #[error("{reason}")]
+    NoFile {
+        client: Client,
+        reason: &'static str,
+    },
 }

@@ -129,6 +129,13 @@ enum Command {
         #[command(flatten)]
         hub: HubAddress,
     },
+    /// List the AI clients Switchboard knows, and whether each one's config
+    /// is on this machine.
+    Clients {
+        /// Print the list as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Take over the MCP servers configured in your AI clients.
     Import(ImportArgs),
     /// Point an AI client at Switchboard (writes one `switchboard` entry into its config).
@@ -239,7 +246,7 @@ impl HubAddress {
 
 #[derive(clap::Args)]
 struct ImportArgs {
-    /// Only this client: claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini.
+    /// Only this client (an id from `switchboard clients`: cursor, zed, cline, ...).
     #[arg(long)]
     from: Option<Client>,
     /// Read this file instead (format detected, or given with --from).
@@ -258,7 +265,7 @@ struct ImportArgs {
 
 #[derive(clap::Args)]
 struct ConnectArgs {
-    /// claude-desktop, claude-code, cursor, vscode, windsurf, codex or gemini.
+    /// The client's id, as `switchboard clients` lists them (cursor, zed, cline, ...).
     client: Client,
     /// Show what would change without writing.
     #[arg(long)]
@@ -399,6 +406,7 @@ async fn dispatch(command: Command) -> anyhow::Result<std::process::ExitCode> {
         Command::Dashboard { no_browser, hub } => {
             commands::dashboard(&hub.remote()?, no_browser).await
         }
+        Command::Clients { json } => list_clients(json),
         Command::Import(args) => import(args),
         Command::Connect(args) => connect(args).await,
         Command::Login {
@@ -499,6 +507,16 @@ fn print(text: &str) -> anyhow::Result<()> {
 
 fn switchboard_config(config: Option<PathBuf>) -> PathBuf {
     config.unwrap_or_else(switchboard_core::config::default_config_path)
+}
+
+fn list_clients(json: bool) -> anyhow::Result<std::process::ExitCode> {
+    let found = clients::list(&Bases::from_env()?);
+    if json {
+        print(&serde_json::to_string_pretty(&found)?)?;
+    } else {
+        print(clients::Listing(&found).to_string().trim_end())?;
+    }
+    Ok(std::process::ExitCode::SUCCESS)
 }
 
 fn import(args: ImportArgs) -> anyhow::Result<std::process::ExitCode> {

@@ -104,6 +104,7 @@ mod tests {
             disabled_tools: vec![],
             capabilities: Arc::new(caps),
             pinned_at: std::collections::HashMap::new(),
+            tool_overrides: Default::default(),
         }
     }
 

@@ -417,6 +417,8 @@ struct RawServer {
     enabled: bool,
     #[serde(default)]
     disabled_tools: BTreeSet<String>,
+    #[serde(default)]
+    tool_overrides: BTreeMap<String, super::overrides::RawToolOverride>,
     namespace: Option<String>,
     #[serde(default)]
     timeouts: RawTimeouts,
@@ -571,6 +573,7 @@ impl RawServer {
             transport,
             enabled: self.enabled,
             disabled_tools: self.disabled_tools,
+            tool_overrides: super::overrides::parse(self.tool_overrides)?,
             namespace: self.namespace,
             timeouts: ServerTimeouts {
                 startup: self.timeouts.startup_secs,

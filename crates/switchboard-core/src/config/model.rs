@@ -78,6 +78,9 @@ pub struct ServerConfig {
     pub enabled: bool,
     /// Upstream tool names hidden from clients.
     pub disabled_tools: BTreeSet<String>,
+    /// Per tool (its name on the server): the name, description and
+    /// argument defaults clients see instead (`toolOverrides`).
+    pub tool_overrides: BTreeMap<String, super::ToolOverride>,
     /// The prefix for this server's tool and prompt names; `None` means the id.
     /// An empty string exposes names unprefixed when nothing collides.
     pub namespace: Option<String>,

@@ -86,6 +86,10 @@ pub struct ProfileConfig {
     pub tool_mode: Option<ToolMode>,
     /// The bearer token its requests must carry, literal or in the keyring.
     pub token: Option<ConfigValue>,
+    /// Project folders (`~/work/acme`, absolute or under `~`, as written): a
+    /// client on `/mcp` whose roots lie inside one is served this profile
+    /// (see `config::roots`).
+    pub roots: Vec<String>,
 }
 
 impl fmt::Debug for ProfileConfig {
@@ -100,6 +104,7 @@ impl fmt::Debug for ProfileConfig {
             .field("servers", &self.servers)
             .field("tool_mode", &self.tool_mode)
             .field("token", &token)
+            .field("roots", &self.roots)
             .finish()
     }
 }
@@ -138,12 +143,13 @@ fn parse_profile(name: ProfileName, body: Value) -> Result<ProfileConfig, String
     let field = |key: &str| format!("`profiles.{name}.{key}`");
     let Value::Object(body) = body else {
         return Err(format!(
-            "`profiles.{name}` must be an object with `servers` (and optionally `toolMode`, `token`)"
+            "`profiles.{name}` must be an object with `servers` (and optionally `toolMode`, `token`, `roots`)"
         ));
     };
     let mut servers = None;
     let mut tool_mode = None;
     let mut token = None;
+    let mut roots = Vec::new();
     for (key, value) in body {
         match key.as_str() {
             "servers" => {
@@ -200,10 +206,13 @@ fn parse_profile(name: ProfileName, body: Value) -> Result<ProfileConfig, String
                 }
                 token = Some(value);
             }
+            "roots" => {
+                roots = parse_roots(value).map_err(|err| format!("{}{err}", field("roots")))?
+            }
             other => {
                 return Err(format!(
                     "`profiles.{name}` has an unknown key {other:?} (expected `servers`, \
-                     `toolMode`, `token`)"
+                     `toolMode`, `token`, `roots`)"
                 ));
             }
         }
@@ -214,7 +223,29 @@ fn parse_profile(name: ProfileName, body: Value) -> Result<ProfileConfig, String
         servers,
         tool_mode,
         token,
+        roots,
     })
+}
+
+/// A profile's `roots`: folders, each absolute or under `~`. The error
+/// completes a sentence whose subject is the field.
+fn parse_roots(value: Value) -> Result<Vec<String>, String> {
+    let Value::Array(items) = value else {
+        return Err(" must be an array of folders".into());
+    };
+    let mut roots = Vec::with_capacity(items.len());
+    for item in items {
+        let Value::String(folder) = item else {
+            return Err(format!(" must be an array of folders (got {item})"));
+        };
+        if !super::roots::is_folder(&folder) {
+            return Err(format!(
+                ": {folder:?} is not an absolute folder (write `/…` or `~/…`)"
+            ));
+        }
+        roots.push(folder);
+    }
+    Ok(roots)
 }
 
 /// Checks that every server a profile lists is configured.
@@ -260,7 +291,8 @@ mod tests {
         let cfg = parse(&format!(
             r#"{{"profiles": {{
                  "work": {{"servers": ["b", "a"], "toolMode": "search",
-                          "token": "0123456789abcdef-secret"}},
+                          "token": "0123456789abcdef-secret",
+                          "roots": ["~/work", "/srv/w"]}},
                  "home": {{"servers": ["a"], "token": {{"keyring": "home-token"}}}},
                  "open": {{"servers": []}}}},
                 {SERVERS}}}"#
@@ -274,6 +306,8 @@ mod tests {
             vec![ServerId::new("b").unwrap(), ServerId::new("a").unwrap()]
         );
         assert_eq!(work.tool_mode, Some(ToolMode::Search));
+        assert_eq!(work.roots, vec!["~/work", "/srv/w"]);
+        assert!(cfg.profiles[0].roots.is_empty());
         assert_eq!(work.mode(ToolMode::All), ToolMode::Search);
         assert_eq!(cfg.profiles[1].mode(ToolMode::Search), ToolMode::Search);
         assert_eq!(cfg.profiles[1].tool_mode, None);
@@ -339,6 +373,18 @@ mod tests {
             (
                 r#"{"w": {"servers": [], "tokens": "x"}}"#,
                 "`profiles.w` has an unknown key \"tokens\"",
+            ),
+            (
+                r#"{"w": {"servers": [], "roots": "~/a"}}"#,
+                "`profiles.w.roots` must be an array of folders",
+            ),
+            (
+                r#"{"w": {"servers": [], "roots": ["work/acme"]}}"#,
+                "`profiles.w.roots`: \"work/acme\" is not an absolute folder",
+            ),
+            (
+                r#"{"w": {"servers": [], "roots": [1]}}"#,
+                "`profiles.w.roots` must be an array of folders (got 1)",
             ),
             (r#"{"w": []}"#, "`profiles.w` must be an object"),
             (r#"[]"#, "`profiles` must be an object"),

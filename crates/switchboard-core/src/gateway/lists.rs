@@ -94,6 +94,7 @@ impl Gateway {
             ListKind::Prompts => 1,
             ListKind::Resources => 2,
         };
+        self.session.roots_settled(super::roots::ROOTS_WAIT).await;
         if let Some(upstream) = self.single()? {
             let caps = self
                 .hub
@@ -107,7 +108,7 @@ impl Gateway {
             let tools = caps.visible_tools(disabled);
             return Ok(Lists::Server(caps, tools));
         }
-        let catalog = match self.scope() {
+        let catalog = match &*self.scope() {
             Scope::Profile(name) => self
                 .hub
                 .profile_for_lists(name)

@@ -96,7 +96,7 @@ impl Gateway {
     /// of a running server in scope; zero when one of them is not polled
     /// (`pollIntervalSecs` 0) or none runs.
     pub(super) fn cache_hint(&self) -> CacheHint {
-        let upstreams = match self.scope() {
+        let upstreams = match &*self.scope() {
             Scope::Merged => self.hub.running_upstreams(),
             Scope::Profile(_) => self
                 .hub
@@ -154,7 +154,7 @@ impl Gateway {
             resources.push((uri.clone(), upstream_uri, upstream));
         }
         let guard = self.hub.sessions().listeners().add(
-            self.scope().clone(),
+            self.scope().into_owned(),
             context.sink().clone(),
             resources
                 .iter()
@@ -163,7 +163,7 @@ impl Gateway {
         );
         let stop = self.hub.shutdown_token();
         // A profile's stream also ends when a reload removes the profile.
-        let removed = match self.scope() {
+        let removed = match &*self.scope() {
             Scope::Profile(name) => self
                 .hub
                 .profile_removed(name)

@@ -153,7 +153,7 @@ impl Gateway {
             Ok(answer) => (ActivityOutcome::Ok, None, answer.size()),
             Err(err) => (outcome_of(err, cancel), Some(err.message.to_string()), 0),
         };
-        let route = match self.scope() {
+        let route = match &*self.scope() {
             Scope::Merged | Scope::Profile(_) => None,
             Scope::Server(id) => Some(id.clone()),
         };

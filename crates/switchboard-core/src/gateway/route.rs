@@ -51,7 +51,7 @@ impl Gateway {
             return Ok((upstream, None));
         }
         if let Some(name) = self.profile_name() {
-            return self.route_in_profile(name, target).await;
+            return self.route_in_profile(&name, target).await;
         }
         self.route_merged(target).await
     }

@@ -24,7 +24,7 @@ impl Gateway {
     /// Whether this session is a merged one (`/mcp` or a profile's) in
     /// search mode.
     pub(super) fn in_search_mode(&self) -> bool {
-        match self.scope() {
+        match &*self.scope() {
             Scope::Merged => self.hub.tool_view().mode == ToolMode::Search,
             Scope::Profile(name) => self
                 .hub
@@ -53,7 +53,7 @@ impl Gateway {
         if !self.in_search_mode() {
             return None;
         }
-        if let Scope::Profile(name) = self.scope() {
+        if let Scope::Profile(name) = &*self.scope() {
             let profile = self.hub.profile(name)?;
             return Some(profile.search_mode_tools(self.search_mode_builtins()));
         }
@@ -70,7 +70,7 @@ impl Gateway {
         if !self.in_search_mode() {
             return None;
         }
-        if let Scope::Profile(name) = self.scope() {
+        if let Scope::Profile(name) = &*self.scope() {
             let profile = self.hub.profile(name)?;
             return Some(profile.search_mode_list(|| self.search_mode_builtins()));
         }
@@ -97,7 +97,7 @@ impl Gateway {
             *served = Served::Builtin;
             return Some(Ok(search::search(
                 &self.hub,
-                self.profile_name(),
+                self.profile_name().as_deref(),
                 request.arguments.as_ref(),
             )
             .await));

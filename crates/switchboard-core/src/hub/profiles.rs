@@ -309,6 +309,46 @@ impl HubHandle {
         all
     }
 
+    /// Whether some profile has `roots` (if none, no client is asked for its
+    /// roots).
+    pub(crate) fn profiles_have_roots(&self) -> bool {
+        self.inner
+            .profiles
+            .live
+            .read()
+            .is_ok_and(|live| live.values().any(|p| !p.config.roots.is_empty()))
+    }
+
+    /// The profile a client's root folders choose (`config::roots`); `None`
+    /// for the whole hub. A tie is logged, naming the profiles.
+    pub(crate) fn profile_for_roots(&self, roots: &[std::path::PathBuf]) -> Option<Arc<str>> {
+        use crate::config::roots::{Choice, choose, normalize};
+        let home = dirs::home_dir();
+        let folders: Vec<(Arc<str>, Vec<std::path::PathBuf>)> = self
+            .profiles()
+            .iter()
+            .filter(|p| !p.config.roots.is_empty())
+            .map(|p| {
+                let dirs = p.config.roots.iter();
+                let dirs = dirs.filter_map(|d| normalize(d, home.as_deref()));
+                (p.name.clone(), dirs.collect())
+            })
+            .collect();
+        match choose(&folders, roots) {
+            Choice::Whole => None,
+            Choice::Profile(name) => Some(name),
+            Choice::Tie(names) => {
+                tracing::warn!(
+                    profiles = ?names,
+                    ?roots,
+                    "the client's roots lie in folders of the same depth in several profiles; \
+                     serving the whole hub"
+                );
+                None
+            }
+        }
+    }
+
     /// A profile's lists for a client's list request: its servers never
     /// listed are listed first, within the same cold-start wait as `/mcp`.
     /// `None` when the profile is gone.
@@ -340,6 +380,7 @@ mod tests {
                 servers: Vec::new(),
                 tool_mode: None,
                 token: None,
+                roots: Vec::new(),
             },
             servers: Arc::default(),
             mode: ToolMode::All,

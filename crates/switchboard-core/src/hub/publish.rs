@@ -153,6 +153,7 @@ impl HubHandle {
                     disabled_tools: config.disabled_tools.iter().cloned().collect(),
                     capabilities: caps,
                     pinned_at: self.inner.pins.pinned_at(u.id.as_str()),
+                    tool_overrides: config.tool_overrides.clone(),
                 })
             })
             .collect();

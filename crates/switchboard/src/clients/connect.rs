@@ -35,7 +35,7 @@ use super::convert::{TransportKey, convert};
 use super::import::{existing_servers, points_at_switchboard};
 use super::jsonc::{Doc, render};
 use super::profile::{EntrySpec, ProfileEntry, codex_headers, entry_name};
-use super::read::{container_key, entries, item_to_json};
+use super::read::{container_key, entries};
 use super::{Bases, Client, ClientError, FileFormat, fsio};
 
 /// The name of the entry `connect` writes into a client's config.
@@ -74,8 +74,12 @@ pub enum EntryChange {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum DisableMethod {
-    /// Codex: `enabled = false`.
+    /// Codex: `enabled = false`; Zed, opencode, Goose: `"enabled": false`.
     EnabledFalse,
+    /// Cline, Roo Code, Kilo Code, Kiro, Crush: `"disabled": true`.
+    DisabledTrue,
+    /// Jan: `"active": false`.
+    ActiveFalse,
     /// Gemini CLI: listed in `mcp.excluded`.
     ExcludedList,
     /// No off switch: removed, and saved in [`ConnectReport::moved_to`].
@@ -124,36 +128,46 @@ fn is_gemini_http_entry(entry: &Map<String, Value>, endpoint: &str) -> bool {
         && !entry.contains_key("httpUrl")
 }
 
-/// The `switchboard` entry in `client`'s dialect (JSON clients only; Codex's
-/// is the TOML table in [`snippet`]).
-fn json_entry(client: Client, endpoint: &str, exe: &Path, token: Option<&str>) -> Value {
+/// The `switchboard` entry named `name` in `client`'s dialect (as JSON;
+/// Codex's is the TOML table in [`snippet`], Continue's and Goose's are
+/// rendered as YAML).
+pub(super) fn json_entry(
+    client: Client,
+    endpoint: &str,
+    exe: &Path,
+    name: &str,
+    token: Option<&str>,
+) -> Value {
     let mut entry = plain_json_entry(client, endpoint, exe);
-    if let (Some(token), Value::Object(map)) = (token, &mut entry) {
-        map.insert(
-            "headers".into(),
-            json!({"Authorization": format!("Bearer {token}")}),
-        );
+    let format = client.format();
+    if let Value::Object(map) = &mut entry {
+        if format == FileFormat::Goose {
+            map.insert("name".into(), json!(name));
+        }
+        if let Some(token) = token {
+            let headers = json!({"Authorization": format!("Bearer {token}")});
+            if format == FileFormat::Continue {
+                map.insert("requestOptions".into(), json!({ "headers": headers }));
+            } else {
+                map.insert("headers".into(), headers);
+            }
+        }
     }
     entry
 }
 
 fn plain_json_entry(client: Client, endpoint: &str, exe: &Path) -> Value {
-    match client {
-        // The bridge finds a hub at the default address by itself (as
-        // docs/cli.md shows); any other endpoint is passed with `--url`.
-        Client::ClaudeDesktop if endpoint == DEFAULT_ENDPOINT => json!({
-            "command": exe.to_string_lossy(),
-            "args": ["stdio"],
-        }),
-        Client::ClaudeDesktop => json!({
-            "command": exe.to_string_lossy(),
-            "args": ["stdio", "--url", endpoint],
-        }),
-        Client::ClaudeCode | Client::VsCode => json!({"type": "http", "url": endpoint}),
-        Client::Cursor | Client::Codex => json!({"url": endpoint}),
-        Client::Windsurf => json!({"serverUrl": endpoint}),
-        Client::Gemini => json!({"httpUrl": endpoint}),
+    if let Some(entry) = client.http_entry(endpoint) {
+        return Value::Object(entry);
     }
+    // The bridge finds a hub at the default address by itself (as
+    // docs/cli.md shows); any other endpoint is passed with `--url`.
+    let args = if endpoint == DEFAULT_ENDPOINT {
+        json!(["stdio"])
+    } else {
+        json!(["stdio", "--url", endpoint])
+    };
+    json!({"command": exe.to_string_lossy(), "args": args})
 }
 
 /// The ready-to-paste config that points `client` at Switchboard: a whole
@@ -183,7 +197,12 @@ pub fn profile_snippet(
 }
 
 fn spec_snippet(client: Client, endpoint: &str, exe: &Path, spec: EntrySpec<'_>) -> String {
-    if client == Client::Codex {
+    let format = client.format();
+    if format.is_yaml() {
+        let entry = json_entry(client, endpoint, exe, spec.name, spec.token);
+        return super::connect_yaml::snippet(format, spec.name, entry);
+    }
+    if format == FileFormat::Codex {
         let mut doc = DocumentMut::new();
         let mut servers = Table::new();
         servers.set_implicit(true);
@@ -199,13 +218,10 @@ fn spec_snippet(client: Client, endpoint: &str, exe: &Path, spec: EntrySpec<'_>)
     let mut servers = Map::new();
     servers.insert(
         spec.name.into(),
-        json_entry(client, endpoint, exe, spec.token),
+        json_entry(client, endpoint, exe, spec.name, spec.token),
     );
     let mut root = Map::new();
-    root.insert(
-        container_key(client.format()).into(),
-        Value::Object(servers),
-    );
+    root.insert(container_key(format).into(), Value::Object(servers));
     format!("{}\n", render(&Value::Object(root), "", "  "))
 }
 
@@ -229,7 +245,12 @@ pub fn connect(req: &ConnectRequest) -> Result<ConnectReport, ClientError> {
                 .unwrap_or_default(),
         });
     }
-    let path = client.config_path(&req.bases);
+    let Some(path) = client.user_path(&req.bases) else {
+        return Err(ClientError::NoFile {
+            client,
+            reason: client.no_file_reason().unwrap_or_default(),
+        });
+    };
     let original = fsio::read_optional(&path)?;
     let known: Vec<(TransportKey, String)> = if req.disable_imported {
         existing_servers(&req.config_path)?
@@ -240,8 +261,18 @@ pub fn connect(req: &ConnectRequest) -> Result<ConnectReport, ClientError> {
         Vec::new()
     };
     let text = original.clone().unwrap_or_default();
-    let edit = if client == Client::Codex {
-        edit_toml(
+    let format = client.format();
+    let edit = if format.is_yaml() {
+        super::connect_yaml::edit_yaml(
+            format,
+            &path,
+            &text,
+            json_entry(client, &req.endpoint, &req.exe, spec.name, spec.token),
+            spec.name,
+            req.disable_imported.then_some(&known[..]),
+        )?
+    } else if format == FileFormat::Codex {
+        super::connect_toml::edit_toml(
             &path,
             &text,
             &req.endpoint,
@@ -253,7 +284,7 @@ pub fn connect(req: &ConnectRequest) -> Result<ConnectReport, ClientError> {
             client,
             &path,
             &text,
-            json_entry(client, &req.endpoint, &req.exe, spec.token),
+            json_entry(client, &req.endpoint, &req.exe, spec.name, spec.token),
             spec.name,
             req.disable_imported.then_some(&known[..]),
             req.dry_run,
@@ -267,11 +298,7 @@ pub fn connect(req: &ConnectRequest) -> Result<ConnectReport, ClientError> {
             format!("{} did not exist and is created", path.display()),
         );
     }
-    let disable_method = (!edit.disabled.is_empty()).then_some(match client {
-        Client::Codex => DisableMethod::EnabledFalse,
-        Client::Gemini => DisableMethod::ExcludedList,
-        _ => DisableMethod::MovedOut,
-    });
+    let disable_method = (!edit.disabled.is_empty()).then(|| disable_method(format));
     let mut report = ConnectReport {
         client,
         file: path.clone(),
@@ -320,19 +347,41 @@ pub fn connect(req: &ConnectRequest) -> Result<ConnectReport, ClientError> {
     Ok(report)
 }
 
+/// How `--disable-imported` switches a server off in files of `format`.
+fn disable_method(format: FileFormat) -> DisableMethod {
+    match (format, format.off_switch()) {
+        (FileFormat::Codex, _) => DisableMethod::EnabledFalse,
+        (FileFormat::Gemini, _) => DisableMethod::ExcludedList,
+        (_, Some(off)) if off.key == "disabled" => DisableMethod::DisabledTrue,
+        (_, Some(off)) if off.key == "active" => DisableMethod::ActiveFalse,
+        (_, Some(_)) => DisableMethod::EnabledFalse,
+        (_, None) => DisableMethod::MovedOut,
+    }
+}
+
 /// The outcome of editing a client file in memory.
-struct Edited {
-    text: String,
-    entry: EntryChange,
-    disabled: Vec<DisabledServer>,
+pub(super) struct Edited {
+    pub text: String,
+    pub entry: EntryChange,
+    pub disabled: Vec<DisabledServer>,
     /// Removed entries in the file's own shape, to save beside it.
-    moved_out: Option<Value>,
-    notes: Vec<String>,
+    pub moved_out: Option<Value>,
+    pub notes: Vec<String>,
 }
 
 /// Keys that describe how a JSON entry reaches its server.
-const URL_KEYS: [&str; 4] = ["url", "serverUrl", "httpUrl", "type"];
-const STDIO_KEYS: [&str; 5] = ["command", "args", "env", "cwd", "envFile"];
+pub(super) const URL_KEYS: [&str; 5] = ["url", "serverUrl", "httpUrl", "uri", "type"];
+pub(super) const STDIO_KEYS: [&str; 9] = [
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "envFile",
+    "environment",
+    "cmd",
+    "envs",
+    "env_keys",
+];
 
 fn edit_json(
     client: Client,
@@ -365,7 +414,7 @@ fn edit_json(
         None => (EntryChange::Added, Some(desired)),
         Some(Value::Object(existing)) => {
             let mut desired = desired;
-            if client == Client::Gemini
+            if format == FileFormat::Gemini
                 && let Some(endpoint) = desired.get("httpUrl").and_then(Value::as_str)
                 && is_gemini_http_entry(&existing, endpoint)
             {
@@ -383,14 +432,7 @@ fn edit_json(
             if let Value::Object(want) = desired {
                 merged.extend(want);
             }
-            for key in ["disabled", "enabled"] {
-                if let Some(flag) = merged.get(key).and_then(Value::as_bool)
-                    && flag == (key == "disabled")
-                {
-                    merged.remove(key);
-                    notes.push("the `switchboard` entry was switched off; it is on now".into());
-                }
-            }
+            switch_on(&mut merged, &mut notes);
             if merged == existing {
                 (EntryChange::Unchanged, None)
             } else {
@@ -408,7 +450,7 @@ fn edit_json(
     }
 
     // 2. Gemini's allow-list, when there is one, must let Switchboard in.
-    if client == Client::Gemini
+    if format == FileFormat::Gemini
         && let Some(allowed) = doc.get(&["mcp", "allowed"]).map(|n| doc.node_value(n))
         && let Some(list) = allowed.as_array()
         && !list.iter().any(|v| v.as_str() == Some(entry_name))
@@ -444,11 +486,20 @@ fn edit_json(
             let Some((_, id)) = known.iter().find(|(k, _)| *k == converted.key) else {
                 continue;
             };
-            if client == Client::Gemini {
+            if format == FileFormat::Gemini {
                 if raw.disabled {
                     continue;
                 }
                 excluded.push(json!(raw.name));
+            } else if let Some(off) = format.off_switch() {
+                if raw.disabled || raw.value.get(off.key) == Some(&json!(off.off)) {
+                    continue;
+                }
+                let mut at: Vec<&str> = raw.container.iter().map(String::as_str).collect();
+                at.push(&raw.name);
+                at.push(off.key);
+                let next = doc.with_set(&at, &json!(off.off)).map_err(shape)?;
+                doc = Doc::parse(next).map_err(syntax)?;
             } else {
                 let mut at: Vec<&str> = raw.container.iter().map(String::as_str).collect();
                 insert_at(&mut moved, &at, &raw.name, raw.value.clone());
@@ -474,7 +525,7 @@ fn edit_json(
                 .map_err(shape)?;
             doc = Doc::parse(next).map_err(syntax)?;
         }
-        if !disabled.is_empty() && client != Client::Gemini {
+        if !disabled.is_empty() && format != FileFormat::Gemini && format.off_switch().is_none() {
             let were = if dry_run { "would be" } else { "were" };
             notes.push(format!(
                 "{client}'s config has no off switch for a server, so these {were} removed \
@@ -482,7 +533,7 @@ fn edit_json(
             ));
             moved_out = Some(moved);
         }
-        if client == Client::ClaudeCode {
+        if format == FileFormat::ClaudeCode {
             notes.push(
                 "project `.mcp.json` files are shared with a team and were not changed".into(),
             );
@@ -497,8 +548,19 @@ fn edit_json(
     })
 }
 
+/// Removes the off switches (`disabled: true`, `enabled: false`, Jan's
+/// `active: false`) from the hub's own entry, with a note.
+pub(super) fn switch_on(entry: &mut Map<String, Value>, notes: &mut Vec<String>) {
+    for (key, off) in [("disabled", true), ("enabled", false), ("active", false)] {
+        if entry.get(key).and_then(Value::as_bool) == Some(off) {
+            entry.remove(key);
+            notes.push("the `switchboard` entry was switched off; it is on now".into());
+        }
+    }
+}
+
 /// Stores `value` under `path` + `name` in `root`, creating objects on the way.
-fn insert_at(root: &mut Value, path: &[&str], name: &str, value: Value) {
+pub(super) fn insert_at(root: &mut Value, path: &[&str], name: &str, value: Value) {
     let mut node = root;
     for key in path {
         let Value::Object(map) = node else { return };
@@ -509,114 +571,6 @@ fn insert_at(root: &mut Value, path: &[&str], name: &str, value: Value) {
     if let Value::Object(map) = node {
         map.insert(name.to_string(), value);
     }
-}
-
-fn edit_toml(
-    path: &Path,
-    text: &str,
-    endpoint: &str,
-    spec: EntrySpec<'_>,
-    known: Option<&[(TransportKey, String)]>,
-) -> Result<Edited, ClientError> {
-    let shape = |message: &str| ClientError::Shape {
-        path: path.to_path_buf(),
-        message: message.to_string(),
-    };
-    // Parsing through `read::parse` first gives syntax errors a line and column.
-    super::read::parse(path, text, FileFormat::Codex)?;
-    let mut doc: DocumentMut = text.parse().map_err(|_| shape("not valid TOML"))?;
-    if !doc.contains_key("mcp_servers") {
-        let mut servers = Table::new();
-        servers.set_implicit(true);
-        doc.insert("mcp_servers", Item::Table(servers));
-    }
-    let servers = doc
-        .get_mut("mcp_servers")
-        .and_then(Item::as_table_like_mut)
-        .ok_or_else(|| shape("`mcp_servers` is not a table"))?;
-    let mut notes = Vec::new();
-
-    let entry = match servers.get_mut(spec.name) {
-        None => {
-            let mut table = Table::new();
-            table.insert("url", toml_edit::value(endpoint));
-            if let Some(token) = spec.token {
-                table.insert("http_headers", codex_headers(token));
-            }
-            servers.insert(spec.name, Item::Table(table));
-            EntryChange::Added
-        }
-        Some(item) => {
-            let table = item
-                .as_table_like_mut()
-                .ok_or_else(|| shape(&format!("`mcp_servers.{}` is not a table", spec.name)))?;
-            let mut change = EntryChange::Unchanged;
-            if table.get("url").and_then(Item::as_str) != Some(endpoint) {
-                table.insert("url", toml_edit::value(endpoint));
-                change = EntryChange::Updated;
-            }
-            if let Some(token) = spec.token {
-                let want = format!("Bearer {token}");
-                let has = table
-                    .get("http_headers")
-                    .and_then(|h| h.get("Authorization"))
-                    .and_then(Item::as_str);
-                if has != Some(want.as_str()) {
-                    table.insert("http_headers", codex_headers(token));
-                    change = EntryChange::Updated;
-                }
-            }
-            for key in ["command", "args", "env", "env_vars", "cwd"] {
-                if table.remove(key).is_some() {
-                    change = EntryChange::Updated;
-                }
-            }
-            if table.get("enabled").and_then(Item::as_bool) == Some(false) {
-                table.remove("enabled");
-                notes.push("the `switchboard` entry was switched off; it is on now".into());
-                change = EntryChange::Updated;
-            }
-            change
-        }
-    };
-
-    let mut disabled = Vec::new();
-    if let Some(known) = known {
-        for (name, item) in servers.iter_mut() {
-            if name.get() == SWITCHBOARD_ENTRY || name.get() == spec.name {
-                continue;
-            }
-            let raw = item_to_json(item);
-            if points_at_switchboard(&raw, None) {
-                continue;
-            }
-            let Ok(converted) = convert(FileFormat::Codex, &raw, false) else {
-                continue;
-            };
-            let Some((_, id)) = known.iter().find(|(k, _)| *k == converted.key) else {
-                continue;
-            };
-            let Some(table) = item.as_table_like_mut() else {
-                continue;
-            };
-            if table.get("enabled").and_then(Item::as_bool) == Some(false) {
-                continue;
-            }
-            table.insert("enabled", toml_edit::value(false));
-            disabled.push(DisabledServer {
-                name: name.get().to_string(),
-                scope: None,
-                same_as: id.clone(),
-            });
-        }
-    }
-    Ok(Edited {
-        text: doc.to_string(),
-        entry,
-        disabled,
-        moved_out: None,
-        notes,
-    })
 }
 
 impl fmt::Display for ConnectReport {
@@ -631,6 +585,8 @@ impl fmt::Display for ConnectReport {
         if !self.disabled.is_empty() {
             let how = match self.disable_method {
                 Some(DisableMethod::EnabledFalse) => "set `enabled = false`",
+                Some(DisableMethod::DisabledTrue) => "set `disabled: true`",
+                Some(DisableMethod::ActiveFalse) => "set `active: false`",
                 Some(DisableMethod::ExcludedList) => "listed in `mcp.excluded`",
                 _ => "removed",
             };

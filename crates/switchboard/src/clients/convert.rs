@@ -220,6 +220,14 @@ pub(crate) fn convert(
     let Some(obj) = raw.as_object() else {
         return Err(format!("is {} instead of an object", kind_name(raw)));
     };
+    if let Some(normal) = super::dialect::normalize(format, raw)? {
+        let mut converted = convert(FileFormat::McpServers, &normal.entry, disabled_by_list)?;
+        converted.warnings.splice(0..0, normal.warnings);
+        if let (Some(secs), Value::Object(entry)) = (normal.call_secs, &mut converted.entry) {
+            entry.insert("timeouts".into(), json!({ "callSecs": secs }));
+        }
+        return Ok(converted);
+    }
     let mut f = Fields {
         obj,
         used: BTreeSet::new(),

@@ -221,10 +221,13 @@ pub fn import_with(
             let format = match client {
                 Some(c) => c.format(),
                 None => {
-                    let json = if path.extension().is_some_and(|e| e == "toml") {
-                        None
-                    } else {
-                        Some(parse_json(path, &text)?)
+                    let ext = path
+                        .extension()
+                        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+                    let json = match ext.as_deref() {
+                        Some("toml") => None,
+                        Some("yaml" | "yml") => Some(super::yaml::parse(path, &text)?),
+                        _ => Some(parse_json(path, &text)?),
                     };
                     detect_format(path, json.as_ref()).ok_or_else(|| {
                         ClientError::UnknownFormat {

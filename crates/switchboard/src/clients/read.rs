@@ -1,8 +1,9 @@
 //! Reading a client's config file into its list of server entries.
 //!
 //! JSON files go through [`jsonc`](super::jsonc) (comments and trailing commas
-//! allowed); Codex's TOML through `toml_edit`, converted to JSON values so that
-//! one converter handles every dialect.
+//! allowed); Codex's TOML through `toml_edit` and Continue's and Goose's YAML
+//! through [`yaml`](super::yaml), converted to JSON values so that one
+//! converter handles every dialect.
 
 use std::path::Path;
 
@@ -42,6 +43,9 @@ pub(crate) fn parse(path: &Path, text: &str, format: FileFormat) -> Result<Value
         })?;
         return Ok(table_to_json(doc.as_table()));
     }
+    if format.is_yaml() {
+        return super::yaml::parse(path, text);
+    }
     parse_json(path, text)
 }
 
@@ -64,11 +68,7 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 
 /// The key holding servers in a file of `format`.
 pub(crate) fn container_key(format: FileFormat) -> &'static str {
-    match format {
-        FileFormat::VsCode => "servers",
-        FileFormat::Codex => "mcp_servers",
-        _ => "mcpServers",
-    }
+    format.container()
 }
 
 /// Every server entry of a parsed file, in file order.
@@ -105,6 +105,32 @@ pub(crate) fn entries(
                             disabled: off.contains(name),
                         });
                     }
+                }
+                // Continue's list of `{name, ...}` items.
+                Some(Value::Array(items)) if format == FileFormat::Continue => {
+                    for (at, value) in items.iter().enumerate() {
+                        let name = value
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .map(str::to_string)
+                            .ok_or_else(|| {
+                                shape(format!(
+                                    "item {} of `{}` has no `name`",
+                                    at + 1,
+                                    container.join(".")
+                                ))
+                            })?;
+                        found.push(RawEntry {
+                            disabled: off.contains(&name),
+                            name,
+                            scope: scope.clone(),
+                            container: container.iter().map(|s| s.to_string()).collect(),
+                            value: value.clone(),
+                        });
+                    }
+                }
+                Some(_) if format == FileFormat::Continue => {
+                    return Err(shape(format!("`{}` is not a list", container.join("."))));
                 }
                 Some(_) => {
                     return Err(shape(format!("`{}` is not an object", container.join("."))));

@@ -267,7 +267,11 @@ fn import_from_all_clients_converts_every_entry() {
         .iter()
         .map(|f| (f.client, m.anon(&f.path.display().to_string())))
         .collect();
-    assert_eq!(files.len(), 8);
+    let every: usize = Client::ALL
+        .iter()
+        .map(|c| c.import_files(&m.bases).len())
+        .sum();
+    assert_eq!(files.len(), every);
     assert!(files.contains(&(Some(Client::ClaudeCode), "$T/project/.mcp.json".into())));
 }
 
