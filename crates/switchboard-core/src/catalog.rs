@@ -49,8 +49,8 @@ use crate::config::{ServerId, ToolOverride};
 use crate::listing::Capabilities;
 
 mod filter;
-pub(crate) mod ui_uri;
 pub(crate) mod overrides;
+pub(crate) mod ui_uri;
 
 /// Longest exposed tool or prompt name.
 pub const MAX_NAME_LEN: usize = 64;
