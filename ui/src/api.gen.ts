@@ -821,6 +821,38 @@ since: string,
 hash: string, };
 
 /**
+ * A server's sandbox: what its policy asks for and what this machine
+ * enforces (as its last start reported, or as expected before one).
+ */
+export type SandboxStatus = { 
+/**
+ * `standard`, `custom` or `off` (unsandboxed, or a remote server).
+ */
+profile: string, 
+/**
+ * Every part of the profile is in force.
+ */
+enforced: boolean, 
+/**
+ * How it is enforced (`mount namespace + Landlock ABI 7`,
+ * `sandbox-exec (Seatbelt)`), `none`, or `not applicable` for a remote server.
+ */
+mechanism: string, 
+/**
+ * What is not enforced and why, when something is not.
+ */
+missing: string | null, 
+/**
+ * Inherited environment variables with secret-looking names the server
+ * did not get at its last start (names only).
+ */
+droppedEnv: Array<string>, 
+/**
+ * The last access the sandbox refused, as the server reported it.
+ */
+lastDenial: string | null, };
+
+/**
  * One held or changed tool with both definitions, for a diff.
  */
 export type HeldDefinition = { 
