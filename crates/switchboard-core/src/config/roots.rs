@@ -32,8 +32,13 @@ pub(crate) fn normalize(path: &str, home: Option<&Path>) -> Option<PathBuf> {
     if !expanded.is_absolute() {
         return None;
     }
+    Some(clean(&expanded))
+}
+
+/// `path` with `.` and `..` resolved without touching the disk.
+pub(crate) fn clean(path: &Path) -> PathBuf {
     let mut clean = PathBuf::new();
-    for part in expanded.components() {
+    for part in path.components() {
         match part {
             Component::CurDir => {}
             Component::ParentDir => {
@@ -42,7 +47,7 @@ pub(crate) fn normalize(path: &str, home: Option<&Path>) -> Option<PathBuf> {
             other => clean.push(other),
         }
     }
-    Some(clean)
+    clean
 }
 
 /// The folder a root URI names: `file:///path` or `file://localhost/path`,

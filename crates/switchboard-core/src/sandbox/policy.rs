@@ -7,10 +7,11 @@
 //! every rule here is tested on every platform. Enforcing a plan is the
 //! platform modules' job (`linux`, `seatbelt`).
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::config::roots;
 use crate::config::{NetworkPolicy, SandboxPolicy};
 
 /// The systems a secret place applies to.
@@ -251,19 +252,11 @@ impl Host {
             .collect()
     }
 
-    /// `~` and `~/x` against the home directory; a relative path against `base`.
+    /// `~` and `~/x` against the home directory; a relative path against
+    /// `base` (the rule profile roots use, `config::roots::normalize`).
     pub(crate) fn resolve(&self, path: &str, base: &Path) -> PathBuf {
-        let tilde = match (path, &self.home) {
-            ("~", Some(home)) => Some(home.clone()),
-            (p, Some(home)) if p.starts_with("~/") => Some(join_relative(home, &p[2..])),
-            _ => None,
-        };
-        let path = tilde.unwrap_or_else(|| PathBuf::from(path));
-        normalize(&if path.is_absolute() {
-            path
-        } else {
-            base.join(path)
-        })
+        let home = self.home.as_deref();
+        roots::normalize(path, home).unwrap_or_else(|| roots::clean(&base.join(path)))
     }
 }
 
@@ -316,7 +309,7 @@ pub(crate) fn plan(
         })
         .collect();
     for own in &host.own {
-        let own = normalize(own);
+        let own = roots::clean(own);
         if !hide.iter().any(|h| own.starts_with(h)) {
             hide.push(own);
         }
@@ -384,7 +377,7 @@ fn installation(program: &Path) -> Option<PathBuf> {
     } else {
         dir
     };
-    Some(normalize(root))
+    Some(roots::clean(root))
 }
 
 /// The parts of an argument that may name a path: the argument itself, and
@@ -415,21 +408,6 @@ fn join_relative(base: &Path, relative: &str) -> PathBuf {
         .split('/')
         .filter(|part| !part.is_empty())
         .fold(base.to_path_buf(), |path, part| path.join(part))
-}
-
-/// `.` and `..` removed without touching the disk.
-pub(crate) fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 fn dedupe(paths: &mut Vec<PathBuf>) {

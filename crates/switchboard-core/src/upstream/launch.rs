@@ -58,7 +58,7 @@ pub(super) enum Rules {
 }
 
 impl Rules {
-    const fn current() -> Self {
+    pub(super) const fn current() -> Self {
         if cfg!(windows) {
             Self::Windows
         } else {
@@ -257,7 +257,7 @@ pub(super) fn is_path_variable(name: &str) -> bool {
 }
 
 /// Whether `path` is a file this process could run.
-fn is_program(path: &Path) -> bool {
+pub(super) fn is_program(path: &Path) -> bool {
     let Ok(meta) = std::fs::metadata(path) else {
         return false;
     };

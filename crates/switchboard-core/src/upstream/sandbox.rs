@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use switchboard_api::SandboxStatus;
 
-use super::launch::Launch;
+use super::launch::{self, Launch};
 use crate::config::{SandboxMode, ServerConfig};
 use crate::sandbox::{self, Host, Machine, Report, policy};
 
@@ -292,9 +292,16 @@ fn program_paths(program: &OsString, path_var: &str) -> Vec<PathBuf> {
         // Relative to the server's `cwd`: left for the system to find.
         Some(program.to_path_buf())
     } else {
-        std::env::split_paths(path_var)
-            .map(|dir| dir.join(program))
-            .find(|candidate| candidate.is_file())
+        // The lookup the launch itself uses (`launch.rs`).
+        program.to_str().and_then(|name| {
+            launch::find_program(
+                launch::Rules::current(),
+                name,
+                path_var,
+                &[],
+                &launch::is_program,
+            )
+        })
     };
     let mut out = Vec::new();
     if let Some(found) = found {
