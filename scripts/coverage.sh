@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Line coverage of the engine (crates/switchboard-core) from the Rust tests: the core's unit
 # tests, then the in-process engine tests, then every other test of the workspace but the
-# desktop app's (the number after each of the first two is printed too). The `switchboard` and fixture processes
-# the tests start are instrumented too (`cargo llvm-cov show-env`), and count.
+# desktop app's, then the keyring tests in a session bus of their own (the number after each
+# of the first two is printed too). The `switchboard` and fixture processes the tests start
+# are instrumented too (`cargo llvm-cov show-env`), and count.
 #
 #   scripts/coverage.sh               install what is missing, measure, print the core's table,
 #                                     fail if the core's line coverage is below COVERAGE_MIN (80)
@@ -74,22 +75,47 @@ cargo llvm-cov --version >&2
 source <(cargo llvm-cov show-env --sh)
 cargo llvm-cov clean --workspace
 
-step "unit tests: cargo test -p switchboard-core --lib"
-cargo test -p switchboard-core --lib
+# One build of every test binary, and of the binaries the end-to-end tests start (given to
+# them in a folder of their own, so no test process runs cargo again).
+step "build: every test binary but the desktop app's, and the binaries the tests start"
+if [[ $UNIT_ONLY -eq 1 ]]; then
+    cargo nextest run -p switchboard-core --lib --no-run
+else
+    cargo nextest run --workspace --exclude switchboard-app --no-run
+    cargo build -p switchboard -p switchboard-fixtures --bins
+    BIN_LINKS="$CARGO_TARGET_DIR/bins-under-test"
+    rm -rf "$BIN_LINKS"
+    mkdir -p "$BIN_LINKS"
+    for bin in "$CARGO_TARGET_DIR"/debug/switchboard*; do
+        [[ -f "$bin" && -x "$bin" ]] && ln -s "$bin" "$BIN_LINKS/"
+    done
+    export SWITCHBOARD_BIN_DIR="$BIN_LINKS"
+fi
+
+# The tests run under cargo-nextest (.config/nextest.toml: how many at once, which one at a
+# time, the hang limit).
+step "unit tests: switchboard-core's"
+cargo nextest run -p switchboard-core --lib
 UNIT_PERCENT="$(core_percent)"
 echo "switchboard-core line coverage, unit tests only: ${UNIT_PERCENT}%" >&2
 
 ENGINE_PERCENT="-"
 if [[ $UNIT_ONLY -eq 0 ]]; then
-    step "in-process engine tests (cargo test -p switchboard-e2e --test all -- engine_)"
-    cargo test -p switchboard-e2e --test all -- engine_ --test-threads=2
+    step "in-process engine tests (switchboard-e2e's engine_*)"
+    cargo nextest run -p switchboard-e2e --test all -E 'test(/::engine_/)'
     ENGINE_PERCENT="$(core_percent)"
     echo "switchboard-core line coverage, unit and in-process tests: ${ENGINE_PERCENT}%" >&2
     # Every other test of the workspace (the test command's one full Rust run) but the desktop
-    # app's, which scripts/test.sh runs uninstrumented.
-    step "every other Rust test (cargo test --workspace --exclude switchboard-app)"
-    cargo test --workspace --exclude switchboard-app --no-fail-fast -- --skip engine_ \
-        --test-threads=2
+    # app's, which scripts/test.sh runs uninstrumented; then the doc tests (nextest runs none).
+    step "every other Rust test (the workspace but switchboard-app), and the doc tests"
+    cargo nextest run --workspace --exclude switchboard-app \
+        -E 'not (package(switchboard-core) & kind(lib)) & not test(/::engine_/)'
+    cargo test --workspace --exclude switchboard-app --doc
+    # The keyring tests (#[ignore]d above) against the real Secret Service and kernel keyring,
+    # with the test binary just built.
+    step "keyring tests under dbus-run-session and keyctl (tests/tests/suite/keyring.rs)"
+    "$ROOT/scripts/keyring-session.sh" cargo nextest run -p switchboard-e2e --test all \
+        --run-ignored only -E 'test(/^suite::keyring::/)'
 fi
 
 step "report"

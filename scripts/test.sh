@@ -4,19 +4,21 @@
 #   scripts/test.sh          install what is missing (scripts/setup.sh), then the checks
 #                            (scripts/checks.sh: UI build, icons, fmt, clippy, scripts), build,
 #                            browser, desktop-app and tray tests, the .deb, the Rust tests once,
-#                            instrumented (scripts/coverage.sh), Python tests, conformance (0.1.16,
-#                            0.2.x), the macOS and Windows type-checks (scripts/check-targets.sh)
+#                            instrumented under cargo-nextest (scripts/coverage.sh), Python tests,
+#                            conformance (0.1.16, 0.2.x), the macOS and Windows type-checks
+#                            (scripts/check-targets.sh), the fuzzers' short run
 #   scripts/test.sh --quick  skip the install step, coverage (the Rust tests run uninstrumented),
 #                            the Python suite and the cross-target checks (for iterating)
 #
 # Idempotent: a second run installs nothing. Everything it installs for the project lives in
 # .tools/ (gitignored) except Debian packages, which it installs with apt-get when run as root.
 # Steps that mostly wait run beside others: the venv and npm installs beside fmt, clippy and
-# the build; the Python suite and the cross-target checks beside the conformance runs.
+# the build; the Python suite, the cross-target checks and the fuzzers beside the conformance
+# runs.
 set -euo pipefail
 
 usage() {
-    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 QUICK=0
@@ -72,19 +74,11 @@ tray_tests() {
     under_xvfb tests/ui/tray.test.mjs
 }
 
-# The keyring tests (#[ignore]d in the plain run) against a real Secret Service: a private
-# session bus with GNOME Keyring unlocked, its keyrings in a temporary XDG_DATA_HOME, and
-# the kernel keyring in a session keyring of the test's own.
+# The keyring tests (#[ignore]d in the plain run) against a real Secret Service and kernel
+# keyring (scripts/keyring-session.sh). The full run has them in the instrumented run
+# (scripts/coverage.sh); --quick runs them here.
 keyring_tests() {
-    local data rc=0
-    data="$(mktemp -d)"
-    # `keyctl session -`: a fresh session keyring for the keyutils test (the inherited one
-    # may belong to another user and refuse access).
-    XDG_DATA_HOME="$data" keyctl session - dbus-run-session -- bash -c \
-        'echo -n ci | gnome-keyring-daemon --unlock --components=secrets >/dev/null;
-         cargo test -p switchboard-e2e --test all keyring:: -- --ignored' || rc=$?
-    rm -rf "$data"
-    return "$rc"
+    scripts/keyring-session.sh cargo test -p switchboard-e2e --test all keyring:: -- --ignored
 }
 
 # --- Fuzzing (fuzz/, cargo-fuzz on nightly; docs/reliability.md#fuzzing) --------------------
@@ -108,6 +102,12 @@ fuzz_short() {
             -print_final_stats=1)
     done
 }
+# The same at the lowest CPU priority, for the background (beside the conformance runs).
+fuzz_short_niced() {
+    renice -n 19 -p "$BASHPID" >/dev/null
+    fuzz_short
+}
+
 pytest_suite() {
     local rc=0
     "$SWITCHBOARD_TEST_PYTHON" -m pytest -q -p no:cacheprovider tests/python || rc=$?
@@ -134,6 +134,9 @@ if [[ $QUICK -eq 0 ]]; then
     start_job "ui: npm ci" ui_install
     start_job "install: conformance suites and the TS fixture (scripts/conformance2.sh --install)" \
         scripts/conformance2.sh --install
+    # rustup and cargo installs (no-ops once there), waited for where they are first needed.
+    start_job "install: cargo-llvm-cov and llvm-tools" install_cargo_llvm_cov
+    start_job "install: cargo-fuzz and the nightly toolchain" install_cargo_fuzz
     # Tests that need the tools above must fail, not skip, when they are missing.
     export SWITCHBOARD_REQUIRE_EXTERNAL=1
 else
@@ -146,27 +149,30 @@ echo "CARGO_TARGET_DIR=$CARGO_TARGET_DIR" >&2
 
 step "scripts: bash -n and shellcheck"
 scripts_check
+# ui/dist and icons/ are rebuilt before anything is compiled: the hub embeds ui/dist and the
+# app the icons, so a rebuild after a compile would make the next cargo command compile again.
+[[ -n "${JOB_PID["ui: npm ci"]:-}" ]] && wait_job "ui: npm ci"
+ui_checks
 rust_checks
 
 step "cargo build --bins"
 cargo build --workspace --bins
 
-for job in "${!JOB_PID[@]}"; do
-    wait_job "$job"
+for job in "install: python venv (.tools/venv), $SERVER_EVERYTHING_PKG@$SERVER_EVERYTHING_VERSION (.tools/node)" \
+    "install: conformance suites and the TS fixture (scripts/conformance2.sh --install)"; do
+    [[ -n "${JOB_PID[$job]:-}" ]] && wait_job "$job"
 done
 export_tool_env
 
-ui_checks
 step "ui: unit tests (vitest)"
 ui_unit_tests
 
 if [[ $QUICK -eq 0 ]]; then
-    # The one full Rust run is the instrumented one (scripts/coverage.sh, below): every crate's
-    # tests but the desktop app's, which run here (its instrumented build would be a second
-    # Tauri build), with the doc tests.
-    step "cargo test -p switchboard-app, cargo test --doc"
+    # The one full Rust run is the instrumented one (scripts/coverage.sh, below: every crate's
+    # tests, the doc tests and the keyring tests) but for the desktop app's, which run here (its
+    # instrumented build would be a second Tauri build).
+    step "cargo test -p switchboard-app"
     cargo test -p switchboard-app --no-fail-fast
-    cargo test --workspace --doc
 elif cargo nextest --version >/dev/null 2>&1; then
     step "cargo nextest run"
     cargo nextest run --workspace --no-fail-fast
@@ -177,8 +183,10 @@ else
     cargo test --workspace --no-fail-fast
 fi
 
-step "keyring: Secret Service tests under dbus-run-session (tests/tests/suite/keyring.rs)"
-keyring_tests
+if [[ $QUICK -eq 1 ]]; then
+    step "keyring: Secret Service tests under dbus-run-session (tests/tests/suite/keyring.rs)"
+    keyring_tests
+fi
 
 step "ui: dashboard and an MCP App in Chromium (tests/ui/browser.test.mjs, firstrun, held, activity, tools, pending, apps)"
 ui_browser_tests
@@ -199,20 +207,18 @@ tests/package.test.sh
 step "bench: smoke run (bench/run.sh --smoke --debug --no-peers)"
 bench/run.sh --smoke --debug --no-peers
 
-if [[ $QUICK -eq 0 ]]; then
-    step "install: cargo-fuzz and the nightly toolchain"
-    install_cargo_fuzz
-fi
-if cargo fuzz --version >/dev/null 2>&1; then
+if [[ $QUICK -eq 1 ]] && cargo fuzz --version >/dev/null 2>&1; then
     step "fuzz: ${FUZZ_SECONDS}s per target (${FUZZ_TARGETS[*]})"
     fuzz_short
 fi
 
 if [[ $QUICK -eq 0 ]]; then
+    wait_job "install: cargo-llvm-cov and llvm-tools"
     # Every Rust test but the app's (the one full Rust run), instrumented, in a target dir of
-    # its own; the engine's line coverage from it fails below 80%.
+    # its own, with the keyring tests in their own session bus; the engine's line coverage
+    # from it fails below 80%.
     step "coverage: scripts/coverage.sh (switchboard-core lines, at least 80%)"
-    scripts/coverage.sh
+    scripts/coverage.sh --no-install
 fi
 
 if [[ $QUICK -eq 0 ]]; then
@@ -225,6 +231,9 @@ if [[ $QUICK -eq 0 ]]; then
     # beside the conformance runs that mostly wait on their servers.
     # Niced, so the servers the conformance runs start get the CPU first.
     start_job "check-targets: Windows and macOS (scripts/check-targets.sh)" nice -n 19 scripts/check-targets.sh
+    # The fuzzers' build and short run, CPU-bound too, niced the same way.
+    wait_job "install: cargo-fuzz and the nightly toolchain"
+    start_job "fuzz: ${FUZZ_SECONDS}s per target (${FUZZ_TARGETS[*]})" fuzz_short_niced
     step "conformance: the fixture server directly (32 scenarios)"
     scripts/conformance.sh --direct
     step "conformance: through Switchboard, /servers/conf/mcp and merged /mcp"
@@ -239,6 +248,7 @@ if [[ $QUICK -eq 0 ]]; then
     scripts/conformance-auth.sh
     wait_job "pytest tests/python"
     wait_job "check-targets: Windows and macOS (scripts/check-targets.sh)"
+    wait_job "fuzz: ${FUZZ_SECONDS}s per target (${FUZZ_TARGETS[*]})"
 fi
 
 finish_step
