@@ -359,7 +359,13 @@ servers: Array<string>,
 /**
  * Whether requests need its bearer token.
  */
-hasToken: boolean, };
+hasToken: boolean, 
+/**
+ * The folder whose `.switchboard.json` this unnamed profile is (served
+ * on `/mcp` to the clients whose roots name the folder); absent for a
+ * configured profile.
+ */
+project?: string, };
 
 /**
  * What a merged endpoint lists (`settings.toolMode`).

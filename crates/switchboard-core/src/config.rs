@@ -52,6 +52,7 @@ mod load;
 mod model;
 mod overrides;
 mod profiles;
+pub(crate) mod project;
 mod read;
 mod redacted;
 pub(crate) mod roots;
