@@ -138,7 +138,7 @@ impl HubHandle {
                         let mut known: Vec<&str> = properties.keys().map(String::as_str).collect();
                         known.sort_unstable();
                         return Err(refuse(format!(
-                            "`toolOverrides.{tool}.{key}` names {name:?}, which is no argument                              of {tool} (its arguments: {})",
+                            "`toolOverrides.{tool}.{key}` names {name:?}, which is no argument of {tool} (its arguments: {})",
                             if known.is_empty() {
                                 "none".into()
                             } else {
