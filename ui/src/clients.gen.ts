@@ -190,8 +190,7 @@ export const CLIENT_SNIPPETS: readonly ClientSnippet[] = [
     "name": "Jan",
     "where": "Add this to ~/.config/Jan/data/mcp_config.json (macOS: ~/Library/Application Support/Jan/data/mcp_config.json, Windows: %APPDATA%\\Jan\\data\\mcp_config.json), or run `switchboard connect jan`",
     "language": "json",
-    "text": "{\n  \"mcpServers\": {\n    \"switchboard\": {\n      \"command\": \"switchboard\",\n      \"args\": [\n        \"stdio\",\n        \"--url\",\n        \"http://switchboard-endpoint.invalid/mcp\"\n      ]\n    }\n  }\n}\n",
-    "atDefault": "{\n  \"mcpServers\": {\n    \"switchboard\": {\n      \"command\": \"switchboard\",\n      \"args\": [\n        \"stdio\"\n      ]\n    }\n  }\n}\n"
+    "text": "{\n  \"mcpServers\": {\n    \"switchboard\": {\n      \"type\": \"http\",\n      \"command\": \"\",\n      \"args\": [],\n      \"active\": true,\n      \"url\": \"http://switchboard-endpoint.invalid/mcp\"\n    }\n  }\n}\n"
   },
   {
     "id": "cherry-studio",
