@@ -330,6 +330,25 @@ mod tests {
         }
     }
 
+    /// The consult's cost per root and list request (`cargo test -p
+    /// switchboard-core --lib project::tests::stamp_cost -- --ignored
+    /// --nocapture`): one `lstat`, with and without a file.
+    #[test]
+    #[ignore = "a measurement, not a check"]
+    fn stamp_cost() {
+        let dir = folder();
+        write(dir.path(), r#"{"servers": []}"#, 0o644);
+        let none = folder();
+        for (what, path) in [("a file", dir.path()), ("no file", none.path())] {
+            let n = 100_000u32;
+            let start = std::time::Instant::now();
+            for _ in 0..n {
+                std::hint::black_box(stamp(path));
+            }
+            println!("stamp, {what}: {:?} per consult", start.elapsed() / n);
+        }
+    }
+
     #[cfg(unix)]
     #[test]
     fn a_file_others_can_change_or_a_symlink_is_refused() {

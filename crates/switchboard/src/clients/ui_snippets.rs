@@ -108,28 +108,28 @@ fn where_it_goes(client: Client) -> String {
     )
 }
 
-/// `ui/src/clients.gen.ts`: the snippets as a TypeScript constant.
-pub fn typescript() -> String {
-    let list = serde_json::to_string_pretty(&ui_snippets()).unwrap_or_else(|_| "[]".into());
-    format!(
-        "// Generated from the client table (crates/switchboard/src/clients/table.rs) by\n\
-         // `SWITCHBOARD_WRITE_TS=1 cargo test -p switchboard --lib ui_snippets`; do not edit.\n\
-         // Each text is `switchboard connect <id> --print` for ENDPOINT_PLACEHOLDER.\n\n\
-         export const ENDPOINT_PLACEHOLDER = {placeholder};\n\
-         export const DEFAULT_ENDPOINT = {default};\n\n\
-         export interface ClientSnippet {{\n  id: string;\n  name: string;\n  where: string;\n  \
-         language: 'json' | 'toml' | 'yaml';\n  text: string;\n  atDefault?: string;\n}}\n\n\
-         export const CLIENT_SNIPPETS: readonly ClientSnippet[] = {list};\n",
-        placeholder = serde_json::Value::from(ENDPOINT_PLACEHOLDER),
-        default = serde_json::Value::from(DEFAULT_ENDPOINT),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
+
+    /// `ui/src/clients.gen.ts`: the snippets as a TypeScript constant.
+    fn typescript() -> String {
+        let list = serde_json::to_string_pretty(&ui_snippets()).unwrap_or_else(|_| "[]".into());
+        format!(
+            "// Generated from the client table (crates/switchboard/src/clients/table.rs) by\n\
+             // `SWITCHBOARD_WRITE_TS=1 cargo test -p switchboard --lib ui_snippets`; do not edit.\n\
+             // Each text is `switchboard connect <id> --print` for ENDPOINT_PLACEHOLDER.\n\n\
+             export const ENDPOINT_PLACEHOLDER = {placeholder};\n\
+             export const DEFAULT_ENDPOINT = {default};\n\n\
+             export interface ClientSnippet {{\n  id: string;\n  name: string;\n  where: string;\n  \
+             language: 'json' | 'toml' | 'yaml';\n  text: string;\n  atDefault?: string;\n}}\n\n\
+             export const CLIENT_SNIPPETS: readonly ClientSnippet[] = {list};\n",
+            placeholder = serde_json::Value::from(ENDPOINT_PLACEHOLDER),
+            default = serde_json::Value::from(DEFAULT_ENDPOINT),
+        )
+    }
 
     #[test]
     fn every_client_has_a_snippet_that_is_its_print() {
