@@ -687,22 +687,11 @@ url = "http://switchboard-endpoint.invalid/mcp"
 `},{id:`jan`,name:`Jan`,where:"Add this to ~/.config/Jan/data/mcp_config.json (macOS: ~/Library/Application Support/Jan/data/mcp_config.json, Windows: %APPDATA%\\Jan\\data\\mcp_config.json), or run `switchboard connect jan`",language:`json`,text:`{
   "mcpServers": {
     "switchboard": {
-      "command": "switchboard",
-      "args": [
-        "stdio",
-        "--url",
-        "http://switchboard-endpoint.invalid/mcp"
-      ]
-    }
-  }
-}
-`,atDefault:`{
-  "mcpServers": {
-    "switchboard": {
-      "command": "switchboard",
-      "args": [
-        "stdio"
-      ]
+      "type": "http",
+      "command": "",
+      "args": [],
+      "active": true,
+      "url": "http://switchboard-endpoint.invalid/mcp"
     }
   }
 }
