@@ -74,7 +74,12 @@ describe('dashboard in Chromium', () => {
     assert.match(await page.getByTestId('endpoints').innerText(), /\/mcp\s+All servers\s+all tools · \d+ tools/);
     assert.match(await page.getByTestId('snippet-text').innerText(), new RegExp(hub.endpoint.replace(/[.]/g, '\\.')));
     await page.getByRole('tab', { name: 'Claude Desktop' }).click();
-    assert.match(await page.getByTestId('snippet-text').innerText(), /"args": \[\s*"stdio"\s*\]/);
+    // The bridge is told this hub's endpoint (not the default port).
+    assert.match(await page.getByTestId('snippet-text').innerText(), /"args": \[\s*"stdio",\s*"--url",\s*"http:\/\/127\.0\.0\.1:\d+\/mcp"\s*\]/);
+    // Every client of the table has its own tab and snippet, e.g. Zed's `context_servers`.
+    assert.ok((await page.getByRole('tab').count()) >= 27);
+    await page.getByRole('tab', { name: 'Zed' }).click();
+    assert.match(await page.getByTestId('snippet-text').innerText(), /"context_servers"/);
   });
 
   it('"Refresh all" lists every server', async () => {

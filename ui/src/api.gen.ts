@@ -359,7 +359,13 @@ servers: Array<string>,
 /**
  * Whether requests need its bearer token.
  */
-hasToken: boolean, };
+hasToken: boolean, 
+/**
+ * The folder whose `.switchboard.json` this unnamed profile is (served
+ * on `/mcp` to the clients whose roots name the folder); absent for a
+ * configured profile.
+ */
+project?: string, };
 
 /**
  * What a merged endpoint lists (`settings.toolMode`).
@@ -982,7 +988,32 @@ enabled: boolean,
  * Tokens (`o200k_base`) of its definition as the server lists it;
  * `null` until the hub has counted the listing (moments after it came).
  */
-tokens: number | null, };
+tokens: number | null, 
+/**
+ * The names of its arguments (its input schema's `properties`), for
+ * the override editor.
+ */
+arguments: Array<string>, 
+/**
+ * Its override (`mcpServers.<id>.toolOverrides.<name>`), when it has one.
+ */
+toolOverride?: ToolOverride, };
+
+/**
+ * One tool's override as the config file holds it, and the body of
+ * `PUT /api/v1/servers/{id}/tools/{tool}/override`: the name and
+ * description clients see, argument defaults, hidden arguments (which always
+ * take their default).
+ */
+export type ToolOverride = { name?: string, description?: string, 
+/**
+ * Values filled in when a call leaves the argument out.
+ */
+arguments?: Record<string, unknown>, 
+/**
+ * Arguments removed from the schema clients see.
+ */
+hideArguments?: Array<string>, };
 
 /**
  * `GET /api/v1/search`: best match first.

@@ -2,7 +2,9 @@
 // and each profile's `/profiles/<name>/mcp`, with what a client of each gets:
 // its tool mode, how many tools its `tools/list` returns and their size in
 // tokens. A profile shows its servers and whether it needs a token (never the
-// token itself: the snapshot does not carry it).
+// token itself: the snapshot does not carry it). A project file's profile
+// (`.switchboard.json`, served on `/mcp` to clients whose roots name its folder)
+// shows as "Project <folder>".
 
 import { html, nothing, type TemplateResult } from 'lit-html';
 import type { EndpointSnapshot } from './api.gen';
@@ -26,11 +28,16 @@ export function endpointRows(endpoints: readonly EndpointSnapshot[] | undefined)
     ];
     if (e.profile) {
       parts.push(e.profile.servers.length > 0 ? `servers: ${e.profile.servers.join(', ')}` : 'no servers');
-      parts.push(e.profile.hasToken ? 'needs its token' : 'no token');
+      if (e.profile.project) parts.push('for clients whose roots name this folder');
+      else parts.push(e.profile.hasToken ? 'needs its token' : 'no token');
     }
     return {
       path: e.path,
-      title: e.profile ? `Profile ${e.profile.name}` : 'All servers',
+      title: e.profile?.project
+        ? `Project ${e.profile.project}`
+        : e.profile
+          ? `Profile ${e.profile.name}`
+          : 'All servers',
       detail: parts.join(' · '),
     };
   });

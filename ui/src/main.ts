@@ -6,7 +6,7 @@ import { render } from 'lit-html';
 import { api, ApiError, follow, type Connection } from './api';
 import { ChangeTracker, dashboard } from './model';
 import { page, type Actions, type Notice, type PageState } from './render';
-import { snippets } from './snippets';
+import { FIRST_CLIENT, snippets } from './snippets';
 import { createSetup } from './setup';
 import type { HeldDefinition, HubSnapshot } from './api.gen';
 import { approvalName, heldApi, pinsKey, pinsOf } from './held';
@@ -36,7 +36,7 @@ const state: PageState = {
   notice: null,
   busy,
   snippets: [],
-  client: 'claudeCode',
+  client: FIRST_CLIENT,
   logs: null,
   setup: setup.state,
   pins: new Map(),

@@ -1,70 +1,40 @@
-// "Connect a client": ready-to-paste config pointing each client at the hub.
-// Same shapes as the CLI's `switchboard connect --print` (crates/switchboard/src/clients/connect.rs).
+// "Connect a client": ready-to-paste config pointing each client at the hub,
+// one per client of the CLI's table. The texts come from the table itself
+// (`clients.gen.ts`, generated from crates/switchboard/src/clients/table.rs):
+// each is what `switchboard connect <id> --print` prints for this endpoint.
 
-export type ClientId = 'claudeCode' | 'cursor' | 'vscode' | 'codex' | 'claudeDesktop';
+import { CLIENT_SNIPPETS, DEFAULT_ENDPOINT, ENDPOINT_PLACEHOLDER } from './clients.gen';
+
+/** A client's table id (`connect ID`). */
+export type ClientId = string;
 
 export interface Snippet {
   client: ClientId;
   label: string;
   /** Where the text goes, in words. */
   where: string;
-  language: 'json' | 'toml' | 'shell';
+  language: 'json' | 'toml' | 'yaml' | 'shell';
   text: string;
   /** An optional one-line command that does the same. */
   command: string | null;
 }
 
-function json(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
-}
+/** The client whose snippet shows first. */
+export const FIRST_CLIENT: ClientId = 'claude-code';
 
-/** TOML basic string: JSON string escaping is valid TOML for the characters a URL holds. */
-function tomlString(value: string): string {
-  return JSON.stringify(value);
+/** One-line commands of the clients' own CLIs that add the entry. */
+function command(id: ClientId, endpoint: string): string | null {
+  if (id === 'claude-code') return `claude mcp add --transport http --scope user switchboard ${endpoint}`;
+  return null;
 }
 
 export function snippets(endpoint: string): Snippet[] {
-  return [
-    {
-      client: 'claudeCode',
-      label: 'Claude Code',
-      where: 'Run the command, or add this to .mcp.json in your project (or ~/.claude.json)',
-      language: 'json',
-      text: json({ mcpServers: { switchboard: { type: 'http', url: endpoint } } }),
-      command: `claude mcp add --transport http --scope user switchboard ${endpoint}`,
-    },
-    {
-      client: 'cursor',
-      label: 'Cursor',
-      where: 'Add this to ~/.cursor/mcp.json',
-      language: 'json',
-      text: json({ mcpServers: { switchboard: { url: endpoint } } }),
-      command: null,
-    },
-    {
-      client: 'vscode',
-      label: 'VS Code',
-      where: 'Add this to .vscode/mcp.json in your workspace (or your user mcp.json)',
-      language: 'json',
-      text: json({ servers: { switchboard: { type: 'http', url: endpoint } } }),
-      command: null,
-    },
-    {
-      client: 'codex',
-      label: 'Codex',
-      where: 'Add this to ~/.codex/config.toml',
-      language: 'toml',
-      text: `[mcp_servers.switchboard]\nurl = ${tomlString(endpoint)}\n`,
-      command: null,
-    },
-    {
-      client: 'claudeDesktop',
-      label: 'Claude Desktop',
-      where:
-        'Add this to claude_desktop_config.json (Settings → Developer → Edit Config). Claude Desktop speaks stdio, so it runs the switchboard bridge, which forwards to this hub',
-      language: 'json',
-      text: json({ mcpServers: { switchboard: { command: 'switchboard', args: ['stdio'] } } }),
-      command: null,
-    },
-  ];
+  return CLIENT_SNIPPETS.map((c) => ({
+    client: c.id,
+    label: c.name,
+    where: c.where,
+    language: c.language,
+    text: endpoint === DEFAULT_ENDPOINT && c.atDefault !== undefined ? c.atDefault : c.text.split(ENDPOINT_PLACEHOLDER).join(endpoint),
+    command: command(c.id, endpoint),
+  }));
 }

@@ -1,10 +1,12 @@
 // Per-server tools in the dashboard (issue #18, "Per-tool switches"): a
 // server's last listing with a switch per tool (written to the server's
 // `disabledTools` through the control API; the server keeps running) and
-// what the definitions cost in tokens. Nothing here starts a server.
+// what the definitions cost in tokens. Nothing here starts a server. Each
+// tool's row also edits its override (`override_form.ts`).
 
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { call } from './api';
+import { checkDraft, draftOf, overrideApi, overrideForm, overrideSummary, type OverrideDraft } from './override_form';
 import type { HubSnapshot, ReloadResponse, ServerToolsResponse } from './api.gen';
 
 export interface ToolsState {
@@ -14,6 +16,8 @@ export interface ToolsState {
   error: string | null;
   /** What the open list was loaded for (the server's count and tokens), to reload on change. */
   loadedFor: string | null;
+  /** The tool whose override is being edited, its draft and the last refusal. */
+  editing: { tool: string; draft: OverrideDraft; error: string | null } | null;
 }
 
 export interface ToolsActions {
@@ -21,6 +25,11 @@ export interface ToolsActions {
   show(id: string): void;
   /** Shows (`enabled`) or hides one tool of `id` from clients. */
   setEnabled(id: string, tool: string, enabled: boolean): void;
+  /** Opens (or closes) the override form of `tool` of the open server. */
+  editOverride(tool: string): void;
+  changeOverride(draft: OverrideDraft): void;
+  /** Checks the draft and saves it into the config file (blank: removes it). */
+  saveOverride(id: string): void;
 }
 
 /** `n` tokens in few characters: 950 tokens, 1.2k tokens, 109k tokens; "counting" while the hub has no count yet (`null`). */
@@ -58,7 +67,7 @@ export function createTools(hooks: {
   update(): void;
   run(key: string, work: () => Promise<unknown>, done: string | null): Promise<void>;
 }): { state: ToolsState; actions: ToolsActions; observe(snapshot: HubSnapshot): void } {
-  const state: ToolsState = { open: null, data: null, error: null, loadedFor: null };
+  const state: ToolsState = { open: null, data: null, error: null, loadedFor: null, editing: null };
   const load = (id: string, retries = UNCOUNTED_RETRIES): void => {
     toolsApi.list(id).then(
       (data) => {
@@ -81,8 +90,50 @@ export function createTools(hooks: {
       },
     );
   };
+  const editOverride = (tool: string): void => {
+    const t = state.data?.tools.find((x) => x.name === tool);
+    state.editing = !t || state.editing?.tool === tool ? null : { tool, draft: draftOf(t), error: null };
+    hooks.update();
+  };
+  const changeOverride = (draft: OverrideDraft): void => {
+    if (state.editing) state.editing = { ...state.editing, draft };
+    hooks.update();
+  };
+  const saveOverride = (id: string): void => {
+    const editing = state.editing;
+    const t = editing && state.data?.tools.find((x) => x.name === editing.tool);
+    if (!editing || !t) return;
+    const checked = checkDraft(editing.draft, t);
+    if (!checked.ok) {
+      state.editing = { ...editing, error: checked.error };
+      hooks.update();
+      return;
+    }
+    const tool = editing.tool;
+    void hooks.run(
+      `override:${id}:${tool}`,
+      async () => {
+        try {
+          if (checked.body) await overrideApi.put(id, tool, checked.body);
+          else await overrideApi.remove(id, tool);
+        } catch (err) {
+          if (state.editing?.tool === tool) {
+            state.editing = { ...state.editing, error: err instanceof Error ? err.message : String(err) };
+          }
+          throw err;
+        }
+        if (state.editing?.tool === tool) state.editing = null;
+        if (state.open === id) load(id);
+      },
+      checked.body ? `Override of ${tool} saved.` : `Override of ${tool} removed.`,
+    );
+  };
   const actions: ToolsActions = {
+    editOverride,
+    changeOverride,
+    saveOverride,
     show(id) {
+      state.editing = null;
       if (state.open === id) {
         state.open = null;
         state.data = null;
@@ -178,7 +229,25 @@ export function toolsRow(
                           <code>${t.name}</code>
                         </label>
                         <span class="muted">${t.description}</span>
+                        <span class="muted override-summary" data-testid="override-summary">${overrideSummary(t.toolOverride)}</span>
                         <span class="muted tokens">${tokensLabel(t.tokens)}</span>
+                        <button
+                          type="button"
+                          class="small"
+                          data-action="override"
+                          aria-expanded=${state.editing?.tool === t.name ? 'true' : 'false'}
+                          aria-label=${`Override ${t.name} of ${id}`}
+                          @click=${() => actions.editOverride(t.name)}
+                        >
+                          Override
+                        </button>
+                        ${state.editing?.tool === t.name
+                          ? overrideForm(t, state.editing.draft, state.editing.error, busy.has(`override:${id}:${t.name}`), {
+                              change: (draft) => actions.changeOverride(draft),
+                              save: () => actions.saveOverride(id),
+                              cancel: () => actions.editOverride(t.name),
+                            })
+                          : nothing}
                       </li>`;
                     })}
                   </ul>`}

@@ -21,6 +21,14 @@ describe('endpoints', () => {
         tokensCounted: true,
         profile: { name: 'empty', servers: [], hasToken: false },
       },
+      {
+        path: '/mcp',
+        toolMode: 'all',
+        tools: 2,
+        toolTokens: 90,
+        tokensCounted: true,
+        profile: { name: 'project:/w/acme', servers: ['jira'], hasToken: false, project: '/w/acme' },
+      },
     ]);
     expect(rows).toEqual([
       { path: '/mcp', title: 'All servers', detail: 'all tools · 12 tools · ≈3,456 tokens' },
@@ -33,6 +41,11 @@ describe('endpoints', () => {
         path: '/profiles/empty/mcp',
         title: 'Profile empty',
         detail: 'all tools · 1 tool · ≈80 tokens · no servers · no token',
+      },
+      {
+        path: '/mcp',
+        title: 'Project /w/acme',
+        detail: 'all tools · 2 tools · ≈90 tokens · servers: jira · for clients whose roots name this folder',
       },
     ]);
   });

@@ -38,8 +38,8 @@ describe('search', () => {
   it('asks again for a list while some of its tools are not counted yet', async () => {
     vi.useFakeTimers();
     const answers = [
-      { server: 'a', listed: true, tools: [{ name: 't', description: '', enabled: true, tokens: null }] },
-      { server: 'a', listed: true, tools: [{ name: 't', description: '', enabled: true, tokens: 42 }] },
+      { server: 'a', listed: true, tools: [{ name: 't', description: '', enabled: true, tokens: null, arguments: [] }] },
+      { server: 'a', listed: true, tools: [{ name: 't', description: '', enabled: true, tokens: 42, arguments: [] }] },
     ];
     const list = vi.spyOn(toolsApi, 'list').mockImplementation(() => Promise.resolve(answers.shift() ?? answers[0]));
     const tools = createTools({ update: () => undefined, run: () => Promise.resolve() });

@@ -56,4 +56,10 @@ pub struct EndpointProfile {
     pub servers: Vec<String>,
     /// Whether requests need its bearer token.
     pub has_token: bool,
+    /// The folder whose `.switchboard.json` this unnamed profile is (served
+    /// on `/mcp` to the clients whose roots name the folder); absent for a
+    /// configured profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub project: Option<String>,
 }

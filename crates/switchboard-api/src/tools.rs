@@ -36,6 +36,38 @@ pub struct ServerTool {
     /// Tokens (`o200k_base`) of its definition as the server lists it;
     /// `null` until the hub has counted the listing (moments after it came).
     pub tokens: Option<usize>,
+    /// The names of its arguments (its input schema's `properties`), for
+    /// the override editor.
+    #[serde(default)]
+    pub arguments: Vec<String>,
+    /// Its override (`mcpServers.<id>.toolOverrides.<name>`), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub tool_override: Option<ToolOverride>,
+}
+
+/// One tool's override as the config file holds it, and the body of
+/// `PUT /api/v1/servers/{id}/tools/{tool}/override`: the name and
+/// description clients see, argument defaults, hidden arguments (which always
+/// take their default).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolOverride {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub description: Option<String>,
+    /// Values filled in when a call leaves the argument out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>", optional))]
+    pub arguments: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Arguments removed from the schema clients see.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub hide_arguments: Option<Vec<String>>,
 }
 
 /// `GET /api/v1/search`: best match first.

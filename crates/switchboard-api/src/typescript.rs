@@ -61,6 +61,7 @@ pub fn render() -> String {
         decl::<ApproveResponse>(),
         decl::<ServerToolsResponse>(),
         decl::<ServerTool>(),
+        decl::<ToolOverride>(),
         decl::<SearchResponse>(),
         decl::<SearchedTool>(),
         decl::<ActivityResponse>(),

@@ -755,6 +755,12 @@ mod tests {
             Kind::of(&Method::POST, "/api/v1/import"),
             Kind::ControlWrite
         );
+        for method in [Method::PUT, Method::DELETE] {
+            assert_eq!(
+                Kind::of(&method, "/api/v1/servers/a/tools/t/override"),
+                Kind::ControlWrite
+            );
+        }
         assert_eq!(Kind::of(&Method::GET, "/"), Kind::Page);
     }
 

@@ -52,6 +52,7 @@ mod load;
 mod model;
 mod overrides;
 mod profiles;
+pub(crate) mod project;
 mod read;
 mod redacted;
 pub(crate) mod roots;
@@ -64,6 +65,7 @@ mod unique;
 mod watch;
 
 pub use editor::add_allowed_tool;
+pub use editor::set_tool_override;
 pub use editor::{
     EditError, check_definition, put_server, remove_server, server_definition, set_server_enabled,
     set_tool_disabled,

@@ -48,6 +48,7 @@ mod login;
 mod pending;
 mod poll;
 mod profiles;
+mod projects;
 pub(crate) use profiles::Refused;
 mod publish;
 mod servers;

@@ -51,6 +51,8 @@ mod profile;
 mod read;
 #[path = "clients/table.rs"]
 mod table;
+#[path = "clients/ui_snippets.rs"]
+mod ui_snippets;
 #[path = "clients/yaml.rs"]
 mod yaml;
 
@@ -67,6 +69,7 @@ pub use import::{
 };
 pub use listing::{ClientInfo, FileInfo, Listing, list, servers_in};
 pub use profile::{ProfileEntry, entry_name, profile_entry};
+pub use ui_snippets::{ENDPOINT_PLACEHOLDER, UiSnippet, ui_snippets};
 
 /// Why reading or writing a client's or Switchboard's config failed.
 #[derive(Debug, thiserror::Error)]

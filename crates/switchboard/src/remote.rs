@@ -285,7 +285,18 @@ pub fn endpoint_line(endpoint: &switchboard_api::EndpointSnapshot) -> String {
         } else {
             "no token"
         };
-        let _ = write!(line, " (profile {}: {servers}; {token})", profile.name);
+        match &profile.project {
+            // A project file's profile, served on `/mcp` by the client's roots.
+            Some(folder) => {
+                let _ = write!(
+                    line,
+                    " (project {folder}: {servers}; for clients whose roots name it)"
+                );
+            }
+            None => {
+                let _ = write!(line, " (profile {}: {servers}; {token})", profile.name);
+            }
+        }
     }
     line
 }
@@ -371,6 +382,20 @@ mod tests {
                         name: "work".into(),
                         servers: vec!["fs".into()],
                         has_token: true,
+                        project: None,
+                    }),
+                },
+                switchboard_api::EndpointSnapshot {
+                    path: "/mcp".into(),
+                    tool_mode: switchboard_api::ToolMode::All,
+                    tools: 2,
+                    tool_tokens: 80,
+                    tokens_counted: true,
+                    profile: Some(switchboard_api::EndpointProfile {
+                        name: "project:/w/acme".into(),
+                        servers: vec!["fs".into()],
+                        has_token: false,
+                        project: Some("/w/acme".into()),
                     }),
                 },
             ],
@@ -399,6 +424,11 @@ mod tests {
             lines[6],
             "endpoint /profiles/work/mcp: search mode, 5 tools, tokens counting \
              (profile work: servers fs; needs its token)"
+        );
+        assert_eq!(
+            lines[7],
+            "endpoint /mcp: all tools, 2 tools, 80 tokens \
+             (project /w/acme: servers fs; for clients whose roots name it)"
         );
     }
 

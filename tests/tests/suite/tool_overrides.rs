@@ -120,3 +120,133 @@ async fn a_hidden_argument_without_a_value_is_refused_with_where() {
         "{text}"
     );
 }
+
+/// A request to the override route with the control token (or without).
+async fn override_request(
+    hub: &Hub,
+    method: reqwest::Method,
+    tool: &str,
+    body: Option<Value>,
+    token: bool,
+) -> (u16, Value) {
+    let url = format!("{}/api/v1/servers/jira/tools/{tool}/override", hub.base);
+    let mut request = reqwest::Client::new().request(method, url);
+    if token {
+        request = request.bearer_auth(hub.token());
+    }
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.unwrap();
+    let code = response.status().as_u16();
+    (code, response.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn the_control_api_sets_and_removes_an_override_in_the_file_keeping_the_rest() {
+    let scratch = tempfile::tempdir().unwrap();
+    let server = stdio_fixture(&["--spec", &spec(scratch.path())]);
+    let mut hub = Hub::start(json!({"mcpServers": {"jira": server}}))
+        .await
+        .unwrap();
+    // The file as a person wrote it: tabs, an unrelated key, its own order.
+    let original = format!(
+        "{{\n\t\"mcpServers\": {{\n\t\t\"jira\": {}\n\t}},\n\t\"globalShortcut\": \"kept\"\n}}\n",
+        serde_json::to_string(&server).unwrap()
+    );
+    std::fs::write(&hub.config_path, &original).unwrap();
+    let (code, _) = hub.post("/api/v1/reload").await;
+    assert_eq!(code, 200);
+    let client = Client::connect(&hub.url).await;
+    assert_eq!(
+        client.tool_names().await,
+        vec!["jira__other", "jira__search"]
+    );
+
+    let put = reqwest::Method::PUT;
+    let body = json!({"name": "find", "description": "Find ACME issues",
+                      "arguments": {"project": "ACME"}, "hideArguments": ["project"]});
+    // Without the control token: refused, nothing written.
+    let (code, _) = override_request(&hub, put.clone(), "search", Some(body.clone()), false).await;
+    assert_eq!(code, 401);
+    assert_eq!(std::fs::read_to_string(&hub.config_path).unwrap(), original);
+
+    let (code, answer) =
+        override_request(&hub, put.clone(), "search", Some(body.clone()), true).await;
+    assert_eq!(code, 200, "{answer}");
+    let written = std::fs::read_to_string(&hub.config_path).unwrap();
+    assert!(
+        written.starts_with("{\n\t\"mcpServers\": {\n\t\t\"jira\": {"),
+        "{written}"
+    );
+    assert!(
+        written.ends_with("\n\t},\n\t\"globalShortcut\": \"kept\"\n}\n"),
+        "{written}"
+    );
+    let file: Value = serde_json::from_str(&written).unwrap();
+    assert_eq!(
+        file["mcpServers"]["jira"]["toolOverrides"],
+        json!({"search": body})
+    );
+    assert_eq!(client.tool_names().await, vec!["jira__find", "jira__other"]);
+    let tools = hub.get("/api/v1/servers/jira/tools").await;
+    let search = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "search")
+        .unwrap()
+        .clone();
+    assert_eq!(search["toolOverride"], body);
+    assert_eq!(search["arguments"], json!(["q", "limit", "project"]));
+
+    // Refused with a clear error, the file untouched.
+    for (bad, says) in [
+        (
+            json!({"hideArguments": ["limit"]}),
+            "has no value in `arguments`",
+        ),
+        (
+            json!({"arguments": {"nope": 1}}),
+            "\"nope\", which is no argument of search",
+        ),
+        (json!({"name": "has space"}), "toolOverrides.search`.name"),
+        (json!({"rename": "x"}), "rename"),
+    ] {
+        let (code, answer) =
+            override_request(&hub, put.clone(), "search", Some(bad.clone()), true).await;
+        assert_eq!(code, 400, "{bad}: {answer}");
+        let error = answer["error"].as_str().unwrap_or_default();
+        assert!(error.contains(says), "{bad}: {answer}");
+        assert_eq!(std::fs::read_to_string(&hub.config_path).unwrap(), written);
+    }
+    let (code, answer) = override_request(
+        &hub,
+        put.clone(),
+        "nosuch",
+        Some(json!({"name": "x"})),
+        true,
+    )
+    .await;
+    assert_eq!(code, 400, "{answer}");
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap()
+            .contains("lists no tool 'nosuch'"),
+        "{answer}"
+    );
+
+    // Removed: the file is as it was, and so is the tool.
+    let (code, answer) =
+        override_request(&hub, reqwest::Method::DELETE, "search", None, true).await;
+    assert_eq!(code, 200, "{answer}");
+    assert_eq!(std::fs::read_to_string(&hub.config_path).unwrap(), original);
+    assert_eq!(
+        client.tool_names().await,
+        vec!["jira__other", "jira__search"]
+    );
+
+    drop(client);
+    assert_eq!(hub.terminate().await, Some(0));
+}

@@ -107,6 +107,60 @@ pub fn add_allowed_tool(
     set_listed(bytes, path, id, "allowTools", tool, true)
 }
 
+/// The text of the config file `bytes` with server `id`'s override of
+/// `tool` (its own name at the server) set to `value` (an object as
+/// `toolOverrides.<tool>` takes, checked alone first: a refusal is
+/// [`EditError::Definition`] naming the key) or, with `None`, removed (and
+/// `toolOverrides` with it when it was the last one). The dashboard's
+/// override editor, `PUT`/`DELETE /api/v1/servers/{id}/tools/{tool}/override`.
+pub fn set_tool_override(
+    bytes: &[u8],
+    path: &Path,
+    id: &str,
+    tool: &str,
+    value: Option<&Value>,
+) -> Result<String, EditError> {
+    if let Some(value) = value {
+        super::overrides::check_one(tool, value).map_err(|message| EditError::Definition {
+            id: id.to_string(),
+            message,
+        })?;
+    }
+    let text = parsed_text(bytes, path)?;
+    let layout = Layout::of(text);
+    let shape = |message: &str| shape_error(path, message);
+    let server = server_object(text, path, id)?;
+    let edit = match (server.member("toolOverrides"), value) {
+        (None, None) => return Ok(text.to_string()),
+        (None, Some(value)) => {
+            let mut overrides = serde_json::Map::new();
+            overrides.insert(tool.to_string(), value.clone());
+            let overrides = Value::Object(overrides);
+            splice::insert_member(text, &server, "toolOverrides", &overrides, &layout)
+        }
+        (Some((index, member)), value) => {
+            let overrides = splice::object_value(text, member)
+                .ok_or_else(|| shape("`toolOverrides` is not an object"))?;
+            match (overrides.member(tool), value) {
+                (None, None) => return Ok(text.to_string()),
+                (None, Some(value)) => {
+                    splice::insert_member(text, &overrides, tool, value, &layout)
+                }
+                (Some((_, entry)), Some(value)) => {
+                    splice::replace_value(text, &overrides, entry, value, &layout)
+                }
+                (Some((at, _)), None) if overrides.members.len() > 1 => {
+                    splice::remove_member(&overrides, at).ok_or_else(|| shape("no member"))?
+                }
+                (Some(_), None) => {
+                    splice::remove_member(&server, index).ok_or_else(|| shape("no member"))?
+                }
+            }
+        }
+    };
+    checked(text, &edit, path)
+}
+
 /// `name` added to (`listed`) or removed from the list of strings `key` of
 /// server `id`, as [`set_tool_disabled`] describes for `disabledTools`.
 fn set_listed(
@@ -341,6 +395,62 @@ mod tests {
         );
         assert_eq!(
             set_tool_disabled(FILE.as_bytes(), path(), "nope", "t", true).unwrap_err(),
+            EditError::UnknownServer("nope".into())
+        );
+    }
+
+    #[test]
+    fn a_tool_override_is_set_replaced_and_removed_keeping_the_rest() {
+        let set = |text: &str, tool: &str, value: Option<Value>| {
+            set_tool_override(text.as_bytes(), path(), "zeta", tool, value.as_ref())
+        };
+        let first = json!({"name": "short", "arguments": {"n": 3}, "hideArguments": ["n"]});
+        let one = set(FILE, "t", Some(first.clone())).unwrap();
+        // Only the server's object grew: every byte before and after it stays.
+        let (before, after) = changed_span(FILE, &one);
+        assert_eq!(before, "", "nothing is taken out");
+        assert!(after.contains(r#""toolOverrides": {"t": {"#), "{after}");
+        let cfg = Config::parse(&one, path()).unwrap();
+        let zeta = cfg
+            .servers
+            .iter()
+            .find(|s| s.id.as_str() == "zeta")
+            .unwrap();
+        assert_eq!(zeta.tool_overrides["t"].name.as_deref(), Some("short"));
+        // A second tool beside it; then the first replaced in place.
+        let two = set(&one, "u", Some(json!({"description": "Mine."}))).unwrap();
+        let replaced = set(&two, "t", Some(json!({"name": "shorter"}))).unwrap();
+        assert!(
+            replaced.contains(r#""t": {"name": "shorter"}"#),
+            "{replaced}"
+        );
+        assert!(
+            replaced.contains(r#""u": {"description": "Mine."}"#),
+            "{replaced}"
+        );
+        // Removed one by one: the last takes `toolOverrides` with it.
+        let back = set(&replaced, "t", None).unwrap();
+        assert_eq!(set(&back, "u", None).unwrap(), FILE);
+        assert_eq!(set(FILE, "t", None).unwrap(), FILE);
+        // Refused alone, naming the key; an unknown server is named too.
+        for (bad, says) in [
+            (
+                json!({"hideArguments": ["n"]}),
+                "has no value in `arguments`",
+            ),
+            (json!({"name": "a b"}), "toolOverrides.t`.name"),
+            (json!({"rename": "x"}), "rename"),
+            (json!("x"), "toolOverrides.t"),
+        ] {
+            match set(FILE, "t", Some(bad.clone())) {
+                Err(EditError::Definition { message, .. }) => {
+                    assert!(message.contains(says), "{bad}: {message}")
+                }
+                other => panic!("{bad}: {other:?}"),
+            }
+        }
+        assert_eq!(
+            set_tool_override(FILE.as_bytes(), path(), "nope", "t", Some(&first)).unwrap_err(),
             EditError::UnknownServer("nope".into())
         );
     }

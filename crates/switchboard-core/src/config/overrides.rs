@@ -91,6 +91,14 @@ pub(super) fn parse(
         .collect()
 }
 
+/// Checks one override given alone (the dashboard's editor): `value` as
+/// `toolOverrides.<tool>` takes it; the message names the key.
+pub(super) fn check_one(tool: &str, value: &Value) -> Result<(), String> {
+    let raw: RawToolOverride = serde_json::from_value(value.clone())
+        .map_err(|err| format!("`toolOverrides.{tool}`: {err}"))?;
+    parse(BTreeMap::from([(tool.to_string(), raw)])).map(|_| ())
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;

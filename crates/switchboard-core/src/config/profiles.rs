@@ -64,6 +64,17 @@ impl ProfileName {
         &self.0
     }
 
+    /// The name of the unnamed profile `folder`'s project file gives:
+    /// `project:<folder>`, which no configured name can be (`:` and `/`).
+    pub(crate) fn project(folder: &std::path::Path) -> Self {
+        Self(Arc::from(format!("project:{}", folder.display())))
+    }
+
+    /// Whether this is a project file's profile ([`Self::project`]).
+    pub fn is_project(&self) -> bool {
+        self.0.starts_with("project:")
+    }
+
     /// The name as a shared string (for scopes and maps).
     pub fn as_arc(&self) -> &Arc<str> {
         &self.0

@@ -245,6 +245,10 @@ settings_table! {
     /// `off`; a server's own `resultSecrets` overrides it.
     result_secrets: ResultSecrets = ResultSecrets::Redact;
         "resultSecrets", "SWITCHBOARD_RESULT_SECRETS", Named, restart: true;
+    /// Read a folder's `.switchboard.json` when a client on `/mcp` names the
+    /// folder as a root (an unnamed profile for that folder).
+    project_files: bool = true;
+        "projectFiles", "SWITCHBOARD_PROJECT_FILES", Switch { empty_is_false: true }, restart: true;
 }
 
 // ---------------------------------------------------------------------------
@@ -778,6 +782,7 @@ mod tests {
             ("confirmCalls", r#""destructive""#, "destructive"),
             ("confirmTimeoutSecs", "30", "30"),
             ("resultSecrets", r#""warn""#, "warn"),
+            ("projectFiles", "false", "off"),
         ];
         assert_eq!(
             cases.iter().map(|c| c.0).collect::<Vec<_>>(),
@@ -937,7 +942,7 @@ mod tests {
              `coldListTimeoutMs`, `idleShutdownSecs`, `builtinTools`, `tokenStore`, \
              `maxSessions`, `sessionIdleSecs`, `maxConnections`, `headerTimeoutSecs`, \
              `allowRemote`, `toolPinning`, `activityArguments`, `activityMaxBytes`, `toolMode`, `pinnedTools`, `warmOnSearch`, \
-             `otlpEndpoint`, `sandbox`, `confirmCalls`, `confirmTimeoutSecs`, `resultSecrets`"
+             `otlpEndpoint`, `sandbox`, `confirmCalls`, `confirmTimeoutSecs`, `resultSecrets`, `projectFiles`"
         );
         let (_, _, message) =
             invalid(file_settings(r#"{"listen": null, "listen": "127.0.0.1:1"}"#).unwrap_err());

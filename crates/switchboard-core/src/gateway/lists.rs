@@ -95,6 +95,7 @@ impl Gateway {
             ListKind::Resources => 2,
         };
         self.session.roots_settled(super::roots::ROOTS_WAIT).await;
+        self.recheck_projects();
         if let Some(upstream) = self.single()? {
             let caps = self
                 .hub

@@ -1,7 +1,12 @@
 //! Tool sets by project: a session of `/mcp` is served the profile its
 //! roots choose (`profiles.<name>.roots`, rule in `config::roots`).
 //!
-//! When some profile has roots, a client that declared the `roots`
+//! Project files (`.switchboard.json` in a root folder, `hub/projects.rs`)
+//! are unnamed profiles chosen the same way; they are consulted when the
+//! roots are settled and before each list request.
+//!
+//! When some profile has roots (or `settings.projectFiles` is on, the
+//! default), a client that declared the `roots`
 //! capability is asked `roots/list` after `initialized`, and again on each
 //! `notifications/roots/list_changed`. A client without the capability may
 //! name one folder in the `X-Switchboard-Cwd` header of its `initialize`
@@ -41,7 +46,7 @@ impl Gateway {
         request: &InitializeRequestParams,
         extensions: &rmcp::model::Extensions,
     ) {
-        if *self.session.scope() != Scope::Merged || !self.hub.profiles_have_roots() {
+        if *self.session.scope() != Scope::Merged || !self.hub.roots_choose() {
             return;
         }
         if request.capabilities.roots.is_some() {
@@ -54,7 +59,21 @@ impl Gateway {
             .and_then(|value| value.to_str().ok())
             .and_then(|path| crate::config::roots::normalize(path, None));
         if let Some(cwd) = cwd {
-            self.session.choose(self.hub.profile_for_roots(&[cwd]));
+            let folders = vec![cwd];
+            self.session.set_root_folders(folders.clone());
+            if !self.hub.consult_projects(&folders) {
+                self.session.choose(self.hub.profile_for_roots(&folders));
+            }
+        }
+    }
+
+    /// Before a list request of a session whose roots are known: consults
+    /// their project files again (one `lstat` each), so a new, changed or
+    /// removed file is served from this request on.
+    pub(super) fn recheck_projects(&self) {
+        let folders = self.session.root_folders();
+        if !folders.is_empty() {
+            self.hub.consult_projects(&folders);
         }
     }
 
@@ -64,7 +83,7 @@ impl Gateway {
         if *self.session.scope() != Scope::Merged {
             return;
         }
-        if !self.hub.profiles_have_roots() {
+        if !self.hub.roots_choose() {
             // A reload took every `roots` away since `initialize`: nothing
             // to wait for, and nothing chosen any more.
             self.session.set_roots_pending(false);
@@ -104,7 +123,12 @@ impl Gateway {
                     None
                 }
             };
-            let profile = folders.and_then(|f| gateway.hub.profile_for_roots(&f));
+            let folders = folders.unwrap_or_default();
+            gateway.session.set_root_folders(folders.clone());
+            // A new or changed project file chooses again for every session
+            // naming its folder, this one included.
+            gateway.hub.consult_projects(&folders);
+            let profile = gateway.hub.profile_for_roots(&folders);
             if let Some(name) = &profile {
                 tracing::debug!(profile = %name, "the client's roots chose a profile");
             }

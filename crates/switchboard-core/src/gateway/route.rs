@@ -677,6 +677,7 @@ mod tests {
                 name: "s".into(),
                 servers: vec!["a".into(), "b".into()],
                 has_token: false,
+                project: None,
             })
         );
         handle.shutdown();

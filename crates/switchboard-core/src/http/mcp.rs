@@ -148,7 +148,7 @@ async fn profile(
     request: Request,
 ) -> Response {
     use tower_service::Service;
-    let Some(profile) = services.hub.profile(&name) else {
+    let Some(profile) = services.hub.profile(&name).filter(|p| p.project.is_none()) else {
         return super::control::not_found(&name);
     };
     let mut service = services.profile_service(&profile.name);

@@ -34,7 +34,8 @@ pub(super) async fn guard(State(hub): State<HubHandle>, request: Request, next: 
             "a profile's endpoint is /profiles/<name>/mcp".into(),
         );
     };
-    let Some(profile) = hub.profile(name) else {
+    // A project file's profile is served on `/mcp` only, never here.
+    let Some(profile) = hub.profile(name).filter(|p| p.project.is_none()) else {
         return error(
             StatusCode::NOT_FOUND,
             format!("no profile '{name}' is configured"),

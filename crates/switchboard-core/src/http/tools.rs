@@ -5,8 +5,14 @@
 //!   it like a reload (the server is not restarted; clients get
 //!   `tools/list_changed`). They answer like `enable`/`disable` of a server
 //!   ([`api::ReloadResponse`]);
+//! - `PUT /servers/<id>/tools/<tool>/override` (body [`api::ToolOverride`])
+//!   and `DELETE` of the same path: set or remove the tool's
+//!   `toolOverrides` entry in the config file (spliced, every other byte
+//!   kept), checked alone and against the tool's listed schema, then applied
+//!   like a reload; answers like `enable`/`disable`. An empty override
+//!   removes the entry;
 //! - `GET /servers/<id>/tools`: the server's last listing with each tool's
-//!   switch and token count (never starts the server, nor a count: the
+//!   switch, override, argument names and token count (never starts the server, nor a count: the
 //!   counts are the hub's, made once per listing; `null` until made);
 //! - `GET /search?q=...&limit=...`: the catalog search a person can try in
 //!   the dashboard: [`crate::search::Index`] over every enabled server's last
@@ -17,7 +23,7 @@
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use switchboard_api as api;
 
@@ -34,6 +40,10 @@ pub(super) fn routes() -> Router<HubHandle> {
     Router::new()
         .route("/servers/{id}/tools/{tool}/enable", post(enable_tool))
         .route("/servers/{id}/tools/{tool}/disable", post(disable_tool))
+        .route(
+            "/servers/{id}/tools/{tool}/override",
+            put(put_override).delete(delete_override),
+        )
         .route("/servers/{id}/tools", get(server_tools))
         .route("/search", get(search))
 }
@@ -52,6 +62,43 @@ async fn disable_tool(
 ) -> Response {
     tracing::info!(server = %id, tool = %tool, "tool disabled from the control API");
     reload_response(hub.set_tool_enabled(&id, &tool, false).await)
+}
+
+async fn put_override(
+    State(hub): State<HubHandle>,
+    Path((id, tool)): Path<(String, String)>,
+    body: Result<Json<api::ToolOverride>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let body = match body {
+        Ok(Json(body)) => body,
+        Err(rejection) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                Json(api::ErrorResponse {
+                    error: format!(
+                        "the body must be a tool override ({{\"name\", \"description\", \
+                         \"arguments\", \"hideArguments\"}}): {}",
+                        rejection.body_text()
+                    ),
+                }),
+            )
+                .into_response();
+        }
+    };
+    tracing::info!(server = %id, tool = %tool, "tool override set from the control API");
+    let value = match serde_json::to_value(&body) {
+        Ok(value) if value.as_object().is_some_and(|o| !o.is_empty()) => Some(value),
+        _ => None,
+    };
+    reload_response(hub.set_tool_override(&id, &tool, value.as_ref()).await)
+}
+
+async fn delete_override(
+    State(hub): State<HubHandle>,
+    Path((id, tool)): Path<(String, String)>,
+) -> Response {
+    tracing::info!(server = %id, tool = %tool, "tool override removed from the control API");
+    reload_response(hub.set_tool_override(&id, &tool, None).await)
 }
 
 async fn server_tools(State(hub): State<HubHandle>, Path(id): Path<String>) -> Response {
@@ -84,6 +131,21 @@ async fn server_tools(State(hub): State<HubHandle>, Path(id): Path<String>) -> R
                 .to_string(),
             enabled: !config.disabled_tools.contains(tool.name.as_ref()),
             tokens: counts.and_then(|c| c.get(tool.name.as_ref()).copied()),
+            arguments: tool
+                .input_schema
+                .get("properties")
+                .and_then(serde_json::Value::as_object)
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default(),
+            tool_override: config.tool_overrides.get(tool.name.as_ref()).map(|o| {
+                api::ToolOverride {
+                    name: o.name.clone(),
+                    description: o.description.clone(),
+                    arguments: (!o.arguments.is_empty()).then(|| o.arguments.clone()),
+                    hide_arguments: (!o.hide_arguments.is_empty())
+                        .then(|| o.hide_arguments.iter().cloned().collect()),
+                }
+            }),
         })
         .collect();
     Json(api::ServerToolsResponse {

@@ -59,6 +59,9 @@ pub(crate) struct Profile {
     /// Its servers (as configured; disabled ones serve nothing).
     pub servers: Arc<HashSet<ServerId>>,
     pub mode: ToolMode,
+    /// The folder whose project file it is (`hub/projects.rs`); `None` for
+    /// a configured profile. A project profile has no route of its own.
+    pub project: Option<std::path::PathBuf>,
     token: Arc<ProfileToken>,
     /// The merged catalog narrowed to its servers, with its own versions.
     pub catalog: Arc<Catalog>,
@@ -137,6 +140,8 @@ pub(crate) struct ProfilesState {
     /// Cancelled when a profile is removed (its `subscriptions/listen`
     /// streams end), by name, for as long as the profile exists.
     gone: Mutex<HashMap<Arc<str>, tokio_util::sync::CancellationToken>>,
+    /// The project files consulted so far (unnamed profiles).
+    pub(super) projects: super::projects::Projects,
 }
 
 impl HubHandle {
@@ -172,6 +177,8 @@ impl HubHandle {
             *current = resolved;
             gone
         };
+        // The servers a project file names may have come or gone.
+        self.inner.profiles.projects.forget();
         if let Ok(mut tokens) = self.inner.profiles.gone.lock() {
             for name in &removed {
                 if let Some(token) = tokens.remove(name) {
@@ -192,10 +199,17 @@ impl HubHandle {
     /// Recomputes every profile from the merged catalog, the tool view and
     /// the configs; tells each profile's sessions which of its lists changed.
     pub(crate) fn refresh_profiles(&self) {
-        let configs = match self.inner.profiles.configs.lock() {
-            Ok(configs) => configs.clone(),
+        let mut configs: Vec<_> = match self.inner.profiles.configs.lock() {
+            Ok(configs) => configs
+                .iter()
+                .map(|(c, t)| (c.clone(), t.clone(), None))
+                .collect(),
             Err(_) => return,
         };
+        let open = Arc::new(ProfileToken::None);
+        for (config, folder) in self.inner.profiles.projects.configs() {
+            configs.push((config, open.clone(), Some(folder)));
+        }
         let Ok(mut live) = self.inner.profiles.live.write() else {
             return;
         };
@@ -206,7 +220,7 @@ impl HubHandle {
         let view = self.tool_view();
         let mut next = HashMap::with_capacity(configs.len());
         let mut announce = Vec::new();
-        for (config, token) in configs {
+        for (config, token, project) in configs {
             let name = config.name.as_arc().clone();
             let servers: HashSet<ServerId> = config.servers.iter().cloned().collect();
             let mode = config.mode(view.mode);
@@ -259,6 +273,7 @@ impl HubHandle {
                     config,
                     servers: Arc::new(servers),
                     mode,
+                    project,
                     token,
                     catalog: Arc::new(catalog),
                     view: view.clone(),
@@ -328,6 +343,8 @@ impl HubHandle {
             .profiles()
             .iter()
             .filter(|p| !p.config.roots.is_empty())
+            // A project file serves a session that names its folder.
+            .filter(|p| p.project.as_ref().is_none_or(|f| roots.contains(f)))
             .map(|p| {
                 let dirs = p.config.roots.iter();
                 let dirs = dirs.filter_map(|d| normalize(d, home.as_deref()));
@@ -384,6 +401,7 @@ mod tests {
             },
             servers: Arc::default(),
             mode: ToolMode::All,
+            project: None,
             token: Arc::new(token),
             catalog: Arc::default(),
             view: Arc::default(),

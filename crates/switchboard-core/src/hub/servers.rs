@@ -1,6 +1,7 @@
 //! Adding, replacing and removing one server by editing the config file
 //! (the dashboard's server form; `PUT`/`DELETE /api/v1/servers/<id>`),
-//! hiding or showing one of its tools (`disabledTools`), and
+//! hiding or showing one of its tools (`disabledTools`), setting or removing
+//! one tool's override (`toolOverrides`, the dashboard's override editor), and
 //! the import offer's source (an import is applied under the same lock).
 //!
 //! Each edit reads the file under the reload lock, splices only the member
@@ -83,6 +84,76 @@ impl HubHandle {
             let bytes = config::read_config_file(&path)?
                 .ok_or_else(|| ReloadError::UnknownServer(id.to_string()))?;
             let text = config::set_tool_disabled(&bytes, &path, id, tool, !enabled)
+                .map_err(|err| edit_error(err, &Value::Null))?;
+            if text.as_bytes() != bytes.as_slice() {
+                write_atomically(&path, &text)?;
+            }
+        }
+        self.reload_from_file().await
+    }
+
+    /// Sets (or, with `None`, removes) server `id`'s override of `tool` (its
+    /// own name at the server) in the config file and applies it. When the
+    /// server has listed its tools, the tool must be among them and the
+    /// arguments named (defaults, hidden) among its schema's properties.
+    pub async fn set_tool_override(
+        &self,
+        id: &str,
+        tool: &str,
+        value: Option<&Value>,
+    ) -> Result<ReloadResult, ReloadError> {
+        let path = self.config_path().ok_or(ReloadError::NoConfigFile)?;
+        let upstream = self
+            .upstream(id)
+            .ok_or_else(|| ReloadError::UnknownServer(id.to_string()))?;
+        if let (Some(value), Some(caps)) = (value, upstream.capabilities()) {
+            let refuse = |message: String| {
+                ReloadError::Edit(EditError::Definition {
+                    id: id.to_string(),
+                    message,
+                })
+            };
+            let listed = caps.tools.iter().find(|t| t.name.as_ref() == tool);
+            let Some(listed) = listed else {
+                return Err(refuse(format!("server '{id}' lists no tool '{tool}'")));
+            };
+            let properties = listed
+                .input_schema
+                .get("properties")
+                .and_then(Value::as_object);
+            let named = ["arguments", "hideArguments"].into_iter().flat_map(|key| {
+                let keys: Vec<String> = match value.get(key) {
+                    Some(Value::Object(map)) => map.keys().cloned().collect(),
+                    Some(Value::Array(items)) => items
+                        .iter()
+                        .filter_map(|i| i.as_str().map(String::from))
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                keys.into_iter().map(move |k| (key, k))
+            });
+            if let Some(properties) = properties {
+                for (key, name) in named {
+                    if !properties.contains_key(&name) {
+                        let mut known: Vec<&str> = properties.keys().map(String::as_str).collect();
+                        known.sort_unstable();
+                        return Err(refuse(format!(
+                            "`toolOverrides.{tool}.{key}` names {name:?}, which is no argument of {tool} (its arguments: {})",
+                            if known.is_empty() {
+                                "none".into()
+                            } else {
+                                known.join(", ")
+                            }
+                        )));
+                    }
+                }
+            }
+        }
+        {
+            let _pass = self.inner.reload_lock.lock().await;
+            let bytes = config::read_config_file(&path)?
+                .ok_or_else(|| ReloadError::UnknownServer(id.to_string()))?;
+            let text = config::set_tool_override(&bytes, &path, id, tool, value)
                 .map_err(|err| edit_error(err, &Value::Null))?;
             if text.as_bytes() != bytes.as_slice() {
                 write_atomically(&path, &text)?;

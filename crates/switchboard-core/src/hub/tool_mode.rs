@@ -172,13 +172,14 @@ impl HubHandle {
         let mut endpoints =
             vec![self.endpoint_snapshot("/mcp".into(), &self.catalog(), view.mode, &view, &tokens)];
         for profile in self.profiles() {
-            let mut endpoint = self.endpoint_snapshot(
-                format!("/profiles/{}/mcp", profile.name),
-                &profile.catalog,
-                profile.mode,
-                &view,
-                &tokens,
-            );
+            // A project file's profile is served on `/mcp`, to the sessions
+            // whose roots name its folder.
+            let path = match &profile.project {
+                Some(_) => "/mcp".to_string(),
+                None => format!("/profiles/{}/mcp", profile.name),
+            };
+            let mut endpoint =
+                self.endpoint_snapshot(path, &profile.catalog, profile.mode, &view, &tokens);
             endpoint.profile = Some(switchboard_api::EndpointProfile {
                 name: profile.name.to_string(),
                 servers: profile
@@ -188,6 +189,7 @@ impl HubHandle {
                     .map(|s| s.to_string())
                     .collect(),
                 has_token: profile.has_token(),
+                project: profile.project.as_ref().map(|f| f.display().to_string()),
             });
             endpoints.push(endpoint);
         }

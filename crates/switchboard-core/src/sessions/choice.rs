@@ -8,6 +8,7 @@
 //! session with no choice never takes the lock (one atomic load).
 
 use std::borrow::Cow;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -24,6 +25,11 @@ pub(super) struct RootsChoice {
     pending: AtomicBool,
     /// Woken when the roots are settled.
     settled: tokio::sync::Notify,
+    /// The client's root folders as last settled (its `roots/list` answer or
+    /// the bridge's working directory): what project files are consulted for.
+    folders: RwLock<Vec<PathBuf>>,
+    /// Whether `folders` is not empty, read before the lock.
+    has_folders: AtomicBool,
 }
 
 impl RootsChoice {
@@ -73,6 +79,53 @@ impl RootsChoice {
             }
         };
         let _ = tokio::time::timeout(limit, wait).await;
+    }
+}
+
+impl super::Session {
+    /// Records the client's root folders (its roots were settled).
+    pub(crate) fn set_root_folders(&self, folders: Vec<PathBuf>) {
+        let mut current = self
+            .roots
+            .folders
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
+        self.roots
+            .has_folders
+            .store(!folders.is_empty(), Ordering::Release);
+        *current = folders;
+    }
+
+    /// The client's root folders; empty (one atomic load) when none is known.
+    pub(crate) fn root_folders(&self) -> Vec<PathBuf> {
+        if !self.roots.has_folders.load(Ordering::Acquire) {
+            return Vec::new();
+        }
+        let folders = self.roots.folders.read().unwrap_or_else(|e| e.into_inner());
+        folders.clone()
+    }
+}
+
+impl super::Sessions {
+    /// Chooses again, with `choose`, for every live session of `/mcp` whose
+    /// root folders are known, and tells those whose set changed.
+    pub(crate) fn rechoose(
+        &self,
+        choose: impl Fn(&[PathBuf]) -> Option<Arc<str>>,
+        tasks: &tokio_util::task::TaskTracker,
+    ) {
+        for session in self.live() {
+            if *session.scope() != Scope::Merged {
+                continue;
+            }
+            let folders = session.root_folders();
+            if folders.is_empty() {
+                continue;
+            }
+            if session.choose(choose(&folders)) {
+                self.switched(&session, tasks);
+            }
+        }
     }
 }
 

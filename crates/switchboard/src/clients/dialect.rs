@@ -104,6 +104,16 @@ pub(crate) fn normalize(format: FileFormat, raw: &Value) -> Result<Option<Normal
             seconds(&mut e, "timeout", 1000.0)?
         }
         FileFormat::Jan => {
+            // An HTTP entry carries an empty `command` and `args` (what
+            // Jan's older releases require): they say nothing.
+            if e.contains_key("url") && e.get("command").is_some_and(|c| c == "") {
+                e.remove("command");
+                if e.get("args")
+                    .is_some_and(|a| a.as_array().is_some_and(Vec::is_empty))
+                {
+                    e.remove("args");
+                }
+            }
             if let Some(active) = e.remove("active") {
                 match active {
                     Value::Bool(on) => {
@@ -279,5 +289,14 @@ mod tests {
         assert_eq!(n.entry, json!({"command": "uvx", "args": ["a"], "env": {}}));
         let j = normal(FileFormat::Jan, json!({"command": "x", "active": false}));
         assert_eq!(j.entry, json!({"command": "x", "enabled": false}));
+        // An HTTP entry as Jan writes it: the empty command and args go.
+        let h = normal(
+            FileFormat::Jan,
+            json!({"type": "http", "url": "https://x/mcp", "command": "", "args": [], "active": true}),
+        );
+        assert_eq!(
+            h.entry,
+            json!({"type": "http", "url": "https://x/mcp", "enabled": true})
+        );
     }
 }

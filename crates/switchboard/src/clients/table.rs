@@ -352,6 +352,11 @@ pub(crate) const CLIENTS: [Spec; 27] = [
     // jan.ai/docs/desktop/mcp and jan.ai/docs/data-folder: `mcp_config.json`
     // in the Jan data folder (`~/.config/Jan/data`, `~/Library/Application
     // Support/Jan/data`, `%APPDATA%\Jan\data`); `mcpServers` with `active`.
+    // jan.ai/docs/desktop/integrations/mcp-servers: transports STDIO, HTTP
+    // (Streamable HTTP) and SSE; an HTTP entry is `"type": "http"` with `url`
+    // (janhq/jan `extract_command_args`; releases before 0.7 also need
+    // `command` and `args`, empty, and newer ones run only allow-listed
+    // commands, so the bridge's path would be refused).
     Spec {
         id: "jan",
         name: "Jan",
@@ -359,7 +364,7 @@ pub(crate) const CLIENTS: [Spec; 27] = [
         format: F::Jan,
         user: all(Base::Config, "Jan/data/mcp_config.json"),
         project: &[],
-        http: BRIDGE,
+        http: typed(r#"{"type": "http", "command": "", "args": [], "active": true}"#),
     },
     // docs.cherry-ai.com (MCP: install and configure): servers are kept in
     // the app's own store and added in its settings, where JSON in Claude

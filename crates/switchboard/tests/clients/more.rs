@@ -217,8 +217,9 @@ fn cases() -> Vec<Case> {
             added: json!({
                 "browsermcp": {"command": "npx", "args": ["@browsermcp/mcp"]},
                 "fetch": {"command": "uvx", "args": ["mcp-server-fetch"], "enabled": false},
+                "linear": {"url": "https://mcp.linear.app/mcp"},
             }),
-            entry: bridge(),
+            entry: json!({"type": "http", "url": ENDPOINT, "command": "", "args": [], "active": true}),
         },
     ]
 }
