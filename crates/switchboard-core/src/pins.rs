@@ -826,7 +826,10 @@ mod tests {
         assert_eq!(held[0].change, FIRST_LISTING);
         assert_eq!(held[0].hash, tool_hash(&tool("add", poisoned)));
         let rules: Vec<&str> = held[0].findings.iter().map(|f| f.rule.as_str()).collect();
-        assert_eq!(rules, ["instruction-tag", "conceal-from-user", "credential-file"]);
+        assert_eq!(
+            rules,
+            ["instruction-tag", "conceal-from-user", "credential-file"]
+        );
         let defs = pins.definitions("s");
         assert_eq!(defs[0].approved, Value::Null);
         assert_eq!(defs[0].findings, held[0].findings);
@@ -836,7 +839,8 @@ mod tests {
         assert_eq!(pins.status("s").0, held);
         // Approved: pinned as listed, served from now on.
         assert_eq!(
-            pins.approve("s", Some(&[ApproveTool::Name("add".into())])).unwrap(),
+            pins.approve("s", Some(&[ApproveTool::Name("add".into())]))
+                .unwrap(),
             ["add"]
         );
         let served = pins.apply("s", first.clone(), true);

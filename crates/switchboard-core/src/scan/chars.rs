@@ -56,7 +56,10 @@ fn tag_text(text: &str) -> String {
     text.chars()
         .filter_map(|c| {
             let n = u32::from(c);
-            (0xE0020..=0xE007E).contains(&n).then(|| char::from_u32(n - 0xE0000)).flatten()
+            (0xE0020..=0xE007E)
+                .contains(&n)
+                .then(|| char::from_u32(n - 0xE0000))
+                .flatten()
         })
         .collect()
 }
@@ -87,7 +90,8 @@ fn encoded(text: &str) -> Option<String> {
         let b64 = run(bytes, i, is_base64);
         if b64 >= MIN_BASE64 {
             let token = &text[i..i + b64];
-            let decoded = if token.len() >= MIN_HEX && token.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let decoded = if token.len() >= MIN_HEX && token.bytes().all(|b| b.is_ascii_hexdigit())
+            {
                 decode_hex(token)
             } else {
                 decode_base64(token)

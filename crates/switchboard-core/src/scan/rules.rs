@@ -40,6 +40,7 @@ pub(super) const RULES: &[(&str, &[&str])] = &[
             r"(?i)\byou\s+are\s+now\s+(in|a|an|the|my|no\s+longer)\b",
             r"(?i)\b(developer|god|jailbreak|unrestricted|dan)\s+mode\b",
             r"(?i)\b(takes?\s+precedence\s+over|supersedes?)\b[^.\n]{0,20}\b(other|previous|prior|your|system|user'?s?)\b",
+            r"(?i)\bfrom\s+now\s+on\b[^.\n]{0,20}\byou\b",
         ],
     ),
     (
@@ -52,6 +53,7 @@ pub(super) const RULES: &[(&str, &[&str])] = &[
             r"(?i)\bsilently\s+(send|read|copy|upload|forward|include|add|call|run|execute|delete|post|collect|attach)\b",
             r"(?i)\b(upset|alarm|worry|scare|frighten)\s+the\s+user\b",
             r"(?i)\b(mere|just\s+an?|only\s+an?)\s+implementation\s+detail\b",
+            r"(?i)\b(user|users|human)\b[^.\n]{0,20}\b(cannot|can't|can\s+not|won't|will\s+not|does\s+not|doesn't)\s+(see|read|notice)\s+(this|these|it)\b",
         ],
     ),
     (
@@ -69,7 +71,8 @@ pub(super) const RULES: &[(&str, &[&str])] = &[
     (
         "model-directed",
         &[
-            r"(?i)\b(note|message|instructions?|reminder|memo)\s+(to|for)\s+(the\s+|any\s+)?PLACEHOLDER_MODEL\b",
+            r"(?i)\b(note|message|instructions?|reminder|memo|rules?|directive|guidance)\s+(to|for)\s+(the\s+|any\s+)?PLACEHOLDER_MODEL\b",
+            r"(?i)\bPLACEHOLDER_MODEL\s*[:,]\s*(please|you\s+must|you\s+should|always|never|do\s+not|don't)\b",
             r"(?i)\b(dear|hey|attention)\s*,?\s+PLACEHOLDER_MODEL\b",
             r"(?i)\bas\s+an?\s+(ai|language\s+model|llm|assistant)\b[^.\n]{0,20}\byou\b",
             r"(?i)\bbefore\s+(using|calling|invoking|running|executing)\s+(this|the|any)\b[^.\n]{0,40}?\b(read|open|cat|send|upload|include|pass|collect|gather|visit)\b",
@@ -89,6 +92,7 @@ pub(super) const RULES: &[(&str, &[&str])] = &[
             r"(?i)\b(other|another|different|all|any)\s+(mcp\s+)?(servers?|plugins?|extensions?)\b",
             r"(?i)\b(any|every|all)\s+other\s+tools?\b",
             r"(?i)\bthe\s+[\w-]+\s+server'?s\s+([\w-]+\s+)?tools?\b",
+            r"(?i)\b(replaces?|supersedes?|overrides?|shadows?|preferred\s+over)\b[^.\n]{0,40}\b((from|of|in|by)\s+(the\s+)?[\w-]+\s+server|(built-?in|native|default|original)\s+([\w-]+\s+)?tools?)\b",
             r"(?i)\bwhen(ever)?\s+(\([\w-]+\)\s+)?`?[\w-]*_[\w-]+`?\s+(tool\s+)?is\s+(invoked|called|used|run|executed)\b",
             r"\b[a-z0-9]+(?:[_-][a-z0-9]+)*__[a-z0-9]+(?:[_-][a-z0-9]+)*\b",
         ],
@@ -142,7 +146,11 @@ pub(super) fn patterns() -> Vec<(&'static str, String)> {
             })
         })
         .collect();
-    out.extend(credential_patterns().into_iter().map(|p| (CREDENTIAL_FILE, p)));
+    out.extend(
+        credential_patterns()
+            .into_iter()
+            .map(|p| (CREDENTIAL_FILE, p)),
+    );
     out
 }
 

@@ -232,7 +232,9 @@ pub(crate) fn redact_formats(text: &str) -> String {
     if !results::might_hold_secret(text) {
         return text.to_string();
     }
-    results::redact_text(text).0.unwrap_or_else(|| text.to_string())
+    results::redact_text(text)
+        .0
+        .unwrap_or_else(|| text.to_string())
 }
 
 // ---------------------------------------------------------------------------
