@@ -1,40 +1,40 @@
 var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHTML:e=>e}):void 0,i=`$lit$`,a=`lit$${Math.random().toFixed(9).slice(2)}$`,o=`?`+a,s=`<${o}>`,c=document,l=()=>c.createComment(``),u=e=>e===null||typeof e!=`object`&&typeof e!=`function`,d=Array.isArray,f=e=>d(e)||typeof e?.[Symbol.iterator]==`function`,p=`[ 	
-\f\r]`,m=/<(?:(!--|\/[^a-zA-Z])|(\/?[a-zA-Z][^>\s]*)|(\/?$))/g,h=/-->/g,ee=/>/g,g=RegExp(`>|${p}(?:([^\\s"'>=/]+)(${p}*=${p}*(?:[^ \t\n\f\r"'\`<>=]|("|')|))|$)`,`g`),te=/'/g,ne=/"/g,re=/^(?:script|style|textarea|title)$/i,_=(e=>(t,...n)=>({_$litType$:e,strings:t,values:n}))(1),v=Symbol.for(`lit-noChange`),y=Symbol.for(`lit-nothing`),ie=new WeakMap,b=c.createTreeWalker(c,129);function ae(e,t){if(!d(e)||!e.hasOwnProperty(`raw`))throw Error(`invalid template strings array`);return r===void 0?t:r.createHTML(t)}var oe=(e,t)=>{let n=e.length-1,r=[],o,c=t===2?`<svg>`:t===3?`<math>`:``,l=m;for(let t=0;t<n;t++){let n=e[t],u,d,f=-1,p=0;for(;p<n.length&&(l.lastIndex=p,d=l.exec(n),d!==null);)p=l.lastIndex,l===m?d[1]===`!--`?l=h:d[1]===void 0?d[2]===void 0?d[3]!==void 0&&(l=g):(re.test(d[2])&&(o=RegExp(`</`+d[2],`g`)),l=g):l=ee:l===g?d[0]===`>`?(l=o??m,f=-1):d[1]===void 0?f=-2:(f=l.lastIndex-d[2].length,u=d[1],l=d[3]===void 0?g:d[3]===`"`?ne:te):l===ne||l===te?l=g:l===h||l===ee?l=m:(l=g,o=void 0);let _=l===g&&e[t+1].startsWith(`/>`)?` `:``;c+=l===m?n+s:f>=0?(r.push(u),n.slice(0,f)+i+n.slice(f)+a+_):n+a+(f===-2?t:_)}return[ae(e,c+(e[n]||`<?>`)+(t===2?`</svg>`:t===3?`</math>`:``)),r]},se=class e{constructor({strings:t,_$litType$:r},s){let c;this.parts=[];let u=0,d=0,f=t.length-1,p=this.parts,[m,h]=oe(t,r);if(this.el=e.createElement(m,s),b.currentNode=this.el.content,r===2||r===3){let e=this.el.content.firstChild;e.replaceWith(...e.childNodes)}for(;(c=b.nextNode())!==null&&p.length<f;){if(c.nodeType===1){if(c.hasAttributes())for(let e of c.getAttributeNames())if(e.endsWith(i)){let t=h[d++],n=c.getAttribute(e).split(a),r=/([.?@])?(.*)/.exec(t);p.push({type:1,index:u,name:r[2],strings:n,ctor:r[1]===`.`?le:r[1]===`?`?ue:r[1]===`@`?de:C}),c.removeAttribute(e)}else e.startsWith(a)&&(p.push({type:6,index:u}),c.removeAttribute(e));if(re.test(c.tagName)){let e=c.textContent.split(a),t=e.length-1;if(t>0){c.textContent=n?n.emptyScript:``;for(let n=0;n<t;n++)c.append(e[n],l()),b.nextNode(),p.push({type:2,index:++u});c.append(e[t],l())}}}else if(c.nodeType===8){if(c.data===o)p.push({type:2,index:u});else{let e=-1;for(;(e=c.data.indexOf(a,e+1))!==-1;)p.push({type:7,index:u}),e+=a.length-1}}u++}}static createElement(e,t){let n=c.createElement(`template`);return n.innerHTML=e,n}};function x(e,t,n=e,r){if(t===v)return t;let i=r===void 0?n._$Cl:n._$Co?.[r],a=u(t)?void 0:t._$litDirective$;return i?.constructor!==a&&(i?._$AO?.(!1),a===void 0?i=void 0:(i=new a(e),i._$AT(e,n,r)),r===void 0?n._$Cl=i:(n._$Co??=[])[r]=i),i!==void 0&&(t=x(e,i._$AS(e,t.values),i,r)),t}var ce=class{constructor(e,t){this._$AV=[],this._$AN=void 0,this._$AD=e,this._$AM=t}get parentNode(){return this._$AM.parentNode}get _$AU(){return this._$AM._$AU}u(e){let{el:{content:t},parts:n}=this._$AD,r=(e?.creationScope??c).importNode(t,!0);b.currentNode=r;let i=b.nextNode(),a=0,o=0,s=n[0];for(;s!==void 0;){if(a===s.index){let t;s.type===2?t=new S(i,i.nextSibling,this,e):s.type===1?t=new s.ctor(i,s.name,s.strings,this,e):s.type===6&&(t=new fe(i,this,e)),this._$AV.push(t),s=n[++o]}a!==s?.index&&(i=b.nextNode(),a++)}return b.currentNode=c,r}p(e){let t=0;for(let n of this._$AV)n!==void 0&&(n.strings===void 0?n._$AI(e[t]):(n._$AI(e,n,t),t+=n.strings.length-2)),t++}},S=class e{get _$AU(){return this._$AM?._$AU??this._$Cv}constructor(e,t,n,r){this.type=2,this._$AH=y,this._$AN=void 0,this._$AA=e,this._$AB=t,this._$AM=n,this.options=r,this._$Cv=r?.isConnected??!0}get parentNode(){let e=this._$AA.parentNode,t=this._$AM;return t!==void 0&&e?.nodeType===11&&(e=t.parentNode),e}get startNode(){return this._$AA}get endNode(){return this._$AB}_$AI(e,t=this){e=x(this,e,t),u(e)?e===y||e==null||e===``?(this._$AH!==y&&this._$AR(),this._$AH=y):e!==this._$AH&&e!==v&&this._(e):e._$litType$===void 0?e.nodeType===void 0?f(e)?this.k(e):this._(e):this.T(e):this.$(e)}O(e){return this._$AA.parentNode.insertBefore(e,this._$AB)}T(e){this._$AH!==e&&(this._$AR(),this._$AH=this.O(e))}_(e){this._$AH!==y&&u(this._$AH)?this._$AA.nextSibling.data=e:this.T(c.createTextNode(e)),this._$AH=e}$(e){let{values:t,_$litType$:n}=e,r=typeof n==`number`?this._$AC(e):(n.el===void 0&&(n.el=se.createElement(ae(n.h,n.h[0]),this.options)),n);if(this._$AH?._$AD===r)this._$AH.p(t);else{let e=new ce(r,this),n=e.u(this.options);e.p(t),this.T(n),this._$AH=e}}_$AC(e){let t=ie.get(e.strings);return t===void 0&&ie.set(e.strings,t=new se(e)),t}k(t){d(this._$AH)||(this._$AH=[],this._$AR());let n=this._$AH,r,i=0;for(let a of t)i===n.length?n.push(r=new e(this.O(l()),this.O(l()),this,this.options)):r=n[i],r._$AI(a),i++;i<n.length&&(this._$AR(r&&r._$AB.nextSibling,i),n.length=i)}_$AR(e=this._$AA.nextSibling,n){for(this._$AP?.(!1,!0,n);e!==this._$AB;){let n=t(e).nextSibling;t(e).remove(),e=n}}setConnected(e){this._$AM===void 0&&(this._$Cv=e,this._$AP?.(e))}},C=class{get tagName(){return this.element.tagName}get _$AU(){return this._$AM._$AU}constructor(e,t,n,r,i){this.type=1,this._$AH=y,this._$AN=void 0,this.element=e,this.name=t,this._$AM=r,this.options=i,n.length>2||n[0]!==``||n[1]!==``?(this._$AH=Array(n.length-1).fill(new String),this.strings=n):this._$AH=y}_$AI(e,t=this,n,r){let i=this.strings,a=!1;if(i===void 0)e=x(this,e,t,0),a=!u(e)||e!==this._$AH&&e!==v,a&&(this._$AH=e);else{let r=e,o,s;for(e=i[0],o=0;o<i.length-1;o++)s=x(this,r[n+o],t,o),s===v&&(s=this._$AH[o]),a||=!u(s)||s!==this._$AH[o],s===y?e=y:e!==y&&(e+=(s??``)+i[o+1]),this._$AH[o]=s}a&&!r&&this.j(e)}j(e){e===y?this.element.removeAttribute(this.name):this.element.setAttribute(this.name,e??``)}},le=class extends C{constructor(){super(...arguments),this.type=3}j(e){this.element[this.name]=e===y?void 0:e}},ue=class extends C{constructor(){super(...arguments),this.type=4}j(e){this.element.toggleAttribute(this.name,!!e&&e!==y)}},de=class extends C{constructor(e,t,n,r,i){super(e,t,n,r,i),this.type=5}_$AI(e,t=this){if((e=x(this,e,t,0)??y)===v)return;let n=this._$AH,r=e===y&&n!==y||e.capture!==n.capture||e.once!==n.once||e.passive!==n.passive,i=e!==y&&(n===y||r);r&&this.element.removeEventListener(this.name,this,n),i&&this.element.addEventListener(this.name,this,e),this._$AH=e}handleEvent(e){typeof this._$AH==`function`?this._$AH.call(this.options?.host??this.element,e):this._$AH.handleEvent(e)}},fe=class{constructor(e,t,n){this.element=e,this.type=6,this._$AN=void 0,this._$AM=t,this.options=n}get _$AU(){return this._$AM._$AU}_$AI(e){x(this,e)}},pe={M:i,P:a,A:o,C:1,L:oe,R:ce,D:f,V:x,I:S,H:C,N:ue,U:de,B:le,F:fe},me=e.litHtmlPolyfillSupport;me?.(se,S),(e.litHtmlVersions??=[]).push(`3.3.3`);var he=(e,t,n)=>{let r=n?.renderBefore??t,i=r._$litPart$;if(i===void 0){let e=n?.renderBefore??null;r._$litPart$=i=new S(t.insertBefore(l(),e),e,void 0,n??{})}return i._$AI(e),i},w=class extends Error{status;constructor(e,t){super(e),this.status=t,this.name=`ApiError`}},ge=`api/v1`;function _e(e,t,n){let r=n&&typeof n==`object`&&`error`in n&&typeof n.error==`string`?n.error:null;return t===null?`Could not ${e}: Switchboard is not answering. Is it still running?`:t===401?`Could not ${e}: this page is not signed in, so it can only show the status. Open it with \`switchboard dashboard\` (or from the Switchboard app) to change servers.`:t===403?`Could not ${e}: Switchboard only accepts requests from pages it serves itself on this computer.`:t===404&&/log (in|out)/.test(e)&&!r?.startsWith(`no server`)?`Could not ${e}: this version of Switchboard does not support logging in yet.`:t===409?`Could not ${e}: Switchboard was started without a config file, so there is nowhere to save the change.`:r?`Could not ${e}: ${r}`:`Could not ${e} (the hub answered HTTP ${t}).`}async function T(e,t,n,r){let i;try{i=await fetch(`${ge}/${t}`,{method:e,headers:r===void 0?{Accept:`application/json`}:{Accept:`application/json`,"Content-Type":`application/json`},...r===void 0?{}:{body:JSON.stringify(r)},cache:`no-store`})}catch{throw new w(_e(n,null,null),null)}let a=null;try{a=await i.json()}catch{a=null}let o=a&&typeof a==`object`&&`ok`in a&&a.ok===!1;if(!i.ok||o)throw new w(_e(n,i.status,a),i.status);return a}function ve(e){return typeof e==`object`&&!!e&&Array.isArray(e.servers)&&typeof e.endpoint==`string`}async function ye(){let e=await T(`GET`,`status`,`read the status`);if(!ve(e))throw new w(`Could not read the status: the answer did not come from a Switchboard hub.`,null);return e}var E=encodeURIComponent,D={status:ye,setEnabled:(e,t)=>T(`POST`,`servers/${E(e)}/${t?`enable`:`disable`}`,`${t?`enable`:`disable`} ${e}`),refresh:e=>T(`POST`,`servers/${E(e)}/refresh`,`refresh ${e}`),refreshAll:()=>T(`POST`,`refresh`,`refresh all servers`),login:e=>T(`POST`,`servers/${E(e)}/login`,`log in to ${e}`),logout:e=>T(`POST`,`servers/${E(e)}/logout`,`log out of ${e}`),logs:e=>T(`GET`,`servers/${E(e)}/logs`,`read the logs of ${e}`)};function be(e,t,n=2e3){let r=null,i=null,a=null,o=!1,s=async()=>{if(i=null,!(o||r)){try{e(await D.status()),t(`polling`)}catch(e){t(`offline`,e instanceof Error?e.message:String(e))}!o&&!r&&(i=setTimeout(s,n))}},c=()=>{if(a=null,o||typeof EventSource>`u`){s();return}let n=new EventSource(`${ge}/events`);r=n,n.addEventListener(`snapshot`,n=>{try{let r=JSON.parse(n.data);if(!ve(r))return;e(r),t(`live`)}catch{}}),n.onerror=()=>{n.close(),r===n&&(r=null),o||(i||s(),a=setTimeout(c,5e3))}};return c(),()=>{o=!0,r?.close(),i&&clearTimeout(i),a&&clearTimeout(a)}}var O=1e3,k=60*O,A=60*k,xe=24*A;function j(e){if(!e)return null;let t=Date.parse(e);return Number.isNaN(t)?null:t}function M(e){let t=Math.max(0,Math.round(e));if(t<k)return`${Math.max(1,Math.round(t/O))} s`;if(t<A)return`${Math.round(t/k)} min`;if(t<xe){let e=Math.floor(t/A),n=Math.round((t-e*A)/k);return n===0||n===60?`${n===60?e+1:e} h`:`${e} h ${n} min`}let n=Math.round(t/xe);return n===1?`1 day`:`${n} days`}function N(e,t){let n=t-e;return n<5*O?`just now`:`${M(n)} ago`}function Se(e,t){let n=e-t;return n<O?`now`:`in ${M(n)}`}function P(e,t,n=`${t}s`){return`${e} ${e===1?t:n}`}function Ce(e){let t=new Date(e),n=e=>String(e).padStart(2,`0`);return`${n(t.getHours())}:${n(t.getMinutes())}:${n(t.getSeconds())}`}function we(e,t=4){return e.length<=t?e.join(`, `):`${e.slice(0,t).join(`, `)} and ${e.length-t} more`}function Te(e){return(e??[]).map(e=>{let t=[e.toolMode===`search`?`search mode`:`all tools`,P(e.tools,`tool`),e.tokensCounted?`≈${e.toolTokens.toLocaleString(`en-US`)} tokens`:`counting tokens…`];return e.profile&&(t.push(e.profile.servers.length>0?`servers: ${e.profile.servers.join(`, `)}`:`no servers`),t.push(e.profile.hasToken?`needs its token`:`no token`)),{path:e.path,title:e.profile?`Profile ${e.profile.name}`:`All servers`,detail:t.join(` · `)}})}function Ee(e){return e.length===0?y:_`<ul class="endpoints" data-testid="endpoints" aria-label="Endpoints">
-    ${e.map(e=>_`<li>
+\f\r]`,m=/<(?:(!--|\/[^a-zA-Z])|(\/?[a-zA-Z][^>\s]*)|(\/?$))/g,ee=/-->/g,te=/>/g,h=RegExp(`>|${p}(?:([^\\s"'>=/]+)(${p}*=${p}*(?:[^ \t\n\f\r"'\`<>=]|("|')|))|$)`,`g`),ne=/'/g,re=/"/g,ie=/^(?:script|style|textarea|title)$/i,g=(e=>(t,...n)=>({_$litType$:e,strings:t,values:n}))(1),_=Symbol.for(`lit-noChange`),v=Symbol.for(`lit-nothing`),ae=new WeakMap,y=c.createTreeWalker(c,129);function oe(e,t){if(!d(e)||!e.hasOwnProperty(`raw`))throw Error(`invalid template strings array`);return r===void 0?t:r.createHTML(t)}var se=(e,t)=>{let n=e.length-1,r=[],o,c=t===2?`<svg>`:t===3?`<math>`:``,l=m;for(let t=0;t<n;t++){let n=e[t],u,d,f=-1,p=0;for(;p<n.length&&(l.lastIndex=p,d=l.exec(n),d!==null);)p=l.lastIndex,l===m?d[1]===`!--`?l=ee:d[1]===void 0?d[2]===void 0?d[3]!==void 0&&(l=h):(ie.test(d[2])&&(o=RegExp(`</`+d[2],`g`)),l=h):l=te:l===h?d[0]===`>`?(l=o??m,f=-1):d[1]===void 0?f=-2:(f=l.lastIndex-d[2].length,u=d[1],l=d[3]===void 0?h:d[3]===`"`?re:ne):l===re||l===ne?l=h:l===ee||l===te?l=m:(l=h,o=void 0);let g=l===h&&e[t+1].startsWith(`/>`)?` `:``;c+=l===m?n+s:f>=0?(r.push(u),n.slice(0,f)+i+n.slice(f)+a+g):n+a+(f===-2?t:g)}return[oe(e,c+(e[n]||`<?>`)+(t===2?`</svg>`:t===3?`</math>`:``)),r]},ce=class e{constructor({strings:t,_$litType$:r},s){let c;this.parts=[];let u=0,d=0,f=t.length-1,p=this.parts,[m,ee]=se(t,r);if(this.el=e.createElement(m,s),y.currentNode=this.el.content,r===2||r===3){let e=this.el.content.firstChild;e.replaceWith(...e.childNodes)}for(;(c=y.nextNode())!==null&&p.length<f;){if(c.nodeType===1){if(c.hasAttributes())for(let e of c.getAttributeNames())if(e.endsWith(i)){let t=ee[d++],n=c.getAttribute(e).split(a),r=/([.?@])?(.*)/.exec(t);p.push({type:1,index:u,name:r[2],strings:n,ctor:r[1]===`.`?ue:r[1]===`?`?de:r[1]===`@`?fe:S}),c.removeAttribute(e)}else e.startsWith(a)&&(p.push({type:6,index:u}),c.removeAttribute(e));if(ie.test(c.tagName)){let e=c.textContent.split(a),t=e.length-1;if(t>0){c.textContent=n?n.emptyScript:``;for(let n=0;n<t;n++)c.append(e[n],l()),y.nextNode(),p.push({type:2,index:++u});c.append(e[t],l())}}}else if(c.nodeType===8){if(c.data===o)p.push({type:2,index:u});else{let e=-1;for(;(e=c.data.indexOf(a,e+1))!==-1;)p.push({type:7,index:u}),e+=a.length-1}}u++}}static createElement(e,t){let n=c.createElement(`template`);return n.innerHTML=e,n}};function b(e,t,n=e,r){if(t===_)return t;let i=r===void 0?n._$Cl:n._$Co?.[r],a=u(t)?void 0:t._$litDirective$;return i?.constructor!==a&&(i?._$AO?.(!1),a===void 0?i=void 0:(i=new a(e),i._$AT(e,n,r)),r===void 0?n._$Cl=i:(n._$Co??=[])[r]=i),i!==void 0&&(t=b(e,i._$AS(e,t.values),i,r)),t}var le=class{constructor(e,t){this._$AV=[],this._$AN=void 0,this._$AD=e,this._$AM=t}get parentNode(){return this._$AM.parentNode}get _$AU(){return this._$AM._$AU}u(e){let{el:{content:t},parts:n}=this._$AD,r=(e?.creationScope??c).importNode(t,!0);y.currentNode=r;let i=y.nextNode(),a=0,o=0,s=n[0];for(;s!==void 0;){if(a===s.index){let t;s.type===2?t=new x(i,i.nextSibling,this,e):s.type===1?t=new s.ctor(i,s.name,s.strings,this,e):s.type===6&&(t=new pe(i,this,e)),this._$AV.push(t),s=n[++o]}a!==s?.index&&(i=y.nextNode(),a++)}return y.currentNode=c,r}p(e){let t=0;for(let n of this._$AV)n!==void 0&&(n.strings===void 0?n._$AI(e[t]):(n._$AI(e,n,t),t+=n.strings.length-2)),t++}},x=class e{get _$AU(){return this._$AM?._$AU??this._$Cv}constructor(e,t,n,r){this.type=2,this._$AH=v,this._$AN=void 0,this._$AA=e,this._$AB=t,this._$AM=n,this.options=r,this._$Cv=r?.isConnected??!0}get parentNode(){let e=this._$AA.parentNode,t=this._$AM;return t!==void 0&&e?.nodeType===11&&(e=t.parentNode),e}get startNode(){return this._$AA}get endNode(){return this._$AB}_$AI(e,t=this){e=b(this,e,t),u(e)?e===v||e==null||e===``?(this._$AH!==v&&this._$AR(),this._$AH=v):e!==this._$AH&&e!==_&&this._(e):e._$litType$===void 0?e.nodeType===void 0?f(e)?this.k(e):this._(e):this.T(e):this.$(e)}O(e){return this._$AA.parentNode.insertBefore(e,this._$AB)}T(e){this._$AH!==e&&(this._$AR(),this._$AH=this.O(e))}_(e){this._$AH!==v&&u(this._$AH)?this._$AA.nextSibling.data=e:this.T(c.createTextNode(e)),this._$AH=e}$(e){let{values:t,_$litType$:n}=e,r=typeof n==`number`?this._$AC(e):(n.el===void 0&&(n.el=ce.createElement(oe(n.h,n.h[0]),this.options)),n);if(this._$AH?._$AD===r)this._$AH.p(t);else{let e=new le(r,this),n=e.u(this.options);e.p(t),this.T(n),this._$AH=e}}_$AC(e){let t=ae.get(e.strings);return t===void 0&&ae.set(e.strings,t=new ce(e)),t}k(t){d(this._$AH)||(this._$AH=[],this._$AR());let n=this._$AH,r,i=0;for(let a of t)i===n.length?n.push(r=new e(this.O(l()),this.O(l()),this,this.options)):r=n[i],r._$AI(a),i++;i<n.length&&(this._$AR(r&&r._$AB.nextSibling,i),n.length=i)}_$AR(e=this._$AA.nextSibling,n){for(this._$AP?.(!1,!0,n);e!==this._$AB;){let n=t(e).nextSibling;t(e).remove(),e=n}}setConnected(e){this._$AM===void 0&&(this._$Cv=e,this._$AP?.(e))}},S=class{get tagName(){return this.element.tagName}get _$AU(){return this._$AM._$AU}constructor(e,t,n,r,i){this.type=1,this._$AH=v,this._$AN=void 0,this.element=e,this.name=t,this._$AM=r,this.options=i,n.length>2||n[0]!==``||n[1]!==``?(this._$AH=Array(n.length-1).fill(new String),this.strings=n):this._$AH=v}_$AI(e,t=this,n,r){let i=this.strings,a=!1;if(i===void 0)e=b(this,e,t,0),a=!u(e)||e!==this._$AH&&e!==_,a&&(this._$AH=e);else{let r=e,o,s;for(e=i[0],o=0;o<i.length-1;o++)s=b(this,r[n+o],t,o),s===_&&(s=this._$AH[o]),a||=!u(s)||s!==this._$AH[o],s===v?e=v:e!==v&&(e+=(s??``)+i[o+1]),this._$AH[o]=s}a&&!r&&this.j(e)}j(e){e===v?this.element.removeAttribute(this.name):this.element.setAttribute(this.name,e??``)}},ue=class extends S{constructor(){super(...arguments),this.type=3}j(e){this.element[this.name]=e===v?void 0:e}},de=class extends S{constructor(){super(...arguments),this.type=4}j(e){this.element.toggleAttribute(this.name,!!e&&e!==v)}},fe=class extends S{constructor(e,t,n,r,i){super(e,t,n,r,i),this.type=5}_$AI(e,t=this){if((e=b(this,e,t,0)??v)===_)return;let n=this._$AH,r=e===v&&n!==v||e.capture!==n.capture||e.once!==n.once||e.passive!==n.passive,i=e!==v&&(n===v||r);r&&this.element.removeEventListener(this.name,this,n),i&&this.element.addEventListener(this.name,this,e),this._$AH=e}handleEvent(e){typeof this._$AH==`function`?this._$AH.call(this.options?.host??this.element,e):this._$AH.handleEvent(e)}},pe=class{constructor(e,t,n){this.element=e,this.type=6,this._$AN=void 0,this._$AM=t,this.options=n}get _$AU(){return this._$AM._$AU}_$AI(e){b(this,e)}},me={M:i,P:a,A:o,C:1,L:se,R:le,D:f,V:b,I:x,H:S,N:de,U:fe,B:ue,F:pe},he=e.litHtmlPolyfillSupport;he?.(ce,x),(e.litHtmlVersions??=[]).push(`3.3.3`);var ge=(e,t,n)=>{let r=n?.renderBefore??t,i=r._$litPart$;if(i===void 0){let e=n?.renderBefore??null;r._$litPart$=i=new x(t.insertBefore(l(),e),e,void 0,n??{})}return i._$AI(e),i},C=class extends Error{status;constructor(e,t){super(e),this.status=t,this.name=`ApiError`}},_e=`api/v1`;function ve(e,t,n){let r=n&&typeof n==`object`&&`error`in n&&typeof n.error==`string`?n.error:null;return t===null?`Could not ${e}: Switchboard is not answering. Is it still running?`:t===401?`Could not ${e}: this page is not signed in, so it can only show the status. Open it with \`switchboard dashboard\` (or from the Switchboard app) to change servers.`:t===403?`Could not ${e}: Switchboard only accepts requests from pages it serves itself on this computer.`:t===404&&/log (in|out)/.test(e)&&!r?.startsWith(`no server`)?`Could not ${e}: this version of Switchboard does not support logging in yet.`:t===409?`Could not ${e}: Switchboard was started without a config file, so there is nowhere to save the change.`:r?`Could not ${e}: ${r}`:`Could not ${e} (the hub answered HTTP ${t}).`}async function w(e,t,n,r){let i;try{i=await fetch(`${_e}/${t}`,{method:e,headers:r===void 0?{Accept:`application/json`}:{Accept:`application/json`,"Content-Type":`application/json`},...r===void 0?{}:{body:JSON.stringify(r)},cache:`no-store`})}catch{throw new C(ve(n,null,null),null)}let a=null;try{a=await i.json()}catch{a=null}let o=a&&typeof a==`object`&&`ok`in a&&a.ok===!1;if(!i.ok||o)throw new C(ve(n,i.status,a),i.status);return a}function ye(e){return typeof e==`object`&&!!e&&Array.isArray(e.servers)&&typeof e.endpoint==`string`}async function be(){let e=await w(`GET`,`status`,`read the status`);if(!ye(e))throw new C(`Could not read the status: the answer did not come from a Switchboard hub.`,null);return e}var T=encodeURIComponent,E={status:be,setEnabled:(e,t)=>w(`POST`,`servers/${T(e)}/${t?`enable`:`disable`}`,`${t?`enable`:`disable`} ${e}`),refresh:e=>w(`POST`,`servers/${T(e)}/refresh`,`refresh ${e}`),refreshAll:()=>w(`POST`,`refresh`,`refresh all servers`),login:e=>w(`POST`,`servers/${T(e)}/login`,`log in to ${e}`),logout:e=>w(`POST`,`servers/${T(e)}/logout`,`log out of ${e}`),logs:e=>w(`GET`,`servers/${T(e)}/logs`,`read the logs of ${e}`)};function xe(e,t,n=2e3){let r=null,i=null,a=null,o=!1,s=async()=>{if(i=null,!(o||r)){try{e(await E.status()),t(`polling`)}catch(e){t(`offline`,e instanceof Error?e.message:String(e))}!o&&!r&&(i=setTimeout(s,n))}},c=()=>{if(a=null,o||typeof EventSource>`u`){s();return}let n=new EventSource(`${_e}/events`);r=n,n.addEventListener(`snapshot`,n=>{try{let r=JSON.parse(n.data);if(!ye(r))return;e(r),t(`live`)}catch{}}),n.onerror=()=>{n.close(),r===n&&(r=null),o||(i||s(),a=setTimeout(c,5e3))}};return c(),()=>{o=!0,r?.close(),i&&clearTimeout(i),a&&clearTimeout(a)}}var D=1e3,O=60*D,k=60*O,Se=24*k;function A(e){if(!e)return null;let t=Date.parse(e);return Number.isNaN(t)?null:t}function Ce(e){let t=Math.max(0,Math.round(e));if(t<O)return`${Math.max(1,Math.round(t/D))} s`;if(t<k)return`${Math.round(t/O)} min`;if(t<Se){let e=Math.floor(t/k),n=Math.round((t-e*k)/O);return n===0||n===60?`${n===60?e+1:e} h`:`${e} h ${n} min`}let n=Math.round(t/Se);return n===1?`1 day`:`${n} days`}function j(e,t){let n=t-e;return n<5*D?`just now`:`${Ce(n)} ago`}function we(e,t){let n=e-t;return n<D?`now`:`in ${Ce(n)}`}function M(e,t,n=`${t}s`){return`${e} ${e===1?t:n}`}function Te(e){let t=new Date(e),n=e=>String(e).padStart(2,`0`);return`${n(t.getHours())}:${n(t.getMinutes())}:${n(t.getSeconds())}`}function Ee(e,t=4){return e.length<=t?e.join(`, `):`${e.slice(0,t).join(`, `)} and ${e.length-t} more`}function De(e){return(e??[]).map(e=>{let t=[e.toolMode===`search`?`search mode`:`all tools`,M(e.tools,`tool`),e.tokensCounted?`≈${e.toolTokens.toLocaleString(`en-US`)} tokens`:`counting tokens…`];return e.profile&&(t.push(e.profile.servers.length>0?`servers: ${e.profile.servers.join(`, `)}`:`no servers`),t.push(e.profile.hasToken?`needs its token`:`no token`)),{path:e.path,title:e.profile?`Profile ${e.profile.name}`:`All servers`,detail:t.join(` · `)}})}function Oe(e){return e.length===0?v:g`<ul class="endpoints" data-testid="endpoints" aria-label="Endpoints">
+    ${e.map(e=>g`<li>
         <code>${e.path}</code> <strong>${e.title}</strong>
         <span class="muted">${e.detail}</span>
       </li>`)}
-  </ul>`}function De(e){let t=e.sandbox;if(!t||t.mechanism===`not applicable`)return null;if(t.profile===`off`)return{level:`off`,symbol:`⚠`,label:`Unsandboxed`,hint:`This server runs with all of your rights (sandbox: false or settings.sandbox is off)`};let n=t.droppedEnv.length>0?` Not passed on: ${t.droppedEnv.join(`, `)}.`:``,r=t.lastDenial?` Last refusal: ${t.lastDenial}.`:``;return t.enforced?{level:`contained`,symbol:`🛡`,label:t.profile===`custom`?`Sandboxed (custom)`:`Sandboxed`,hint:`${t.profile} profile: ${t.mechanism}.${n}${r}`}:{level:`partial`,symbol:`⚠`,label:`Partly sandboxed`,hint:`${t.profile} profile, not fully enforced: ${t.missing??`unknown reason`}.${n}${r}`}}var Oe={disabled:[`Disabled`,`Switched off in the config; clients do not see its tools`],idle:[`Idle`,`Not running; starts when a client needs it`],starting:[`Starting`,`Starting and listing its capabilities`],ready:[`Running`,`Connected and serving`],sleeping:[`Sleeping`,`Stopped after being idle; starts again when needed`],failed:[`Failed`,`Could not start or stopped working`],authRequired:[`Login needed`,`This server needs you to log in before it can be used`]},ke={healthy:[`Healthy`,`●`],degraded:[`Degraded`,`▲`],down:[`Down`,`✕`],unknown:[`Not checked yet`,`○`],disabled:[`Off`,`–`]},Ae={startup:`at start-up`,firstUse:`on first use`,ttl:`after the cache expired`,notification:`after the server announced a change`,poll:`by a periodic check`,manual:`by a manual refresh`,reload:`after a config reload`};function je(e){return Oe[e]??[e,``]}function Me(e){return e?Ae[e]??`(${e})`:``}function Ne(e){return!e.enabled||e.state===`disabled`?`disabled`:e.health?e.health:e.state===`failed`||e.state===`authRequired`?`down`:e.stale||e.consecutiveFailures>0||e.breaker?.state===`open`?`degraded`:e.listedAt?`healthy`:`unknown`}function Pe(e){let t=[`down`,`degraded`,`unknown`,`healthy`],n=new Set(e.map(Ne).filter(e=>e!==`disabled`));return n.size===0?`disabled`:n.has(`down`)&&(n.has(`healthy`)||n.has(`degraded`)||n.has(`unknown`))?`degraded`:t.find(e=>n.has(e))??`unknown`}function Fe(e,t){let n=j(e.listedAt),r=[];if(n===null){let t;return t=e.enabled?e.state===`starting`?`Starting, not listed yet`:e.state===`failed`?`Never listed: the server did not start`:e.state===`authRequired`?`Not listed: log in first`:`Not listed yet: starts on first use`:`Not listed (disabled)`,{text:t,detail:``}}let i=[],a=Me(e.refreshTrigger);if(i.push(`Listed ${N(n,t)}${a?` ${a}`:``}`),r.push(`Listed at ${Ce(n)}`),e.stale){let t=e.consecutiveFailures;i.push(t>1?`stale: the last ${t} refreshes failed`:`stale: the last refresh failed`)}let o=j(e.ttlExpiresAt);o!==null&&(o>t?i.push(`fresh for ${M(o-t)}`):i.push(`cache expired ${N(o,t)}, refreshed on next use`),r.push(`cache expires at ${Ce(o)}`));let s=j(e.nextPollAt);return s!==null&&e.enabled&&(i.push(`next check ${Se(s,t)}`),r.push(`next check at ${Ce(s)}`)),{text:i.join(` · `),detail:r.join(`, `)}}function Ie(e,t){let n=e.breaker;if(!n||n.state===`closed`)return null;if(n.state===`halfOpen`)return`Trying again after repeated failures`;let r=j(n.retryAt);return r===null||r<=t?`Paused after repeated failures; tries again when next needed`:`Paused after repeated failures; next try ${Se(r,t)}`}var Le=240;function Re(e){let t=e.indexOf(`; stderr: `),n=e;if(t>=0){let r=e.slice(t+10).split(` | `).map(e=>e.trim()).filter(Boolean),i=r[r.length-1];n=`${e.slice(0,t)}${i?`. Its last output: “${i}”`:``}`}return n.length>Le?`${n.slice(0,239)}…`:n}function ze(e){if(!e.lastError)return null;let t=e.consecutiveFailures,n=Re(e.lastError);return t>1?`${n} (failed ${t} times in a row)`:n}function Be(e){if(!e)return null;switch(e.kind){case`invalid`:{let t=e.path??`the config file`;return`The config file has an error, so Switchboard keeps running the last good configuration. ${e.line?`${t}:${e.line}:${e.column??1} (line ${e.line}, column ${e.column??1})`:t}: ${e.message}`}case`read`:return`Switchboard cannot read its config file ${e.path??``}: ${e.message}`;case`env`:return`The environment variable ${e.name??``}=${JSON.stringify(e.value??``)} is not valid: ${e.message}`;default:return`Config problem: ${e.message}`}}function Ve(e){let t=[...e.added.map(e=>`+${e}`),...e.removed.map(e=>`−${e}`),...e.modified.map(e=>`~${e}`)],n=e.summary??(t.length>0?we(t,6):`lists changed`);return`Last change ${e.when}${e.how?` (found ${e.how})`:``}: ${n}`}function He(e){return[e.toolCount,e.promptCount,e.resourceCount,e.resourceTemplateCount].join(`/`)}var Ue=class{seen=new Map;changes=new Map;observe(e,t){let n=new Set;for(let r of e.servers){n.add(r.id);let e=this.seen.get(r.id),i=He(r);if(!Object.hasOwn(r,`lastChange`)&&r.enabled&&r.listedAt!==null&&e&&e.enabled&&e.listedAt!==null&&e.counts!==i){let n=e.tools===r.toolCount?`prompts or resources changed`:`tools ${e.tools} → ${r.toolCount}`;this.changes.set(r.id,{at:t,summary:n})}this.seen.set(r.id,{counts:i,tools:r.toolCount,listedAt:r.listedAt,enabled:r.enabled})}for(let e of[...this.seen.keys()])n.has(e)||(this.seen.delete(e),this.changes.delete(e))}changeFor(e){return this.changes.get(e)??null}};function We(e,t,n){let r=e.lastChange,i=j(r?.at);if(r&&i!==null)return{at:i,when:N(i,t),how:Me(r.trigger),added:r.added??[],removed:r.removed??[],modified:r.modified??[],summary:null};let a=n?.changeFor(e.id);return a?{at:a.at,when:N(a.at,t),how:``,added:[],removed:[],modified:[],summary:a.summary}:null}function Ge(e,t,n){let r=Ne(e),[i,a]=ke[r],[o,s]=je(e.state),c=e.listedAt!==null,{text:l,detail:u}=Fe(e,t),d=We(e,t,n),f=c?P(e.toolCount,`tool`):`—`,p=c?`${P(e.promptCount,`prompt`)}, ${P(e.resourceCount+e.resourceTemplateCount,`resource`)}`:``,m=e.serverName?[e.serverName,e.serverVersion].filter(Boolean).join(` `):null;return{id:e.id,serverInfo:m,transport:e.transport,enabled:e.enabled,state:e.state,stateLabel:o,stateHint:s,health:r,healthLabel:i,healthSymbol:a,listed:c,countsLabel:f,toolTokens:e.toolTokens,otherCountsLabel:p,fullError:e.enabled?e.lastError:null,staleness:l,stalenessDetail:u,stale:e.stale,lastChange:d,lastChangeLabel:d?Ve(d):null,recentlyChanged:d!==null&&t-d.at<6e5,breaker:Ie(e,t),error:e.enabled?ze(e):null,unverified:e.unverified===!0,notes:e.notes??[],canLogin:e.enabled&&(e.state===`authRequired`||e.auth?.required===!0&&!e.auth.loggedIn),loginPending:e.auth?.loginPending===!0,canLogout:e.auth?.loggedIn===!0,authNote:e.enabled?e.auth?.message??null:null,sandbox:De(e)}}function Ke(e,t,n){let r=e.totals,i=e.servers.map(e=>Ge(e,t,n)),a=new Map;for(let e of i)a.set(e.health,(a.get(e.health)??0)+1);let o=[`healthy`,`degraded`,`down`,`unknown`,`disabled`].filter(e=>a.has(e)).map(e=>`${a.get(e)} ${ke[e][0].toLowerCase()}`).join(` · `);return{endpoint:e.endpoint,endpoints:Te(e.endpoints),version:e.version,totalsLabel:[P(r.servers,`server`),P(r.tools,`tool`)+(r.builtinTools?` (${r.builtinTools} built-in)`:``),P(r.prompts,`prompt`),P(r.resources,`resource`)].join(` · `),healthSummary:o,overall:Pe(e.servers),configError:Be(e.configError),reloadNotes:e.lastReload?.errors??[],servers:i}}var qe={ATTRIBUTE:1,CHILD:2,PROPERTY:3,BOOLEAN_ATTRIBUTE:4,EVENT:5,ELEMENT:6},Je=e=>(...t)=>({_$litDirective$:e,values:t}),Ye=class{constructor(e){}get _$AU(){return this._$AM._$AU}_$AT(e,t,n){this._$Ct=e,this._$AM=t,this._$Ci=n}_$AS(e,t){return this.update(e,t)}update(e,t){return this.render(...t)}},{I:Xe}=pe,Ze=e=>e,Qe=()=>document.createComment(``),F=(e,t,n)=>{let r=e._$AA.parentNode,i=t===void 0?e._$AB:t._$AA;if(n===void 0)n=new Xe(r.insertBefore(Qe(),i),r.insertBefore(Qe(),i),e,e.options);else{let t=n._$AB.nextSibling,a=n._$AM,o=a!==e;if(o){let t;n._$AQ?.(e),n._$AM=e,n._$AP!==void 0&&(t=e._$AU)!==a._$AU&&n._$AP(t)}if(t!==i||o){let e=n._$AA;for(;e!==t;){let t=Ze(e).nextSibling;Ze(r).insertBefore(e,i),e=t}}}return n},I=(e,t,n=e)=>(e._$AI(t,n),e),$e={},et=(e,t=$e)=>e._$AH=t,tt=e=>e._$AH,nt=e=>{e._$AR(),e._$AA.remove()},rt=(e,t,n)=>{let r=new Map;for(let i=t;i<=n;i++)r.set(e[i],i);return r},it=Je(class extends Ye{constructor(e){if(super(e),e.type!==qe.CHILD)throw Error(`repeat() can only be used in text expressions`)}dt(e,t,n){let r;n===void 0?n=t:t!==void 0&&(r=t);let i=[],a=[],o=0;for(let t of e)i[o]=r?r(t,o):o,a[o]=n(t,o),o++;return{values:a,keys:i}}render(e,t,n){return this.dt(e,t,n).values}update(e,[t,n,r]){let i=tt(e),{values:a,keys:o}=this.dt(t,n,r);if(!Array.isArray(i))return this.ut=o,a;let s=this.ut??=[],c=[],l,u,d=0,f=i.length-1,p=0,m=a.length-1;for(;d<=f&&p<=m;)if(i[d]===null)d++;else if(i[f]===null)f--;else if(s[d]===o[p])c[p]=I(i[d],a[p]),d++,p++;else if(s[f]===o[m])c[m]=I(i[f],a[m]),f--,m--;else if(s[d]===o[m])c[m]=I(i[d],a[m]),F(e,c[m+1],i[d]),d++,m--;else if(s[f]===o[p])c[p]=I(i[f],a[p]),F(e,i[d],i[f]),f--,p++;else if(l===void 0&&(l=rt(o,p,m),u=rt(s,d,f)),l.has(s[d])){if(l.has(s[f])){let t=u.get(o[p]),n=t===void 0?null:i[t];if(n===null){let t=F(e,i[d]);I(t,a[p]),c[p]=t}else c[p]=I(n,a[p]),F(e,i[d],n),i[t]=null;p++}else nt(i[f]),f--}else nt(i[d]),d++;for(;p<=m;){let t=F(e,c[m+1]);I(t,a[p]),c[p++]=t}for(;d<=f;){let e=i[d++];e!==null&&nt(e)}return this.ut=o,et(e,c),v}}),at=new Set([`command`,`args`,`env`,`url`,`headers`,`enabled`]);function ot(){return{mode:`add`,id:``,transport:`stdio`,command:``,args:``,env:``,url:``,headers:``,enabled:!0,extra:{},error:null,busy:!1,confirmRemove:!1}}function L(e){return typeof e==`string`?e:e==null?``:JSON.stringify(e)}function st(e,t){return!e||typeof e!=`object`||Array.isArray(e)?``:Object.entries(e).map(([e,n])=>`${e}${t}${L(n)}`).join(`
-`)}function ct(e,t){let n={};for(let[e,r]of Object.entries(t))at.has(e)||(n[e]=r);let r=Array.isArray(t.args)?t.args.map(L).join(`
-`):``;return{...ot(),mode:`edit`,id:e,transport:typeof t.url==`string`?`http`:`stdio`,command:L(t.command),args:r,env:st(t.env,`=`),url:L(t.url),headers:st(t.headers,`: `),enabled:t.enabled!==!1,extra:n}}function lt(e){let t=e.trim();if(t.startsWith(`{`)&&t.endsWith(`}`))try{return JSON.parse(t)}catch{return e}return e}function ut(e,t,n,r){let i={},a=t.split(/\r?\n/);for(let t=0;t<a.length;t++){let o=a[t]??``;if(o.trim()===``)continue;let s=o.indexOf(n),c=s>0?o.slice(0,s).trim():``;if(!c)return{ok:!1,error:`${e}, line ${t+1}: expected ${r}`};i[c]=lt(o.slice(s+n.length).trim())}return{ok:!0,value:i}}function dt(e){let t=e.id.trim();if(!t)return{ok:!1,error:`Give the server a name.`};let n={};if(e.transport===`stdio`){if(!e.command.trim())return{ok:!1,error:`Give the command that starts the server.`};n.command=e.command.trim();let t=e.args.split(/\r?\n/).filter(e=>e.trim()!==``);t.length>0&&(n.args=t);let r=ut(`Environment`,e.env,`=`,`NAME=value`);if(!r.ok)return r;Object.keys(r.value).length>0&&(n.env=r.value)}else{if(!e.url.trim())return{ok:!1,error:`Give the server's URL.`};n.url=e.url.trim();let t=ut(`Headers`,e.headers,`:`,`Name: value`);if(!t.ok)return t;Object.keys(t.value).length>0&&(n.headers=t.value)}for(let[t,r]of Object.entries(e.extra))(e.transport!==`http`||t!==`cwd`)&&(n[t]=r);return e.enabled||(n.enabled=!1),{ok:!0,id:t,definition:n}}var ft=encodeURIComponent,R={offer:()=>T(`GET`,`import`,`look for servers in your AI clients`),importIds:e=>T(`POST`,`import`,`import the servers`,{ids:e}),definition:e=>T(`GET`,`servers/${ft(e)}/config`,`read ${e}'s settings`),put:(e,t)=>T(`PUT`,`servers/${ft(e)}`,`save ${e}`,t),remove:e=>T(`DELETE`,`servers/${ft(e)}`,`remove ${e}`)};function z(e){return e instanceof Error?e.message:String(e)}function pt(){let e=document.getElementById(`server-form`);return e instanceof HTMLDialogElement?e:null}function mt(e){let t={offer:null,offerError:null,importing:!1,form:null},n=!1,r=async()=>{try{t.offer=await R.offer(),t.offerError=null}catch(e){t.offer=null,t.offerError=z(e)}e.update()},i=n=>{t.form=n,e.update();let r=pt();r&&!r.open&&r.showModal(),queueMicrotask(()=>r?.querySelector(`input:not([readonly])`)?.focus())},a={importAll(){let n=t.offer?.candidates.map(e=>e.id)??[];t.importing||n.length===0||(t.importing=!0,e.update(),R.importIds(n).then(t=>(e.notify(`ok`,`Imported ${t.added.join(`, `)}.`),r()),t=>e.notify(`error`,z(t))).finally(()=>{t.importing=!1,e.update()}))},openAdd(){i(ot())},openEdit(t){R.definition(t).then(e=>i(ct(t,e.definition)),t=>e.notify(`error`,z(t)))},edit(n){t.form&&(t.form={...t.form,...n,confirmRemove:!1},e.update())},save(){let n=t.form;if(!n||n.busy)return;let r=dt(n);r.ok?(t.form={...n,busy:!0,error:null},e.update(),R.put(r.id,r.definition).then(()=>{e.notify(`ok`,`${r.id} saved.`),a.closeForm()},n=>{t.form&&={...t.form,busy:!1,error:z(n)},e.update()})):(t.form={...n,error:r.error},e.update())},remove(){let n=t.form;n&&n.mode===`edit`&&!n.busy&&(n.confirmRemove?(t.form={...n,busy:!0,error:null},e.update(),R.remove(n.id).then(()=>{e.notify(`ok`,`${n.id} removed.`),a.closeForm()},n=>{t.form&&={...t.form,busy:!1,confirmRemove:!1,error:z(n)},e.update()})):(t.form={...n,confirmRemove:!0},e.update()))},closeForm(){let n=pt();n?.open&&n.close(),t.form&&(t.form=null,e.update())}};return{state:t,actions:a,observe(e){let t=e.servers.length===0;t&&!n&&r(),n=t}}}function ht(e,t){let n=e.offer,r=n?[...new Set(n.candidates.map(e=>e.client??`a config file`))]:[];return _`<div class="first-run" data-testid="first-run">
+  </ul>`}function ke(e){let t=e.sandbox;if(!t||t.mechanism===`not applicable`)return null;if(t.profile===`off`)return{level:`off`,symbol:`⚠`,label:`Unsandboxed`,hint:`This server runs with all of your rights (sandbox: false or settings.sandbox is off)`};let n=t.droppedEnv.length>0?` Not passed on: ${t.droppedEnv.join(`, `)}.`:``,r=t.lastDenial?` Last refusal: ${t.lastDenial}.`:``;return t.enforced?{level:`contained`,symbol:`🛡`,label:t.profile===`custom`?`Sandboxed (custom)`:`Sandboxed`,hint:`${t.profile} profile: ${t.mechanism}.${n}${r}`}:{level:`partial`,symbol:`⚠`,label:`Partly sandboxed`,hint:`${t.profile} profile, not fully enforced: ${t.missing??`unknown reason`}.${n}${r}`}}var Ae={disabled:[`Disabled`,`Switched off in the config; clients do not see its tools`],idle:[`Idle`,`Not running; starts when a client needs it`],starting:[`Starting`,`Starting and listing its capabilities`],ready:[`Running`,`Connected and serving`],sleeping:[`Sleeping`,`Stopped after being idle; starts again when needed`],failed:[`Failed`,`Could not start or stopped working`],authRequired:[`Login needed`,`This server needs you to log in before it can be used`]},je={healthy:[`Healthy`,`●`],degraded:[`Degraded`,`▲`],down:[`Down`,`✕`],unknown:[`Not checked yet`,`○`],disabled:[`Off`,`–`]},Me={startup:`at start-up`,firstUse:`on first use`,ttl:`after the cache expired`,notification:`after the server announced a change`,poll:`by a periodic check`,manual:`by a manual refresh`,reload:`after a config reload`};function Ne(e){return Ae[e]??[e,``]}function Pe(e){return e?Me[e]??`(${e})`:``}function Fe(e){return!e.enabled||e.state===`disabled`?`disabled`:e.health?e.health:e.state===`failed`||e.state===`authRequired`?`down`:e.stale||e.consecutiveFailures>0||e.breaker?.state===`open`?`degraded`:e.listedAt?`healthy`:`unknown`}function Ie(e){let t=[`down`,`degraded`,`unknown`,`healthy`],n=new Set(e.map(Fe).filter(e=>e!==`disabled`));return n.size===0?`disabled`:n.has(`down`)&&(n.has(`healthy`)||n.has(`degraded`)||n.has(`unknown`))?`degraded`:t.find(e=>n.has(e))??`unknown`}function Le(e,t){let n=A(e.listedAt),r=[];if(n===null){let t;return t=e.enabled?e.state===`starting`?`Starting, not listed yet`:e.state===`failed`?`Never listed: the server did not start`:e.state===`authRequired`?`Not listed: log in first`:`Not listed yet: starts on first use`:`Not listed (disabled)`,{text:t,detail:``}}let i=[],a=Pe(e.refreshTrigger);if(i.push(`Listed ${j(n,t)}${a?` ${a}`:``}`),r.push(`Listed at ${Te(n)}`),e.stale){let t=e.consecutiveFailures;i.push(t>1?`stale: the last ${t} refreshes failed`:`stale: the last refresh failed`)}let o=A(e.ttlExpiresAt);o!==null&&(o>t?i.push(`fresh for ${Ce(o-t)}`):i.push(`cache expired ${j(o,t)}, refreshed on next use`),r.push(`cache expires at ${Te(o)}`));let s=A(e.nextPollAt);return s!==null&&e.enabled&&(i.push(`next check ${we(s,t)}`),r.push(`next check at ${Te(s)}`)),{text:i.join(` · `),detail:r.join(`, `)}}function Re(e,t){let n=e.breaker;if(!n||n.state===`closed`)return null;if(n.state===`halfOpen`)return`Trying again after repeated failures`;let r=A(n.retryAt);return r===null||r<=t?`Paused after repeated failures; tries again when next needed`:`Paused after repeated failures; next try ${we(r,t)}`}var ze=240;function Be(e){let t=e.indexOf(`; stderr: `),n=e;if(t>=0){let r=e.slice(t+10).split(` | `).map(e=>e.trim()).filter(Boolean),i=r[r.length-1];n=`${e.slice(0,t)}${i?`. Its last output: “${i}”`:``}`}return n.length>ze?`${n.slice(0,239)}…`:n}function Ve(e){if(!e.lastError)return null;let t=e.consecutiveFailures,n=Be(e.lastError);return t>1?`${n} (failed ${t} times in a row)`:n}function He(e){if(!e)return null;switch(e.kind){case`invalid`:{let t=e.path??`the config file`;return`The config file has an error, so Switchboard keeps running the last good configuration. ${e.line?`${t}:${e.line}:${e.column??1} (line ${e.line}, column ${e.column??1})`:t}: ${e.message}`}case`read`:return`Switchboard cannot read its config file ${e.path??``}: ${e.message}`;case`env`:return`The environment variable ${e.name??``}=${JSON.stringify(e.value??``)} is not valid: ${e.message}`;default:return`Config problem: ${e.message}`}}function Ue(e){let t=[...e.added.map(e=>`+${e}`),...e.removed.map(e=>`−${e}`),...e.modified.map(e=>`~${e}`)],n=e.summary??(t.length>0?Ee(t,6):`lists changed`);return`Last change ${e.when}${e.how?` (found ${e.how})`:``}: ${n}`}function We(e){return[e.toolCount,e.promptCount,e.resourceCount,e.resourceTemplateCount].join(`/`)}var Ge=class{seen=new Map;changes=new Map;observe(e,t){let n=new Set;for(let r of e.servers){n.add(r.id);let e=this.seen.get(r.id),i=We(r);if(!Object.hasOwn(r,`lastChange`)&&r.enabled&&r.listedAt!==null&&e&&e.enabled&&e.listedAt!==null&&e.counts!==i){let n=e.tools===r.toolCount?`prompts or resources changed`:`tools ${e.tools} → ${r.toolCount}`;this.changes.set(r.id,{at:t,summary:n})}this.seen.set(r.id,{counts:i,tools:r.toolCount,listedAt:r.listedAt,enabled:r.enabled})}for(let e of[...this.seen.keys()])n.has(e)||(this.seen.delete(e),this.changes.delete(e))}changeFor(e){return this.changes.get(e)??null}};function Ke(e,t,n){let r=e.lastChange,i=A(r?.at);if(r&&i!==null)return{at:i,when:j(i,t),how:Pe(r.trigger),added:r.added??[],removed:r.removed??[],modified:r.modified??[],summary:null};let a=n?.changeFor(e.id);return a?{at:a.at,when:j(a.at,t),how:``,added:[],removed:[],modified:[],summary:a.summary}:null}function qe(e,t,n){let r=Fe(e),[i,a]=je[r],[o,s]=Ne(e.state),c=e.listedAt!==null,{text:l,detail:u}=Le(e,t),d=Ke(e,t,n),f=c?M(e.toolCount,`tool`):`—`,p=c?`${M(e.promptCount,`prompt`)}, ${M(e.resourceCount+e.resourceTemplateCount,`resource`)}`:``,m=e.serverName?[e.serverName,e.serverVersion].filter(Boolean).join(` `):null;return{id:e.id,serverInfo:m,transport:e.transport,enabled:e.enabled,state:e.state,stateLabel:o,stateHint:s,health:r,healthLabel:i,healthSymbol:a,listed:c,countsLabel:f,toolTokens:e.toolTokens,otherCountsLabel:p,fullError:e.enabled?e.lastError:null,staleness:l,stalenessDetail:u,stale:e.stale,lastChange:d,lastChangeLabel:d?Ue(d):null,recentlyChanged:d!==null&&t-d.at<6e5,breaker:Re(e,t),error:e.enabled?Ve(e):null,unverified:e.unverified===!0,notes:e.notes??[],canLogin:e.enabled&&(e.state===`authRequired`||e.auth?.required===!0&&!e.auth.loggedIn),loginPending:e.auth?.loginPending===!0,canLogout:e.auth?.loggedIn===!0,authNote:e.enabled?e.auth?.message??null:null,sandbox:ke(e)}}function Je(e,t,n){let r=e.totals,i=e.servers.map(e=>qe(e,t,n)),a=new Map;for(let e of i)a.set(e.health,(a.get(e.health)??0)+1);let o=[`healthy`,`degraded`,`down`,`unknown`,`disabled`].filter(e=>a.has(e)).map(e=>`${a.get(e)} ${je[e][0].toLowerCase()}`).join(` · `);return{endpoint:e.endpoint,endpoints:De(e.endpoints),version:e.version,totalsLabel:[M(r.servers,`server`),M(r.tools,`tool`)+(r.builtinTools?` (${r.builtinTools} built-in)`:``),M(r.prompts,`prompt`),M(r.resources,`resource`)].join(` · `),healthSummary:o,overall:Ie(e.servers),configError:He(e.configError),reloadNotes:e.lastReload?.errors??[],servers:i}}var Ye={ATTRIBUTE:1,CHILD:2,PROPERTY:3,BOOLEAN_ATTRIBUTE:4,EVENT:5,ELEMENT:6},Xe=e=>(...t)=>({_$litDirective$:e,values:t}),Ze=class{constructor(e){}get _$AU(){return this._$AM._$AU}_$AT(e,t,n){this._$Ct=e,this._$AM=t,this._$Ci=n}_$AS(e,t){return this.update(e,t)}update(e,t){return this.render(...t)}},{I:Qe}=me,$e=e=>e,et=()=>document.createComment(``),N=(e,t,n)=>{let r=e._$AA.parentNode,i=t===void 0?e._$AB:t._$AA;if(n===void 0)n=new Qe(r.insertBefore(et(),i),r.insertBefore(et(),i),e,e.options);else{let t=n._$AB.nextSibling,a=n._$AM,o=a!==e;if(o){let t;n._$AQ?.(e),n._$AM=e,n._$AP!==void 0&&(t=e._$AU)!==a._$AU&&n._$AP(t)}if(t!==i||o){let e=n._$AA;for(;e!==t;){let t=$e(e).nextSibling;$e(r).insertBefore(e,i),e=t}}}return n},P=(e,t,n=e)=>(e._$AI(t,n),e),tt={},nt=(e,t=tt)=>e._$AH=t,rt=e=>e._$AH,F=e=>{e._$AR(),e._$AA.remove()},it=(e,t,n)=>{let r=new Map;for(let i=t;i<=n;i++)r.set(e[i],i);return r},at=Xe(class extends Ze{constructor(e){if(super(e),e.type!==Ye.CHILD)throw Error(`repeat() can only be used in text expressions`)}dt(e,t,n){let r;n===void 0?n=t:t!==void 0&&(r=t);let i=[],a=[],o=0;for(let t of e)i[o]=r?r(t,o):o,a[o]=n(t,o),o++;return{values:a,keys:i}}render(e,t,n){return this.dt(e,t,n).values}update(e,[t,n,r]){let i=rt(e),{values:a,keys:o}=this.dt(t,n,r);if(!Array.isArray(i))return this.ut=o,a;let s=this.ut??=[],c=[],l,u,d=0,f=i.length-1,p=0,m=a.length-1;for(;d<=f&&p<=m;)if(i[d]===null)d++;else if(i[f]===null)f--;else if(s[d]===o[p])c[p]=P(i[d],a[p]),d++,p++;else if(s[f]===o[m])c[m]=P(i[f],a[m]),f--,m--;else if(s[d]===o[m])c[m]=P(i[d],a[m]),N(e,c[m+1],i[d]),d++,m--;else if(s[f]===o[p])c[p]=P(i[f],a[p]),N(e,i[d],i[f]),f--,p++;else if(l===void 0&&(l=it(o,p,m),u=it(s,d,f)),l.has(s[d])){if(l.has(s[f])){let t=u.get(o[p]),n=t===void 0?null:i[t];if(n===null){let t=N(e,i[d]);P(t,a[p]),c[p]=t}else c[p]=P(n,a[p]),N(e,i[d],n),i[t]=null;p++}else F(i[f]),f--}else F(i[d]),d++;for(;p<=m;){let t=N(e,c[m+1]);P(t,a[p]),c[p++]=t}for(;d<=f;){let e=i[d++];e!==null&&F(e)}return this.ut=o,nt(e,c),_}}),ot=new Set([`command`,`args`,`env`,`url`,`headers`,`enabled`]);function st(){return{mode:`add`,id:``,transport:`stdio`,command:``,args:``,env:``,url:``,headers:``,enabled:!0,extra:{},error:null,busy:!1,confirmRemove:!1}}function I(e){return typeof e==`string`?e:e==null?``:JSON.stringify(e)}function ct(e,t){return!e||typeof e!=`object`||Array.isArray(e)?``:Object.entries(e).map(([e,n])=>`${e}${t}${I(n)}`).join(`
+`)}function lt(e,t){let n={};for(let[e,r]of Object.entries(t))ot.has(e)||(n[e]=r);let r=Array.isArray(t.args)?t.args.map(I).join(`
+`):``;return{...st(),mode:`edit`,id:e,transport:typeof t.url==`string`?`http`:`stdio`,command:I(t.command),args:r,env:ct(t.env,`=`),url:I(t.url),headers:ct(t.headers,`: `),enabled:t.enabled!==!1,extra:n}}function ut(e){let t=e.trim();if(t.startsWith(`{`)&&t.endsWith(`}`))try{return JSON.parse(t)}catch{return e}return e}function dt(e,t,n,r){let i={},a=t.split(/\r?\n/);for(let t=0;t<a.length;t++){let o=a[t]??``;if(o.trim()===``)continue;let s=o.indexOf(n),c=s>0?o.slice(0,s).trim():``;if(!c)return{ok:!1,error:`${e}, line ${t+1}: expected ${r}`};i[c]=ut(o.slice(s+n.length).trim())}return{ok:!0,value:i}}function ft(e){let t=e.id.trim();if(!t)return{ok:!1,error:`Give the server a name.`};let n={};if(e.transport===`stdio`){if(!e.command.trim())return{ok:!1,error:`Give the command that starts the server.`};n.command=e.command.trim();let t=e.args.split(/\r?\n/).filter(e=>e.trim()!==``);t.length>0&&(n.args=t);let r=dt(`Environment`,e.env,`=`,`NAME=value`);if(!r.ok)return r;Object.keys(r.value).length>0&&(n.env=r.value)}else{if(!e.url.trim())return{ok:!1,error:`Give the server's URL.`};n.url=e.url.trim();let t=dt(`Headers`,e.headers,`:`,`Name: value`);if(!t.ok)return t;Object.keys(t.value).length>0&&(n.headers=t.value)}for(let[t,r]of Object.entries(e.extra))(e.transport!==`http`||t!==`cwd`)&&(n[t]=r);return e.enabled||(n.enabled=!1),{ok:!0,id:t,definition:n}}var pt=encodeURIComponent,L={offer:()=>w(`GET`,`import`,`look for servers in your AI clients`),importIds:e=>w(`POST`,`import`,`import the servers`,{ids:e}),definition:e=>w(`GET`,`servers/${pt(e)}/config`,`read ${e}'s settings`),put:(e,t)=>w(`PUT`,`servers/${pt(e)}`,`save ${e}`,t),remove:e=>w(`DELETE`,`servers/${pt(e)}`,`remove ${e}`)};function R(e){return e instanceof Error?e.message:String(e)}function mt(){let e=document.getElementById(`server-form`);return e instanceof HTMLDialogElement?e:null}function ht(e){let t={offer:null,offerError:null,importing:!1,form:null},n=!1,r=async()=>{try{t.offer=await L.offer(),t.offerError=null}catch(e){t.offer=null,t.offerError=R(e)}e.update()},i=n=>{t.form=n,e.update();let r=mt();r&&!r.open&&r.showModal(),queueMicrotask(()=>r?.querySelector(`input:not([readonly])`)?.focus())},a={importAll(){let n=t.offer?.candidates.map(e=>e.id)??[];t.importing||n.length===0||(t.importing=!0,e.update(),L.importIds(n).then(t=>(e.notify(`ok`,`Imported ${t.added.join(`, `)}.`),r()),t=>e.notify(`error`,R(t))).finally(()=>{t.importing=!1,e.update()}))},openAdd(){i(st())},openEdit(t){L.definition(t).then(e=>i(lt(t,e.definition)),t=>e.notify(`error`,R(t)))},edit(n){t.form&&(t.form={...t.form,...n,confirmRemove:!1},e.update())},save(){let n=t.form;if(!n||n.busy)return;let r=ft(n);r.ok?(t.form={...n,busy:!0,error:null},e.update(),L.put(r.id,r.definition).then(()=>{e.notify(`ok`,`${r.id} saved.`),a.closeForm()},n=>{t.form&&={...t.form,busy:!1,error:R(n)},e.update()})):(t.form={...n,error:r.error},e.update())},remove(){let n=t.form;n&&n.mode===`edit`&&!n.busy&&(n.confirmRemove?(t.form={...n,busy:!0,error:null},e.update(),L.remove(n.id).then(()=>{e.notify(`ok`,`${n.id} removed.`),a.closeForm()},n=>{t.form&&={...t.form,busy:!1,confirmRemove:!1,error:R(n)},e.update()})):(t.form={...n,confirmRemove:!0},e.update()))},closeForm(){let n=mt();n?.open&&n.close(),t.form&&(t.form=null,e.update())}};return{state:t,actions:a,observe(e){let t=e.servers.length===0;t&&!n&&r(),n=t}}}function gt(e,t){let n=e.offer,r=n?[...new Set(n.candidates.map(e=>e.client??`a config file`))]:[];return g`<div class="first-run" data-testid="first-run">
     <p class="empty">No servers yet.</p>
-    ${n&&n.candidates.length>0?_`<div class="import-offer" data-testid="import-offer">
+    ${n&&n.candidates.length>0?g`<div class="import-offer" data-testid="import-offer">
           <p>
             Import ${n.candidates.length===1?`1 server`:`${n.candidates.length} servers`} found in
             ${r.join(`, `)}:
           </p>
           <ul>
-            ${n.candidates.map(e=>_`<li data-candidate=${e.id}>
+            ${n.candidates.map(e=>g`<li data-candidate=${e.id}>
                 <b>${e.id}</b> <span class="muted">${e.client??e.file}</span>
-                ${e.notes.length>0?_`<span class="muted">(${e.notes.join(`; `)})</span>`:y}
+                ${e.notes.length>0?g`<span class="muted">(${e.notes.join(`; `)})</span>`:v}
               </li>`)}
           </ul>
           <button type="button" class="primary" data-action="import" ?disabled=${e.importing} @click=${t.importAll}>
             ${e.importing?`Importing…`:`Import ${n.candidates.length===1?`it`:`them`}`}
           </button>
-        </div>`:n?_`<p class="muted" data-testid="import-none">
+        </div>`:n?g`<p class="muted" data-testid="import-none">
             No servers to import from your AI clients${n.lookedAt.length>0?` (looked at ${n.lookedAt.join(`; `)})`:``}.
-          </p>`:y}
-    ${e.offerError?_`<p class="muted" data-testid="import-error">${e.offerError}</p>`:y}
-    ${n&&n.problems.length>0?_`<p class="muted">Could not read: ${n.problems.join(`; `)}</p>`:y}
+          </p>`:v}
+    ${e.offerError?g`<p class="muted" data-testid="import-error">${e.offerError}</p>`:v}
+    ${n&&n.problems.length>0?g`<p class="muted">Could not read: ${n.problems.join(`; `)}</p>`:v}
     <button type="button" data-action="add-server" @click=${t.openAdd}>Add a server</button>
-  </div>`}function gt(e){return _`<div class="servers-toolbar">
+  </div>`}function _t(e){return g`<div class="servers-toolbar">
     <button type="button" class="small" data-action="add-server" @click=${e.openAdd}>Add a server</button>
-  </div>`}function _t(e,t){return _`<button type="button" class="small" aria-label=${`Edit ${e}`} data-action="edit" @click=${()=>t.openEdit(e)}>
+  </div>`}function vt(e,t){return g`<button type="button" class="small" aria-label=${`Edit ${e}`} data-action="edit" @click=${()=>t.openEdit(e)}>
     Edit
-  </button>`}function B(e,t,n,r,i={}){let a=e=>r(e.target.value);return _`<label class="field">
+  </button>`}function z(e,t,n,r,i={}){let a=e=>r(e.target.value);return g`<label class="field">
     <span>${e}</span>
-    ${i.multiline?_`<textarea name=${t} rows="3" placeholder=${i.placeholder??``} .value=${n} @input=${a}></textarea>`:_`<input
+    ${i.multiline?g`<textarea name=${t} rows="3" placeholder=${i.placeholder??``} .value=${n} @input=${a}></textarea>`:g`<input
           name=${t}
           type="text"
           placeholder=${i.placeholder??``}
@@ -42,13 +42,13 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
           .value=${n}
           @input=${a}
         />`}
-  </label>`}function vt(e,t){let n=e.form;return _`<dialog id="server-form" aria-labelledby="server-form-h" @close=${t.closeForm}>
-    ${n?_`<form
+  </label>`}function yt(e,t){let n=e.form;return g`<dialog id="server-form" aria-labelledby="server-form-h" @close=${t.closeForm}>
+    ${n?g`<form
           method="dialog"
           @submit=${e=>{e.preventDefault(),t.save()}}
         >
           <h2 id="server-form-h">${n.mode===`add`?`Add a server`:`Edit ${n.id}`}</h2>
-          ${B(`Name`,`id`,n.id,e=>t.edit({id:e}),{readonly:n.mode===`edit`,placeholder:`github`})}
+          ${z(`Name`,`id`,n.id,e=>t.edit({id:e}),{readonly:n.mode===`edit`,placeholder:`github`})}
           <fieldset class="transport">
             <legend>Runs as</legend>
             <label
@@ -72,10 +72,10 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
               A remote URL</label
             >
           </fieldset>
-          ${n.transport===`stdio`?_`${B(`Command`,`command`,n.command,e=>t.edit({command:e}),{placeholder:`npx`})}
-              ${B(`Arguments (one per line)`,`args`,n.args,e=>t.edit({args:e}),{multiline:!0})}
-              ${B(`Environment (NAME=value, one per line)`,`env`,n.env,e=>t.edit({env:e}),{multiline:!0})}`:_`${B(`URL`,`url`,n.url,e=>t.edit({url:e}),{placeholder:`https://…/mcp`})}
-              ${B(`Headers (Name: value, one per line)`,`headers`,n.headers,e=>t.edit({headers:e}),{multiline:!0})}`}
+          ${n.transport===`stdio`?g`${z(`Command`,`command`,n.command,e=>t.edit({command:e}),{placeholder:`npx`})}
+              ${z(`Arguments (one per line)`,`args`,n.args,e=>t.edit({args:e}),{multiline:!0})}
+              ${z(`Environment (NAME=value, one per line)`,`env`,n.env,e=>t.edit({env:e}),{multiline:!0})}`:g`${z(`URL`,`url`,n.url,e=>t.edit({url:e}),{placeholder:`https://…/mcp`})}
+              ${z(`Headers (Name: value, one per line)`,`headers`,n.headers,e=>t.edit({headers:e}),{multiline:!0})}`}
           <label class="check"
             ><input
               type="checkbox"
@@ -85,44 +85,50 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
             />
             Enabled</label
           >
-          ${n.mode===`edit`?_`<p class="muted">Values shown as *** are kept as they are unless you type new ones.</p>`:y}
-          ${n.error?_`<div class="banner error" role="alert" data-testid="form-error">${n.error}</div>`:y}
+          ${n.mode===`edit`?g`<p class="muted">Values shown as *** are kept as they are unless you type new ones.</p>`:v}
+          ${n.error?g`<div class="banner error" role="alert" data-testid="form-error">${n.error}</div>`:v}
           <div class="dialog-actions">
-            ${n.mode===`edit`?_`<button type="button" class="danger" data-action="remove" ?disabled=${n.busy} @click=${t.remove}>
+            ${n.mode===`edit`?g`<button type="button" class="danger" data-action="remove" ?disabled=${n.busy} @click=${t.remove}>
                   ${n.confirmRemove?`Really remove ${n.id}?`:`Remove`}
-                </button>`:y}
+                </button>`:v}
             <span class="spacer"></span>
             <button type="button" @click=${t.closeForm}>Cancel</button>
             <button type="submit" class="primary" data-action="save" ?disabled=${n.busy}>${n.busy?`Saving…`:`Save`}</button>
           </div>
-        </form>`:y}
-  </dialog>`}function yt(e){let t=e=>{if(Array.isArray(e))return e.map(t);if(e&&typeof e==`object`){let n={};for(let r of Object.keys(e).sort())n[r]=t(e[r]);return n}return e};return JSON.stringify(t(e),null,2)??`null`}var bt=25e4;function xt(e,t){let n=e.split(`
+        </form>`:v}
+  </dialog>`}function bt(e){let t=e=>{if(Array.isArray(e))return e.map(t);if(e&&typeof e==`object`){let n={};for(let r of Object.keys(e).sort())n[r]=t(e[r]);return n}return e};return JSON.stringify(t(e),null,2)??`null`}var xt=25e4;function St(e,t){let n=e.split(`
 `),r=t.split(`
-`);if(n.length*r.length>bt)return[...n.map(e=>({kind:`removed`,text:e})),...r.map(e=>({kind:`added`,text:e}))];let i=Array.from({length:n.length+1},()=>Array(r.length+1).fill(0));for(let e=n.length-1;e>=0;e--)for(let t=r.length-1;t>=0;t--)i[e][t]=n[e]===r[t]?i[e+1][t+1]+1:Math.max(i[e+1][t],i[e][t+1]);let a=[],o=0,s=0;for(;o<n.length&&s<r.length;)n[o]===r[s]?(a.push({kind:`same`,text:n[o]}),o++,s++):i[o+1][s]>=i[o][s+1]?(a.push({kind:`removed`,text:n[o]}),o++):(a.push({kind:`added`,text:r[s]}),s++);for(;o<n.length;)a.push({kind:`removed`,text:n[o++]});for(;s<r.length;)a.push({kind:`added`,text:r[s++]});return a}function St(e){return xt(yt(e.approved),yt(e.current))}function Ct(e,t,n=new Map){let r=new Map;for(let i of e.servers){let e=i.heldTools??[],a=i.changedTools??[],o=i.newTools??[];e.length+a.length+o.length!==0&&r.set(i.id,{held:e,changed:a,newTools:o,defs:t.get(i.id)??null,defsError:n.get(i.id)??null})}return r}function wt(e){return[...e.held,...e.changed].map(e=>`${e.name}@${e.since}:${e.change}:${e.hash}`).join(`|`)}function Tt(e){return typeof e==`string`?e:e.name}function Et(e,t){let n=t?.hash||e.hash;return n?{name:e.name,hash:n}:e.name}var Dt=encodeURIComponent,Ot={held:e=>T(`GET`,`servers/${Dt(e)}/held`,`read the changed tools of ${e}`),approve:(e,t)=>T(`POST`,`servers/${Dt(e)}/approve`,`approve ${t?t.map(Tt).join(`, `):`the tools`} of ${e}`,t?{tools:t}:{})};function kt(e){let t={same:` `,removed:`−`,added:`+`};return _`<pre class="diff" data-testid="held-diff" aria-label=${`Approved and current definition of ${e.name}`}>${St(e).map(e=>_`<span class="diff-${e.kind}">${t[e.kind]} ${e.text}\n</span>`)}</pre>`}function At(e,t,n,r,i,a){let o=r.defs?.find(e=>e.name===t.name)??null,s=`approve:${e}:${t.name}`;return _`<details class="held-tool" data-tool=${t.name} ?open=${n}>
+`);if(n.length*r.length>xt)return[...n.map(e=>({kind:`removed`,text:e})),...r.map(e=>({kind:`added`,text:e}))];let i=Array.from({length:n.length+1},()=>Array(r.length+1).fill(0));for(let e=n.length-1;e>=0;e--)for(let t=r.length-1;t>=0;t--)i[e][t]=n[e]===r[t]?i[e+1][t+1]+1:Math.max(i[e+1][t],i[e][t+1]);let a=[],o=0,s=0;for(;o<n.length&&s<r.length;)n[o]===r[s]?(a.push({kind:`same`,text:n[o]}),o++,s++):i[o+1][s]>=i[o][s+1]?(a.push({kind:`removed`,text:n[o]}),o++):(a.push({kind:`added`,text:r[s]}),s++);for(;o<n.length;)a.push({kind:`removed`,text:n[o++]});for(;s<r.length;)a.push({kind:`added`,text:r[s++]});return a}function Ct(e){return St(bt(e.approved),bt(e.current))}function wt(e){let t=e.findings??[],n=t.length===1?`1 finding`:`${t.length} findings`;if(e.change===`first listing`)return`first listing, ${n} of text aimed at the model`;let r=`${e.change} changed since it was approved`;return t.length>0?`${r}, ${n}`:r}function Tt(e){return e.rule.replace(/-/g,` `)}function Et(e,t,n=new Map){let r=new Map;for(let i of e.servers){let e=i.heldTools??[],a=i.changedTools??[],o=i.newTools??[];e.length+a.length+o.length!==0&&r.set(i.id,{held:e,changed:a,newTools:o,defs:t.get(i.id)??null,defsError:n.get(i.id)??null})}return r}function Dt(e){return[...e.held,...e.changed].map(e=>`${e.name}@${e.since}:${e.change}:${e.hash}`).join(`|`)}function Ot(e){return typeof e==`string`?e:e.name}function kt(e,t){let n=t?.hash||e.hash;return n?{name:e.name,hash:n}:e.name}var At=encodeURIComponent,jt={held:e=>w(`GET`,`servers/${At(e)}/held`,`read the changed tools of ${e}`),approve:(e,t)=>w(`POST`,`servers/${At(e)}/approve`,`approve ${t?t.map(Ot).join(`, `):`the tools`} of ${e}`,t?{tools:t}:{})};function Mt(e){let t={same:` `,removed:`−`,added:`+`};return g`<pre class="diff" data-testid="held-diff" aria-label=${`Approved and current definition of ${e.name}`}>${Ct(e).map(e=>g`<span class="diff-${e.kind}">${t[e.kind]} ${e.text}\n</span>`)}</pre>`}function Nt(e){let t=e.findings??[];return t.length===0?v:g`<ul class="findings" data-testid="findings" aria-label=${`Findings in ${e.name}`}>
+    ${t.map(e=>g`<li class="finding" data-rule=${e.rule}>
+        <span class="finding-rule">${Tt(e)}</span> <mark class="finding-excerpt">${e.excerpt}</mark>
+      </li>`)}
+  </ul>`}function Pt(e){return g`<pre class="diff" data-testid="held-definition" aria-label=${`Listed definition of ${e.name}`}>${bt(e.current)}</pre>`}function Ft(e,t,n,r,i,a){let o=r.defs?.find(e=>e.name===t.name)??null,s=`approve:${e}:${t.name}`;return g`<details class="held-tool" data-tool=${t.name} ?open=${n}>
     <summary>
-      <b>${t.name}</b>: ${t.change} changed since it was approved
-      ${n?_`<span class="badge held-badge">Held</span>`:_`<span class="badge">Changed</span>`}
+      <b>${t.name}</b>: ${wt(t)}
+      ${n?g`<span class="badge held-badge">Held</span>`:g`<span class="badge">${t.change===`first listing`?`Flagged`:`Changed`}</span>`}
       <time class="muted" datetime=${t.since}>${t.since}</time>
     </summary>
-    ${o?kt(o):r.defsError?_`<p class="error-text">${r.defsError}</p>`:_`<p class="muted">Loading the definitions…</p>`}
+    ${Nt(t)}
+    ${o?o.approved===null?Pt(o):Mt(o):r.defsError?g`<p class="error-text">${r.defsError}</p>`:g`<p class="muted">Loading the definitions…</p>`}
     <button
       type="button"
       class="small primary"
       data-action="approve"
       aria-label=${`Approve ${t.name} of ${e}`}
       ?disabled=${i.has(s)}
-      @click=${()=>a(e,[Et(t,o)])}
+      @click=${()=>a(e,[kt(t,o)])}
     >
       ${i.has(s)?`Approving…`:`Approve`}
     </button>
-  </details>`}function jt(e,t,n,r){if(!t)return y;let i=t.held.length;return _`<div class="held" data-testid="held">
-    ${i>0?_`<div class="held-summary">
+  </details>`}function It(e,t,n,r){if(!t)return v;let i=t.held.length;return g`<div class="held" data-testid="held">
+    ${i>0?g`<div class="held-summary">
           ${i===1?`1 tool is`:`${i} tools are`} held: ${i===1?`its`:`their`} definition changed since
-          you approved it. Clients do not see ${i===1?`it`:`them`} until you approve.
-        </div>`:y}
-    ${t.held.map(i=>At(e,i,!0,t,n,r))}
-    ${t.changed.map(i=>At(e,i,!1,t,n,r))}
-    ${t.newTools.length>0?_`<div class="new-tools" data-testid="new-tools">
+          you approved it, or scanning found text aimed at the model. Clients do not see ${i===1?`it`:`them`} until
+          you approve.
+        </div>`:v}
+    ${t.held.map(i=>Ft(e,i,!0,t,n,r))}
+    ${t.changed.map(i=>Ft(e,i,!1,t,n,r))}
+    ${t.newTools.length>0?g`<div class="new-tools" data-testid="new-tools">
           New tools: ${t.newTools.join(`, `)}
           <button
             type="button"
@@ -133,10 +139,10 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
           >
             Mark as seen
           </button>
-        </div>`:y}
-  </div>`}function Mt(){return{calls:[],dropped:0,error:null,loaded:!1}}function Nt(e){return e<10?`${e.toFixed(1)} ms`:e<1e3?`${Math.round(e)} ms`:`${(e/1e3).toFixed(1)} s`}function Pt(e,t){return e.map(e=>{let n=j(e.time);return{seq:e.seq,when:n===null?e.time:N(n,t),at:e.time,client:e.client??`—`,server:e.server??`—`,name:e.name,duration:Nt(e.durationMs),outcome:e.outcome,error:e.error}})}function Ft(e,t){let n=new Set(e.calls.map(e=>e.seq));return{calls:[...t.calls.filter(e=>!n.has(e.seq)),...e.calls].slice(0,100),dropped:t.dropped,error:null,loaded:!0}}function It(e,t){let n=Pt(e.calls,t);return _`<section class="activity" aria-labelledby="activity-h" data-testid="activity">
+        </div>`:v}
+  </div>`}function Lt(){return{calls:[],dropped:0,error:null,loaded:!1}}function Rt(e){return e<10?`${e.toFixed(1)} ms`:e<1e3?`${Math.round(e)} ms`:`${(e/1e3).toFixed(1)} s`}function zt(e,t){return e.map(e=>{let n=A(e.time);return{seq:e.seq,when:n===null?e.time:j(n,t),at:e.time,client:e.client??`—`,server:e.server??`—`,name:e.name,duration:Rt(e.durationMs),outcome:e.outcome,error:e.error}})}function Bt(e,t){let n=new Set(e.calls.map(e=>e.seq));return{calls:[...t.calls.filter(e=>!n.has(e.seq)),...e.calls].slice(0,100),dropped:t.dropped,error:null,loaded:!0}}function Vt(e,t){let n=zt(e.calls,t);return g`<section class="activity" aria-labelledby="activity-h" data-testid="activity">
     <h2 id="activity-h">Activity</h2>
-    ${e.error?_`<p class="muted" data-testid="activity-error">${e.error}</p>`:e.loaded?n.length===0?_`<p class="muted" data-testid="activity-empty">No calls yet. Tool calls, prompts and resource reads through Switchboard show up here.</p>`:_`<div class="table-wrap">
+    ${e.error?g`<p class="muted" data-testid="activity-error">${e.error}</p>`:e.loaded?n.length===0?g`<p class="muted" data-testid="activity-empty">No calls yet. Tool calls, prompts and resource reads through Switchboard show up here.</p>`:g`<div class="table-wrap">
               <table class="servers activity-table">
                 <thead>
                   <tr>
@@ -149,7 +155,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
                   </tr>
                 </thead>
                 <tbody>
-                  ${n.map(e=>_`<tr data-seq=${e.seq} class=${`outcome-${e.outcome}`}>
+                  ${n.map(e=>g`<tr data-seq=${e.seq} class=${`outcome-${e.outcome}`}>
                       <td><time datetime=${e.at} title=${e.at}>${e.when}</time></td>
                       <td>${e.client}</td>
                       <td>${e.server}</td>
@@ -157,14 +163,14 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
                       <td>${e.duration}</td>
                       <td data-testid="outcome">
                         <span class=${`pill outcome-${e.outcome}`}>${e.outcome}</span>
-                        ${e.error?_`<div class="error-text">${e.error}</div>`:y}
+                        ${e.error?g`<div class="error-text">${e.error}</div>`:v}
                       </td>
                     </tr>`)}
                 </tbody>
               </table>
-            </div>`:_`<p class="muted">Loading…</p>`}
-    ${e.dropped>0?_`<p class="muted">${e.dropped} calls were not recorded because the recorder was behind.</p>`:y}
-  </section>`}function Lt(e,t){if(e===401||e===403)return"Sign in to see what clients called: open the dashboard with `switchboard dashboard` (or from the Switchboard app).";if(e===null)return`Switchboard is not answering.`;let n=t&&typeof t==`object`&&`error`in t?String(t.error):null;return n?`Could not read the activity: ${n}`:`Could not read the activity (HTTP ${e}).`}function Rt(e,t,n=3e3){let r=null,i=!1,a=async()=>{r=null;let o=e().calls[0]?.seq,s=o===void 0?`limit=100`:`limit=100&after=${o}`,c=null,l=null;try{let n=await fetch(`api/v1/activity?${s}`,{headers:{Accept:`application/json`},cache:`no-store`});c=n.status,l=await n.json().catch(()=>null),n.ok&&l&&typeof l==`object`&&Array.isArray(l.calls)?t(Ft(e(),l)):t({...e(),error:Lt(c,l),loaded:!0})}catch{t({...e(),error:Lt(null,null),loaded:!0})}i||(r=setTimeout(()=>void a(),n))};return a(),()=>{i=!0,r&&clearTimeout(r)}}function zt(e){return e===null?`counting…`:e<1e3?`${e} ${e===1?`token`:`tokens`}`:e<1e4?`${(Math.round(e/100)/10).toString()}k tokens`:`${Math.round(e/1e3)}k tokens`}function Bt(e,t){let n=e.servers.find(e=>e.id===t);return n?`${n.listedAt??``}|${n.toolCount}|${n.toolTokens??0}`:null}var Vt=encodeURIComponent,Ht={list:e=>T(`GET`,`servers/${Vt(e)}/tools`,`read the tools of ${e}`),setEnabled:(e,t,n)=>T(`POST`,`servers/${Vt(e)}/tools/${Vt(t)}/${n?`enable`:`disable`}`,`${n?`enable`:`disable`} ${t} of ${e}`)},Ut=20,Wt=500;function Gt(e){let t={open:null,data:null,error:null,loadedFor:null},n=(r,i=Ut)=>{Ht.list(r).then(a=>{t.open===r&&(t.data=a,t.error=null,e.update(),i>0&&a.tools.some(e=>e.tokens===null)&&setTimeout(()=>{t.open===r&&n(r,i-1)},Wt))},n=>{t.open===r&&(t.error=n instanceof Error?n.message:String(n),e.update())})};return{state:t,actions:{show(r){t.open===r?(t.open=null,t.data=null,t.error=null,t.loadedFor=null):(t.open=r,t.data=null,t.error=null,t.loadedFor=null,n(r)),e.update()},setEnabled(r,i,a){e.run(`tool:${r}:${i}`,async()=>{await Ht.setEnabled(r,i,a),t.open===r&&n(r)},`${i} of ${r} ${a?`enabled`:`disabled`}.`)}},observe:e=>{if(!t.open)return;let r=Bt(e,t.open);r===null?(t.open=null,t.data=null):(t.loadedFor!==null&&t.loadedFor!==r&&n(t.open),t.loadedFor=r)}}}function Kt(e,t,n){let r=t.open===e;return _`<button
+            </div>`:g`<p class="muted">Loading…</p>`}
+    ${e.dropped>0?g`<p class="muted">${e.dropped} calls were not recorded because the recorder was behind.</p>`:v}
+  </section>`}function Ht(e,t){if(e===401||e===403)return"Sign in to see what clients called: open the dashboard with `switchboard dashboard` (or from the Switchboard app).";if(e===null)return`Switchboard is not answering.`;let n=t&&typeof t==`object`&&`error`in t?String(t.error):null;return n?`Could not read the activity: ${n}`:`Could not read the activity (HTTP ${e}).`}function Ut(e,t,n=3e3){let r=null,i=!1,a=async()=>{r=null;let o=e().calls[0]?.seq,s=o===void 0?`limit=100`:`limit=100&after=${o}`,c=null,l=null;try{let n=await fetch(`api/v1/activity?${s}`,{headers:{Accept:`application/json`},cache:`no-store`});c=n.status,l=await n.json().catch(()=>null),n.ok&&l&&typeof l==`object`&&Array.isArray(l.calls)?t(Bt(e(),l)):t({...e(),error:Ht(c,l),loaded:!0})}catch{t({...e(),error:Ht(null,null),loaded:!0})}i||(r=setTimeout(()=>void a(),n))};return a(),()=>{i=!0,r&&clearTimeout(r)}}function Wt(e){return e===null?`counting…`:e<1e3?`${e} ${e===1?`token`:`tokens`}`:e<1e4?`${(Math.round(e/100)/10).toString()}k tokens`:`${Math.round(e/1e3)}k tokens`}function Gt(e,t){let n=e.servers.find(e=>e.id===t);return n?`${n.listedAt??``}|${n.toolCount}|${n.toolTokens??0}`:null}var Kt=encodeURIComponent,qt={list:e=>w(`GET`,`servers/${Kt(e)}/tools`,`read the tools of ${e}`),setEnabled:(e,t,n)=>w(`POST`,`servers/${Kt(e)}/tools/${Kt(t)}/${n?`enable`:`disable`}`,`${n?`enable`:`disable`} ${t} of ${e}`)},Jt=20,Yt=500;function Xt(e){let t={open:null,data:null,error:null,loadedFor:null},n=(r,i=Jt)=>{qt.list(r).then(a=>{t.open===r&&(t.data=a,t.error=null,e.update(),i>0&&a.tools.some(e=>e.tokens===null)&&setTimeout(()=>{t.open===r&&n(r,i-1)},Yt))},n=>{t.open===r&&(t.error=n instanceof Error?n.message:String(n),e.update())})};return{state:t,actions:{show(r){t.open===r?(t.open=null,t.data=null,t.error=null,t.loadedFor=null):(t.open=r,t.data=null,t.error=null,t.loadedFor=null,n(r)),e.update()},setEnabled(r,i,a){e.run(`tool:${r}:${i}`,async()=>{await qt.setEnabled(r,i,a),t.open===r&&n(r)},`${i} of ${r} ${a?`enabled`:`disabled`}.`)}},observe:e=>{if(!t.open)return;let r=Gt(e,t.open);r===null?(t.open=null,t.data=null):(t.loadedFor!==null&&t.loadedFor!==r&&n(t.open),t.loadedFor=r)}}}function Zt(e,t,n){let r=t.open===e;return g`<button
     type="button"
     class="small"
     data-action="tools"
@@ -173,16 +179,16 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
     @click=${()=>n.show(e)}
   >
     Tools
-  </button>`}function qt(e,t,n,r,i){if(n.open!==e)return y;let a=n.data;return _`<tr class="detail tools-row">
+  </button>`}function Qt(e,t,n,r,i){if(n.open!==e)return v;let a=n.data;return g`<tr class="detail tools-row">
     <td></td>
     <td colspan="7">
       <div class="tools" data-testid="tools">
         <div class="tools-head">
           <b>Tools of ${e}</b>
-          <span class="muted" data-testid="tool-tokens">${zt(t)} in clients' context</span>
+          <span class="muted" data-testid="tool-tokens">${Wt(t)} in clients' context</span>
         </div>
-        ${n.error?_`<p class="error-text">${n.error}</p>`:a?a.listed?a.tools.length===0?_`<p class="muted">This server has no tools.</p>`:_`<ul class="tool-list">
-                    ${a.tools.map(t=>{let n=`tool:${e}:${t.name}`;return _`<li data-tool=${t.name} class=${t.enabled?``:`off`}>
+        ${n.error?g`<p class="error-text">${n.error}</p>`:a?a.listed?a.tools.length===0?g`<p class="muted">This server has no tools.</p>`:g`<ul class="tool-list">
+                    ${a.tools.map(t=>{let n=`tool:${e}:${t.name}`;return g`<li data-tool=${t.name} class=${t.enabled?``:`off`}>
                         <label>
                           <input
                             type="checkbox"
@@ -194,13 +200,13 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
                           <code>${t.name}</code>
                         </label>
                         <span class="muted">${t.description}</span>
-                        <span class="muted tokens">${zt(t.tokens)}</span>
+                        <span class="muted tokens">${Wt(t.tokens)}</span>
                       </li>`})}
-                  </ul>`:_`<p class="muted">Not listed yet: the tools show once a client uses this server (or after Refresh).</p>`:_`<p class="muted">Loading…</p>`}
+                  </ul>`:g`<p class="muted">Not listed yet: the tools show once a client uses this server (or after Refresh).</p>`:g`<p class="muted">Loading…</p>`}
       </div>
     </td>
-  </tr>`}function Jt(e,t=10){return`search?q=${encodeURIComponent(e.trim())}&limit=${t}`}function Yt(e,t=160){let n=e.split(`
-`,1)[0]??``;return n.length>t?`${n.slice(0,t-1)}…`:n}function Xt(e){let t={query:``,results:null,error:null,busy:!1},n=0;return{state:t,actions:{search(r){if(t.query=r,r.trim()===``){t.results=null,t.error=null,e.update();return}let i=++n;t.busy=!0,e.update(),T(`GET`,Jt(r),`search the tools`).then(r=>{i===n&&(t.results=r.tools,t.error=null,t.busy=!1,e.update())},r=>{i===n&&(t.error=r instanceof Error?r.message:String(r),t.busy=!1,e.update())})}}}}function Zt(e,t){return _`<section class="search" aria-labelledby="search-h">
+  </tr>`}function $t(e,t=10){return`search?q=${encodeURIComponent(e.trim())}&limit=${t}`}function en(e,t=160){let n=e.split(`
+`,1)[0]??``;return n.length>t?`${n.slice(0,t-1)}…`:n}function tn(e){let t={query:``,results:null,error:null,busy:!1},n=0;return{state:t,actions:{search(r){if(t.query=r,r.trim()===``){t.results=null,t.error=null,e.update();return}let i=++n;t.busy=!0,e.update(),w(`GET`,$t(r),`search the tools`).then(r=>{i===n&&(t.results=r.tools,t.error=null,t.busy=!1,e.update())},r=>{i===n&&(t.error=r instanceof Error?r.message:String(r),t.busy=!1,e.update())})}}}}function nn(e,t){return g`<section class="search" aria-labelledby="search-h">
     <h2 id="search-h">Find a tool</h2>
     <form
       role="search"
@@ -216,25 +222,25 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
       <button type="submit" class="small" ?disabled=${e.busy}>${e.busy?`Searching…`:`Search`}</button>
     </form>
     <p class="muted">What an agent's <code>switchboard__search_tools</code> would find: every enabled server's tools, running or not.</p>
-    ${e.error?_`<p class="error-text" role="alert">${e.error}</p>`:y}
-    ${e.results===null?y:e.results.length===0?_`<p class="muted" data-testid="search-empty">No tool matches.</p>`:_`<ol class="search-results" data-testid="search-results">
-            ${e.results.map(e=>_`<li data-tool=${e.name}>
+    ${e.error?g`<p class="error-text" role="alert">${e.error}</p>`:v}
+    ${e.results===null?v:e.results.length===0?g`<p class="muted" data-testid="search-empty">No tool matches.</p>`:g`<ol class="search-results" data-testid="search-results">
+            ${e.results.map(e=>g`<li data-tool=${e.name}>
                 <code>${e.name}</code>
                 <span class="pill">${e.server}</span>
-                ${e.running?_`<span class="badge">running</span>`:y}
-                <div class="muted">${Yt(e.description)}</div>
+                ${e.running?g`<span class="badge">running</span>`:v}
+                <div class="muted">${en(e.description)}</div>
               </li>`)}
           </ol>`}
-  </section>`}function Qt(e,t){let n=`pending/${encodeURIComponent(e)}`;return t===`deny`?{path:`${n}/deny`,body:void 0}:{path:`${n}/allow`,body:t===`always`?{always:!0}:void 0}}function $t(e,t=300){let n=JSON.stringify(e??{});return n.length>t?`${n.slice(0,t-1)}…`:n}function en(e,t){if(e.calls.length===0&&!e.error)return y;let n=e.calls.length;return _`<section class="pending" aria-labelledby="pending-h" data-testid="pending">
+  </section>`}function rn(e,t){let n=`pending/${encodeURIComponent(e)}`;return t===`deny`?{path:`${n}/deny`,body:void 0}:{path:`${n}/allow`,body:t===`always`?{always:!0}:void 0}}function an(e,t=300){let n=JSON.stringify(e??{});return n.length>t?`${n.slice(0,t-1)}…`:n}function on(e,t){if(e.calls.length===0&&!e.error)return v;let n=e.calls.length;return g`<section class="pending" aria-labelledby="pending-h" data-testid="pending">
     <h2 id="pending-h">${n===1?`1 call waits`:`${n} calls wait`} for your approval</h2>
-    ${e.error?_`<p class="error-text" role="alert">${e.error}</p>`:y}
+    ${e.error?g`<p class="error-text" role="alert">${e.error}</p>`:v}
     <ul class="pending-list">
-      ${e.calls.map(n=>{let r=e.deciding.has(n.id);return _`<li data-testid="pending-call" data-id=${n.id}>
+      ${e.calls.map(n=>{let r=e.deciding.has(n.id);return g`<li data-testid="pending-call" data-id=${n.id}>
           <div>
             <strong>${n.server}</strong> · <code>${n.tool}</code>
             <span class="muted">from ${n.client??`an unnamed client`}</span>
           </div>
-          <pre class="arguments" data-testid="pending-arguments">${$t(n.arguments)}</pre>
+          <pre class="arguments" data-testid="pending-arguments">${an(n.arguments)}</pre>
           <div class="buttons">
             <button ?disabled=${r} @click=${()=>t.decide(n.id,`allow`)}>Allow</button>
             <button ?disabled=${r} title="Allow, and stop asking for this tool (adds it to allowTools)"
@@ -243,13 +249,13 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
           </div>
         </li>`})}
     </ul>
-  </section>`}function tn(e){let t={calls:[],error:null,deciding:new Set},n=async()=>{try{let e=await T(`GET`,`pending`,`list the calls waiting`);t.calls=e.calls}catch{t.calls=[]}e.update()};return{state:t,actions:{decide(r,i){let{path:a,body:o}=Qt(r,i);t.deciding.add(r),e.update(),T(`POST`,a,`${i} the call`,o).then(()=>{t.error=null,t.calls=t.calls.filter(e=>e.id!==r),t.deciding.delete(r),e.update()},e=>{t.error=e instanceof Error?e.message:String(e),t.deciding.delete(r),n()})}},follow(e=1e3){n(),setInterval(()=>void n(),e)}}}var nn={live:`Live`,polling:`Updating every few seconds`,offline:`Not connected`};function rn(e,t){let n=e.view,r=nn[e.connection];return _`<header class="top">
+  </section>`}function sn(e){let t={calls:[],error:null,deciding:new Set},n=async()=>{try{let e=await w(`GET`,`pending`,`list the calls waiting`);t.calls=e.calls}catch{t.calls=[]}e.update()};return{state:t,actions:{decide(r,i){let{path:a,body:o}=rn(r,i);t.deciding.add(r),e.update(),w(`POST`,a,`${i} the call`,o).then(()=>{t.error=null,t.calls=t.calls.filter(e=>e.id!==r),t.deciding.delete(r),e.update()},e=>{t.error=e instanceof Error?e.message:String(e),t.deciding.delete(r),n()})}},follow(e=1e3){n(),setInterval(()=>void n(),e)}}}var cn={live:`Live`,polling:`Updating every few seconds`,offline:`Not connected`};function ln(e,t){let n=e.view,r=cn[e.connection];return g`<header class="top">
     <div class="brand">
       <span class="dot health-${n?.overall??`unknown`}" aria-hidden="true"></span>
       <h1>Switchboard</h1>
-      ${n?_`<span class="muted version">v${n.version}</span>`:y}
+      ${n?g`<span class="muted version">v${n.version}</span>`:v}
     </div>
-    ${n?_`<div class="endpoint">
+    ${n?g`<div class="endpoint">
           <span class="label" id="endpoint-label">Endpoint</span>
           <code aria-labelledby="endpoint-label" data-testid="endpoint">${n.endpoint}</code>
           <button type="button" class="small" aria-label="Copy the endpoint URL" @click=${()=>t.copy(n.endpoint,`Endpoint URL`)}>
@@ -258,36 +264,36 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
         </div>
         <div class="totals" data-testid="totals">
           <span>${n.totalsLabel}</span>
-          ${n.healthSummary?_`<span class="muted">${n.healthSummary}</span>`:y}
+          ${n.healthSummary?g`<span class="muted">${n.healthSummary}</span>`:v}
         </div>
-        ${Ee(n.endpoints)}`:y}
+        ${Oe(n.endpoints)}`:v}
     <div class="header-actions">
       <span class="conn conn-${e.connection}" role="status" title=${e.connectionDetail??r}>${r}</span>
       <button type="button" class="primary" ?disabled=${!n||e.busy.has(`refreshAll`)} @click=${t.refreshAll}>
         ${e.busy.has(`refreshAll`)?`Refreshing…`:`Refresh all`}
       </button>
     </div>
-  </header>`}function an(e,t){let n=e.view;return _`
-    ${e.startupError?_`<div class="banner error" role="alert" data-testid="startup-error">
+  </header>`}function un(e,t){let n=e.view;return g`
+    ${e.startupError?g`<div class="banner error" role="alert" data-testid="startup-error">
           <strong>Switchboard could not start its hub.</strong> ${e.startupError}
-        </div>`:y}
-    ${e.connection===`offline`&&!e.startupError?_`<div class="banner error" role="alert" data-testid="offline">
+        </div>`:v}
+    ${e.connection===`offline`&&!e.startupError?g`<div class="banner error" role="alert" data-testid="offline">
           ${e.connectionDetail??`Switchboard is not answering.`} The page reconnects by itself.
-        </div>`:y}
-    ${n?.configError?_`<div class="banner error" role="alert" data-testid="config-error">${n.configError}</div>`:y}
-    ${n&&n.reloadNotes.length>0?_`<div class="banner warn" role="status">
+        </div>`:v}
+    ${n?.configError?g`<div class="banner error" role="alert" data-testid="config-error">${n.configError}</div>`:v}
+    ${n&&n.reloadNotes.length>0?g`<div class="banner warn" role="status">
           The last config reload said: ${n.reloadNotes.join(`; `)}
-        </div>`:y}
+        </div>`:v}
     <div class="notice-slot" aria-live="polite">
-      ${e.notice?_`<div class="banner notice ${e.notice.kind===`error`?`error`:`ok`}" data-testid="notice">
+      ${e.notice?g`<div class="banner notice ${e.notice.kind===`error`?`error`:`ok`}" data-testid="notice">
             <span
               >${e.notice.text}
-              ${e.notice.link?_`<a href=${e.notice.link.href} target="_blank" rel="noopener noreferrer">${e.notice.link.label}</a>`:y}</span
+              ${e.notice.link?g`<a href=${e.notice.link.href} target="_blank" rel="noopener noreferrer">${e.notice.link.label}</a>`:v}</span
             >
             <button type="button" class="small" aria-label="Dismiss this message" @click=${t.dismissNotice}>×</button>
-          </div>`:y}
+          </div>`:v}
     </div>
-  `}function on(e,t,n){let r=t.busy.has(`toggle:${e.id}`);return _`<button
+  `}function dn(e,t,n){let r=t.busy.has(`toggle:${e.id}`);return g`<button
     type="button"
     class="switch"
     role="switch"
@@ -299,26 +305,26 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
     @click=${()=>n.toggle(e.id,!e.enabled)}
   >
     <span class="knob" aria-hidden="true"></span>
-  </button>`}function sn(e){let t=e.lastChange;if(!t)return y;let n=t.summary?_`${t.summary}`:_`${t.added.map(e=>_`<span class="added">+${e}</span> `)}${t.removed.map(e=>_`<span class="removed">−${e}</span> `)}${t.modified.map(e=>_`<span class="modified">~${e}</span> `)}${t.added.length+t.removed.length+t.modified.length===0?`lists changed`:y}`;return _`<div class="change" data-testid="last-change" title=${e.lastChangeLabel??``}>
-    ${e.recentlyChanged?_`<span class="badge recent-badge">Changed</span>`:y}
+  </button>`}function fn(e){let t=e.lastChange;if(!t)return v;let n=t.summary?g`${t.summary}`:g`${t.added.map(e=>g`<span class="added">+${e}</span> `)}${t.removed.map(e=>g`<span class="removed">−${e}</span> `)}${t.modified.map(e=>g`<span class="modified">~${e}</span> `)}${t.added.length+t.removed.length+t.modified.length===0?`lists changed`:v}`;return g`<div class="change" data-testid="last-change" title=${e.lastChangeLabel??``}>
+    ${e.recentlyChanged?g`<span class="badge recent-badge">Changed</span>`:v}
     Last change ${t.when}${t.how?` (found ${t.how})`:``}: ${n}
-  </div>`}function cn(e,t,n){let r=t.busy.has(`refresh:${e.id}`),i=t.pins.get(e.id),a=e.error||e.breaker||e.unverified||e.authNote||i||e.notes.length>0;return _`<tbody
+  </div>`}function pn(e,t,n){let r=t.busy.has(`refresh:${e.id}`),i=t.pins.get(e.id),a=e.error||e.breaker||e.unverified||e.authNote||i||e.notes.length>0;return g`<tbody
     class="server health-${e.health} ${e.recentlyChanged?`recent`:``} ${e.enabled?``:`off`}"
     data-server=${e.id}
     data-state=${e.state}
   >
     <tr>
-      <td class="c-toggle">${on(e,t,n)}</td>
+      <td class="c-toggle">${dn(e,t,n)}</td>
       <th scope="row" class="c-name">
         <span class="name">${e.id}</span>
-        ${e.sandbox?_`<span
+        ${e.sandbox?g`<span
               class="shield shield-${e.sandbox.level}"
               data-testid="sandbox"
               title=${e.sandbox.hint}
               aria-label=${e.sandbox.label}
               >${e.sandbox.symbol}<span class="shield-label">${e.sandbox.level===`contained`?``:` ${e.sandbox.label}`}</span></span
-            >`:y}
-        ${e.serverInfo?_`<span class="muted info">${e.serverInfo}</span>`:y}
+            >`:v}
+        ${e.serverInfo?g`<span class="muted info">${e.serverInfo}</span>`:v}
       </th>
       <td class="c-transport"><span class="pill">${e.transport}</span></td>
       <td class="c-state" data-testid="state" title=${e.stateHint}>${e.stateLabel}</td>
@@ -327,11 +333,11 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
       </td>
       <td class="c-counts">
         <span data-testid="counts">${e.countsLabel}</span>
-        ${e.otherCountsLabel?_`<span class="muted other-counts">${e.otherCountsLabel}</span>`:y}
+        ${e.otherCountsLabel?g`<span class="muted other-counts">${e.otherCountsLabel}</span>`:v}
       </td>
       <td class="c-fresh">
         <div data-testid="staleness" class=${e.stale?`stale`:``} title=${e.stalenessDetail}>${e.staleness}</div>
-        ${sn(e)}
+        ${fn(e)}
       </td>
       <td class="c-actions">
         <button
@@ -344,7 +350,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
         >
           ${r?`Refreshing…`:`Refresh`}
         </button>
-        ${e.canLogin?_`<button
+        ${e.canLogin?g`<button
               type="button"
               class="small primary"
               aria-label=${`Log in to ${e.id}`}
@@ -352,29 +358,29 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
               @click=${()=>n.login(e.id)}
             >
               ${e.loginPending?`Waiting for login…`:`Log in`}
-            </button>`:y}
-        ${e.canLogout?_`<button type="button" class="small" aria-label=${`Log out of ${e.id}`} @click=${()=>n.logout(e.id)}>
+            </button>`:v}
+        ${e.canLogout?g`<button type="button" class="small" aria-label=${`Log out of ${e.id}`} @click=${()=>n.logout(e.id)}>
               Log out
-            </button>`:y}
+            </button>`:v}
         <button type="button" class="small" aria-label=${`Show logs of ${e.id}`} data-action="logs" @click=${()=>n.openLogs(e.id)}>
           Logs
         </button>
-        ${_t(e.id,n.setup)} ${Kt(e.id,t.tools,n.tools)}
+        ${vt(e.id,n.setup)} ${Zt(e.id,t.tools,n.tools)}
       </td>
     </tr>
-    ${qt(e.id,e.toolTokens,t.tools,t.busy,n.tools)}
-    ${a?_`<tr class="detail">
+    ${Qt(e.id,e.toolTokens,t.tools,t.busy,n.tools)}
+    ${a?g`<tr class="detail">
           <td></td>
           <td colspan="7">
-            ${e.authNote?_`<div class="auth-note" data-testid="auth">${e.authNote}</div>`:y}
-            ${e.error?_`<div class="error-text" data-testid="error" role="note" title=${e.fullError??``}>${e.error}</div>`:y}
-            ${e.breaker?_`<div class="breaker" data-testid="breaker">${e.breaker}</div>`:y}
-            ${e.unverified?_`<div class="muted">Not verified yet: the lists shown come from an earlier run.</div>`:y}
-            ${e.notes.map(e=>_`<div class="muted" data-testid="listing-note" role="note">${e}</div>`)}
-            ${jt(e.id,i,t.busy,n.approve)}
+            ${e.authNote?g`<div class="auth-note" data-testid="auth">${e.authNote}</div>`:v}
+            ${e.error?g`<div class="error-text" data-testid="error" role="note" title=${e.fullError??``}>${e.error}</div>`:v}
+            ${e.breaker?g`<div class="breaker" data-testid="breaker">${e.breaker}</div>`:v}
+            ${e.unverified?g`<div class="muted">Not verified yet: the lists shown come from an earlier run.</div>`:v}
+            ${e.notes.map(e=>g`<div class="muted" data-testid="listing-note" role="note">${e}</div>`)}
+            ${It(e.id,i,t.busy,n.approve)}
           </td>
-        </tr>`:y}
-  </tbody>`}function ln(e,t){let n=e.view;return n?n.servers.length===0?ht(e.setup,t.setup):_`${gt(t.setup)}<div class="table-wrap">
+        </tr>`:v}
+  </tbody>`}function mn(e,t){let n=e.view;return n?n.servers.length===0?gt(e.setup,t.setup):g`${_t(t.setup)}<div class="table-wrap">
     <table class="servers" aria-describedby="servers-h">
       <thead>
         <tr>
@@ -388,12 +394,12 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
           <th scope="col"><span class="sr-only">Actions</span></th>
         </tr>
       </thead>
-      ${it(n.servers,e=>e.id,n=>cn(n,e,t))}
+      ${at(n.servers,e=>e.id,n=>pn(n,e,t))}
     </table>
-  </div>`:e.startupError?_``:_`<p class="muted" data-testid="loading">${e.connection===`offline`?`Waiting for Switchboard…`:`Loading…`}</p>`}function un(e,t){let n=e.snippets.find(t=>t.client===e.client)??e.snippets[0];return n?_`<section class="connect" aria-labelledby="connect-h">
+  </div>`:e.startupError?g``:g`<p class="muted" data-testid="loading">${e.connection===`offline`?`Waiting for Switchboard…`:`Loading…`}</p>`}function hn(e,t){let n=e.snippets.find(t=>t.client===e.client)??e.snippets[0];return n?g`<section class="connect" aria-labelledby="connect-h">
     <h2 id="connect-h">Connect a client</h2>
     <div class="tabs" role="tablist" aria-label="Client">
-      ${e.snippets.map(r=>_`<button
+      ${e.snippets.map(r=>g`<button
           type="button"
           role="tab"
           id=${`tab-${r.client}`}
@@ -401,45 +407,45 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
           aria-controls="snippet-panel"
           tabindex=${r.client===n.client?`0`:`-1`}
           @click=${()=>t.pickClient(r.client)}
-          @keydown=${n=>dn(n,e,t)}
+          @keydown=${n=>gn(n,e,t)}
         >
           ${r.label}
         </button>`)}
     </div>
     <div id="snippet-panel" role="tabpanel" aria-labelledby=${`tab-${n.client}`} data-testid="snippet">
       <p class="muted">${n.where}.</p>
-      ${n.command?_`<div class="snippet">
+      ${n.command?g`<div class="snippet">
             <pre><code>${n.command}</code></pre>
             <button type="button" class="small" aria-label=${`Copy the ${n.label} command`} @click=${()=>t.copy(n.command??``,`${n.label} command`)}>Copy</button>
-          </div>`:y}
+          </div>`:v}
       <div class="snippet">
         <pre><code data-testid="snippet-text">${n.text}</code></pre>
         <button type="button" class="small" aria-label=${`Copy the ${n.label} config`} @click=${()=>t.copy(n.text,`${n.label} config`)}>Copy</button>
       </div>
     </div>
-  </section>`:_``}function dn(e,t,n){let r=t.snippets.map(e=>e.client),i=r.indexOf(t.client),a=i;if(e.key===`ArrowRight`)a=(i+1)%r.length;else if(e.key===`ArrowLeft`)a=(i-1+r.length)%r.length;else if(e.key===`Home`)a=0;else if(e.key===`End`)a=r.length-1;else return;e.preventDefault();let o=r[a];o&&(n.pickClient(o),queueMicrotask(()=>document.getElementById(`tab-${o}`)?.focus()))}function fn(e,t){let n=e.logs;return _`<dialog id="logs" aria-labelledby="logs-h" @close=${t.closeLogs}>
-    ${n?_`<div class="dialog-head">
+  </section>`:g``}function gn(e,t,n){let r=t.snippets.map(e=>e.client),i=r.indexOf(t.client),a=i;if(e.key===`ArrowRight`)a=(i+1)%r.length;else if(e.key===`ArrowLeft`)a=(i-1+r.length)%r.length;else if(e.key===`Home`)a=0;else if(e.key===`End`)a=r.length-1;else return;e.preventDefault();let o=r[a];o&&(n.pickClient(o),queueMicrotask(()=>document.getElementById(`tab-${o}`)?.focus()))}function _n(e,t){let n=e.logs;return g`<dialog id="logs" aria-labelledby="logs-h" @close=${t.closeLogs}>
+    ${n?g`<div class="dialog-head">
             <h2 id="logs-h">Logs: ${n.id}</h2>
             <button type="button" class="small" @click=${t.reloadLogs}>Reload</button>
             <button type="button" class="small" aria-label="Close the logs" @click=${t.closeLogs}>Close</button>
           </div>
-          ${n.error?_`<div class="banner error" role="alert">${n.error}</div>`:y}
-          ${n.data?_`<h3>Events</h3>
-                ${n.data.events.length===0?_`<p class="muted">No events yet.</p>`:_`<ul class="events" data-testid="log-events">
-                      ${n.data.events.map(e=>_`<li class="level-${e.level}"><time>${e.at}</time> <b>${e.level}</b> ${e.message}</li>`)}
+          ${n.error?g`<div class="banner error" role="alert">${n.error}</div>`:v}
+          ${n.data?g`<h3>Events</h3>
+                ${n.data.events.length===0?g`<p class="muted">No events yet.</p>`:g`<ul class="events" data-testid="log-events">
+                      ${n.data.events.map(e=>g`<li class="level-${e.level}"><time>${e.at}</time> <b>${e.level}</b> ${e.message}</li>`)}
                     </ul>`}
                 <h3>Standard error</h3>
-                ${n.data.stderr.length===0?_`<p class="muted">Nothing on stderr.</p>`:_`<pre class="stderr" data-testid="log-stderr">${n.data.stderr.join(`
-`)}</pre>`}`:n.error?y:_`<p class="muted">Loading…</p>`}`:y}
-  </dialog>`}function pn(e,t){return _`${rn(e,t)}
+                ${n.data.stderr.length===0?g`<p class="muted">Nothing on stderr.</p>`:g`<pre class="stderr" data-testid="log-stderr">${n.data.stderr.join(`
+`)}</pre>`}`:n.error?v:g`<p class="muted">Loading…</p>`}`:v}
+  </dialog>`}function vn(e,t){return g`${ln(e,t)}
     <main>
-      ${an(e,t)} ${e.view?en(e.pending,t.pending):y}
+      ${un(e,t)} ${e.view?on(e.pending,t.pending):v}
       <section aria-labelledby="servers-h">
         <h2 id="servers-h" class="sr-only">Servers</h2>
-        ${ln(e,t)}
+        ${mn(e,t)}
       </section>
-      ${e.view&&e.view.servers.length>0?Zt(e.search,t.search):y}
-      ${e.view?It(e.activity,Date.now()):y}
-      ${e.view?un(e,t):y}
+      ${e.view&&e.view.servers.length>0?nn(e.search,t.search):v}
+      ${e.view?Vt(e.activity,Date.now()):v}
+      ${e.view?hn(e,t):v}
     </main>
-    ${fn(e,t)} ${vt(e.setup,t.setup)}`}function V(e){return`${JSON.stringify(e,null,2)}\n`}function mn(e){return JSON.stringify(e)}function hn(e){return[{client:`claudeCode`,label:`Claude Code`,where:`Run the command, or add this to .mcp.json in your project (or ~/.claude.json)`,language:`json`,text:V({mcpServers:{switchboard:{type:`http`,url:e}}}),command:`claude mcp add --transport http --scope user switchboard ${e}`},{client:`cursor`,label:`Cursor`,where:`Add this to ~/.cursor/mcp.json`,language:`json`,text:V({mcpServers:{switchboard:{url:e}}}),command:null},{client:`vscode`,label:`VS Code`,where:`Add this to .vscode/mcp.json in your workspace (or your user mcp.json)`,language:`json`,text:V({servers:{switchboard:{type:`http`,url:e}}}),command:null},{client:`codex`,label:`Codex`,where:`Add this to ~/.codex/config.toml`,language:`toml`,text:`[mcp_servers.switchboard]\nurl = ${mn(e)}\n`,command:null},{client:`claudeDesktop`,label:`Claude Desktop`,where:`Add this to claude_desktop_config.json (Settings → Developer → Edit Config). Claude Desktop speaks stdio, so it runs the switchboard bridge, which forwards to this hub`,language:`json`,text:V({mcpServers:{switchboard:{command:`switchboard`,args:[`stdio`]}}}),command:null}]}var H=document.getElementById(`app`);H&&(H.textContent=``);var gn=new Ue,U=null,W=null,G=new Set,_n=mt({update:()=>X(),notify:(e,t)=>Z(e,t)}),vn=Gt({update:()=>X(),run:(e,t,n)=>$(e,t,n)}),yn=Xt({update:()=>X()}),bn=tn({update:()=>X()}),K={view:null,connection:`polling`,connectionDetail:null,startupError:new URLSearchParams(location.search).get(`hubError`),notice:null,busy:G,snippets:[],client:`claudeCode`,logs:null,setup:_n.state,pins:new Map,activity:Mt(),tools:vn.state,search:yn.state,pending:bn.state},q=new Map,J=new Map,Y=new Map;function X(){H&&(K.view=U?Ke(U,Date.now(),gn):null,K.snippets=U?hn(U.endpoint):[],K.pins=U?Ct(U,q,Y):new Map,he(pn(K,Cn),H),document.title=U?`Switchboard · ${K.view?.totalsLabel??``}`:`Switchboard`)}function Z(e,t,n){K.notice=n?{kind:e,text:t,link:n}:{kind:e,text:t},W&&clearTimeout(W),W=setTimeout(()=>{K.notice=null,X()},e===`error`?15e3:5e3),X()}function Q(e){return e instanceof w||e instanceof Error?e.message:String(e)}async function $(e,t,n){if(!G.has(e)){G.add(e),X();try{await t(),n&&Z(`ok`,n)}catch(e){Z(`error`,Q(e))}finally{G.delete(e),X()}}}async function xn(e){if(navigator.clipboard&&window.isSecureContext)try{await navigator.clipboard.writeText(e);return}catch{}let t=document.createElement(`textarea`);t.value=e,t.setAttribute(`readonly`,``),t.style.position=`fixed`,t.style.opacity=`0`,document.body.appendChild(t),t.select();let n=document.execCommand(`copy`);if(t.remove(),!n)throw Error(`the browser did not allow copying; select the text and copy it by hand`)}async function Sn(e){try{let t=await D.logs(e);K.logs?.id===e&&(K.logs={id:e,data:t,error:null})}catch(t){K.logs?.id===e&&(K.logs={id:e,data:null,error:Q(t)})}X()}var Cn={copy(e,t){xn(e).then(()=>Z(`ok`,`${t} copied.`),e=>Z(`error`,`Could not copy: ${Q(e)}`))},refreshAll(){$(`refreshAll`,async()=>{let e=await D.refreshAll(),t=e.servers.filter(e=>!e.ok);if(t.length>0)throw Error(`Refreshed ${e.servers.length-t.length} of ${e.servers.length} servers; `+t.map(e=>`${e.id}: ${e.error??`failed`}`).join(`; `))},`All servers refreshed.`)},toggle(e,t){$(`toggle:${e}`,()=>D.setEnabled(e,t),`${e} ${t?`enabled`:`disabled`}.`)},refresh(e){$(`refresh:${e}`,()=>D.refresh(e),`${e} refreshed.`)},login(e){$(`login:${e}`,async()=>{let t=await D.login(e);window.open(t.authorizationUrl,`_blank`,`noopener,noreferrer`),Z(`ok`,`Log-in to ${e} started: finish it in your browser.`,{href:t.authorizationUrl,label:`Open the login page again`})},null)},logout(e){$(`logout:${e}`,()=>D.logout(e),`Logged out of ${e}.`)},openLogs(e){K.logs={id:e,data:null,error:null},X();let t=document.getElementById(`logs`);t instanceof HTMLDialogElement&&!t.open&&t.showModal(),Sn(e)},closeLogs(){let e=document.getElementById(`logs`);if(e instanceof HTMLDialogElement&&e.open&&e.close(),K.logs){let e=K.logs.id;K.logs=null,X(),document.querySelector(`[data-server="${CSS.escape(e)}"] [data-action="logs"]`)?.focus()}},reloadLogs(){K.logs&&Sn(K.logs.id)},approve(e,t){let n=t?.map(Tt);$(`approve:${e}:${n?n.join(`,`):`*`}`,()=>Ot.approve(e,t),`Approved ${n?n.join(`, `):`the tools`} of ${e}.`)},dismissNotice(){W&&clearTimeout(W),K.notice=null,X()},pickClient(e){K.client=e,X()},setup:_n.actions,tools:vn.actions,search:yn.actions,pending:bn.actions};function wn(e){let t=Ct(e,q);for(let e of[...J.keys()])t.has(e)||(J.delete(e),q.delete(e),Y.delete(e));for(let[e,n]of t){let t=wt(n);t!==``&&J.get(e)!==t&&(J.set(e,t),Y.delete(e),Ot.held(e).then(n=>{J.get(e)===t&&(q.set(e,n.tools),X())},n=>{J.get(e)===t&&(Y.set(e,Q(n)),X())}))}}function Tn(e){gn.observe(e,Date.now()),U=e,_n.observe(e),wn(e),vn.observe(e),X()}function En(e,t){(K.connection!==e||K.connectionDetail!==(t??null))&&(K.connection=e,K.connectionDetail=t??null,X())}K.startupError?K.connection=`offline`:(be(Tn,En),bn.follow(),Rt(()=>K.activity,e=>{K.activity=e,X()})),setInterval(X,5e3),X();
+    ${_n(e,t)} ${yt(e.setup,t.setup)}`}function B(e){return`${JSON.stringify(e,null,2)}\n`}function yn(e){return JSON.stringify(e)}function bn(e){return[{client:`claudeCode`,label:`Claude Code`,where:`Run the command, or add this to .mcp.json in your project (or ~/.claude.json)`,language:`json`,text:B({mcpServers:{switchboard:{type:`http`,url:e}}}),command:`claude mcp add --transport http --scope user switchboard ${e}`},{client:`cursor`,label:`Cursor`,where:`Add this to ~/.cursor/mcp.json`,language:`json`,text:B({mcpServers:{switchboard:{url:e}}}),command:null},{client:`vscode`,label:`VS Code`,where:`Add this to .vscode/mcp.json in your workspace (or your user mcp.json)`,language:`json`,text:B({servers:{switchboard:{type:`http`,url:e}}}),command:null},{client:`codex`,label:`Codex`,where:`Add this to ~/.codex/config.toml`,language:`toml`,text:`[mcp_servers.switchboard]\nurl = ${yn(e)}\n`,command:null},{client:`claudeDesktop`,label:`Claude Desktop`,where:`Add this to claude_desktop_config.json (Settings → Developer → Edit Config). Claude Desktop speaks stdio, so it runs the switchboard bridge, which forwards to this hub`,language:`json`,text:B({mcpServers:{switchboard:{command:`switchboard`,args:[`stdio`]}}}),command:null}]}var V=document.getElementById(`app`);V&&(V.textContent=``);var xn=new Ge,H=null,U=null,W=new Set,G=ht({update:()=>X(),notify:(e,t)=>Z(e,t)}),Sn=Xt({update:()=>X(),run:(e,t,n)=>$(e,t,n)}),Cn=tn({update:()=>X()}),wn=sn({update:()=>X()}),K={view:null,connection:`polling`,connectionDetail:null,startupError:new URLSearchParams(location.search).get(`hubError`),notice:null,busy:W,snippets:[],client:`claudeCode`,logs:null,setup:G.state,pins:new Map,activity:Lt(),tools:Sn.state,search:Cn.state,pending:wn.state},q=new Map,J=new Map,Y=new Map;function X(){V&&(K.view=H?Je(H,Date.now(),xn):null,K.snippets=H?bn(H.endpoint):[],K.pins=H?Et(H,q,Y):new Map,ge(vn(K,Dn),V),document.title=H?`Switchboard · ${K.view?.totalsLabel??``}`:`Switchboard`)}function Z(e,t,n){K.notice=n?{kind:e,text:t,link:n}:{kind:e,text:t},U&&clearTimeout(U),U=setTimeout(()=>{K.notice=null,X()},e===`error`?15e3:5e3),X()}function Q(e){return e instanceof C||e instanceof Error?e.message:String(e)}async function $(e,t,n){if(!W.has(e)){W.add(e),X();try{await t(),n&&Z(`ok`,n)}catch(e){Z(`error`,Q(e))}finally{W.delete(e),X()}}}async function Tn(e){if(navigator.clipboard&&window.isSecureContext)try{await navigator.clipboard.writeText(e);return}catch{}let t=document.createElement(`textarea`);t.value=e,t.setAttribute(`readonly`,``),t.style.position=`fixed`,t.style.opacity=`0`,document.body.appendChild(t),t.select();let n=document.execCommand(`copy`);if(t.remove(),!n)throw Error(`the browser did not allow copying; select the text and copy it by hand`)}async function En(e){try{let t=await E.logs(e);K.logs?.id===e&&(K.logs={id:e,data:t,error:null})}catch(t){K.logs?.id===e&&(K.logs={id:e,data:null,error:Q(t)})}X()}var Dn={copy(e,t){Tn(e).then(()=>Z(`ok`,`${t} copied.`),e=>Z(`error`,`Could not copy: ${Q(e)}`))},refreshAll(){$(`refreshAll`,async()=>{let e=await E.refreshAll(),t=e.servers.filter(e=>!e.ok);if(t.length>0)throw Error(`Refreshed ${e.servers.length-t.length} of ${e.servers.length} servers; `+t.map(e=>`${e.id}: ${e.error??`failed`}`).join(`; `))},`All servers refreshed.`)},toggle(e,t){$(`toggle:${e}`,()=>E.setEnabled(e,t),`${e} ${t?`enabled`:`disabled`}.`)},refresh(e){$(`refresh:${e}`,()=>E.refresh(e),`${e} refreshed.`)},login(e){$(`login:${e}`,async()=>{let t=await E.login(e);window.open(t.authorizationUrl,`_blank`,`noopener,noreferrer`),Z(`ok`,`Log-in to ${e} started: finish it in your browser.`,{href:t.authorizationUrl,label:`Open the login page again`})},null)},logout(e){$(`logout:${e}`,()=>E.logout(e),`Logged out of ${e}.`)},openLogs(e){K.logs={id:e,data:null,error:null},X();let t=document.getElementById(`logs`);t instanceof HTMLDialogElement&&!t.open&&t.showModal(),En(e)},closeLogs(){let e=document.getElementById(`logs`);if(e instanceof HTMLDialogElement&&e.open&&e.close(),K.logs){let e=K.logs.id;K.logs=null,X(),document.querySelector(`[data-server="${CSS.escape(e)}"] [data-action="logs"]`)?.focus()}},reloadLogs(){K.logs&&En(K.logs.id)},approve(e,t){let n=t?.map(Ot);$(`approve:${e}:${n?n.join(`,`):`*`}`,()=>jt.approve(e,t),`Approved ${n?n.join(`, `):`the tools`} of ${e}.`)},dismissNotice(){U&&clearTimeout(U),K.notice=null,X()},pickClient(e){K.client=e,X()},setup:G.actions,tools:Sn.actions,search:Cn.actions,pending:wn.actions};function On(e){let t=Et(e,q);for(let e of[...J.keys()])t.has(e)||(J.delete(e),q.delete(e),Y.delete(e));for(let[e,n]of t){let t=Dt(n);t!==``&&J.get(e)!==t&&(J.set(e,t),Y.delete(e),jt.held(e).then(n=>{J.get(e)===t&&(q.set(e,n.tools),X())},n=>{J.get(e)===t&&(Y.set(e,Q(n)),X())}))}}function kn(e){xn.observe(e,Date.now()),H=e,G.observe(e),On(e),Sn.observe(e),X()}function An(e,t){(K.connection!==e||K.connectionDetail!==(t??null))&&(K.connection=e,K.connectionDetail=t??null,X())}K.startupError?K.connection=`offline`:(xe(kn,An),wn.follow(),Ut(()=>K.activity,e=>{K.activity=e,X()})),setInterval(X,5e3),X();
