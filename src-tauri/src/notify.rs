@@ -1,7 +1,8 @@
 //! OS notifications for calls waiting for approval (`settings.confirmCalls`,
 //! see "Asking before acting" in `docs/security.md`): one notification per
 //! waiting call, naming the client, the server, the tool and its (redacted)
-//! arguments, with **Allow** and **Deny** buttons. A click decides the call
+//! arguments, with **Allow** and **Deny** buttons (critical urgency, no
+//! expiry: it stays until answered or withdrawn). A click decides the call
 //! as the app (`Decider::App`, the activity log's `by: "app"`); a call
 //! decided anywhere else (dashboard, CLI, elicitation, timeout) has its
 //! notification withdrawn. A notification dismissed without a click leaves
@@ -31,7 +32,7 @@ pub fn follow(hub: HubHandle) {
 }
 
 /// The notification's text for one waiting call: summary and body (plain
-/// text; the body is escaped where it is sent, daemons may read markup).
+/// text; the body is escaped where it is sent to a daemon that reads markup).
 pub fn texts(call: &switchboard_api::PendingCall) -> (String, String) {
     const MAX_ARGUMENTS: usize = 300;
     let summary = format!("Allow {} → {}?", call.server, call.tool);
@@ -79,6 +80,7 @@ mod linux {
         };
         let capabilities: Vec<String> =
             proxy.call("GetCapabilities", &()).await.unwrap_or_default();
+        let markup = capabilities.iter().any(|c| c == "body-markup");
         if !capabilities.iter().any(|c| c == "actions") {
             tracing::info!(
                 "the notification service shows no buttons: answer waiting calls in the tray's dashboard"
@@ -98,7 +100,7 @@ mod linux {
         let mut shown = Shown::default();
         loop {
             changes.borrow_and_update();
-            sync(&hub, &proxy, &mut shown).await;
+            sync(&hub, &proxy, markup, &mut shown).await;
             tokio::select! {
                 changed = changes.changed() => {
                     if changed.is_err() {
@@ -140,7 +142,7 @@ mod linux {
     }
 
     /// Shows the calls not shown yet, withdraws those no longer waiting.
-    async fn sync(hub: &HubHandle, proxy: &zbus::Proxy<'_>, shown: &mut Shown) {
+    async fn sync(hub: &HubHandle, proxy: &zbus::Proxy<'_>, markup: bool, shown: &mut Shown) {
         let waiting = hub.pending().list();
         let gone: Vec<(String, u32)> = shown
             .open
@@ -162,7 +164,10 @@ mod linux {
                 continue;
             }
             shown.ever.insert(call.id.clone());
-            let (summary, body) = super::texts(&call);
+            let (summary, mut body) = super::texts(&call);
+            if markup {
+                body = escape(&body);
+            }
             let hints: HashMap<&str, Value<'_>> = HashMap::from([
                 // Critical: stays until answered (daemons do not expire it).
                 ("urgency", Value::U8(2)),
@@ -177,7 +182,7 @@ mod linux {
                         0u32,
                         "",
                         summary.as_str(),
-                        escape(&body).as_str(),
+                        body.as_str(),
                         actions,
                         hints,
                         0i32,
@@ -195,7 +200,7 @@ mod linux {
         }
     }
 
-    /// `text` safe for a body that may be read as markup.
+    /// `text` safe for a body read as markup (`body-markup` capability).
     fn escape(text: &str) -> String {
         text.replace('&', "&amp;")
             .replace('<', "&lt;")
