@@ -114,7 +114,7 @@ mod linux {
                     let Some(call) = shown.open.iter().find(|(_, n)| **n == id).map(|(c, _)| c.clone()) else {
                         continue;
                     };
-                    shown.open.remove(&call);
+                    // Withdrawn by the next sync, once the call is decided.
                     let allow = match action.as_str() {
                         ALLOW => true,
                         DENY => false,
