@@ -29,18 +29,18 @@ pub(super) fn is_control(c: char) -> bool {
 /// The character rules' findings in `text`: at most one per rule.
 pub(super) fn scan(text: &str) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
-    if !text.is_ascii() {
-        if let Some((i, c)) = text.char_indices().find(|(_, c)| is_invisible(*c)) {
-            let hidden = tag_text(text);
-            let excerpt = if hidden.is_empty() {
-                super::excerpt(text, i, i + c.len_utf8())
-            } else {
-                // The tag characters spell ASCII: show what they say.
-                let shown = super::excerpt(&hidden, 0, hidden.len().min(super::MAX_MATCH));
-                format!("hidden text: {shown}")
-            };
-            out.push(("invisible-unicode", excerpt));
-        }
+    if !text.is_ascii()
+        && let Some((i, c)) = text.char_indices().find(|(_, c)| is_invisible(*c))
+    {
+        let hidden = tag_text(text);
+        let excerpt = if hidden.is_empty() {
+            super::excerpt(text, i, i + c.len_utf8())
+        } else {
+            // The tag characters spell ASCII: show what they say.
+            let shown = super::excerpt(&hidden, 0, hidden.len().min(super::MAX_MATCH));
+            format!("hidden text: {shown}")
+        };
+        out.push(("invisible-unicode", excerpt));
     }
     if let Some((i, c)) = text.char_indices().find(|(_, c)| is_control(*c)) {
         out.push(("terminal-escape", super::excerpt(text, i, i + c.len_utf8())));
