@@ -198,7 +198,9 @@ impl Compiled {
             let example = ["example.com", "example.org", "example.net"]
                 .iter()
                 .any(|domain| found.contains(domain));
-            !example && !(rules::guarded(self.id) && rules::conditional(&text[..m.start()]))
+            let stated_as_condition =
+                rules::guarded(self.id) && rules::conditional(&text[..m.start()]);
+            !(example || stated_as_condition)
         })
     }
 }
