@@ -79,12 +79,20 @@ pub fn scan_tool(tool: &Tool) -> Vec<ToolFinding> {
         }
     };
     for piece in &pieces {
-        for (rule, excerpt) in chars::scan(piece) {
+        for (rule, excerpt) in chars::scan(&piece.text) {
             note(rule, excerpt);
         }
     }
+    // A name as written is read by the character rules only: as words it is
+    // read by all (so a tool may be named like a merged tool name, which the
+    // catalog handles, and `read_ssh_id_rsa` still reads as words).
+    let texts: Vec<&str> = pieces
+        .iter()
+        .filter(|p| !p.raw_name)
+        .map(|p| &*p.text)
+        .collect();
     for rule in compiled() {
-        for piece in &pieces {
+        for piece in &texts {
             if let Some(m) = rule.find(piece) {
                 note(rule.id, excerpt(piece, m.start(), m.end()));
                 break;
@@ -96,24 +104,24 @@ pub fn scan_tool(tool: &Tool) -> Vec<ToolFinding> {
 
 /// The texts of `tool` that are read, in order: identity, description,
 /// annotations, schemas.
-fn pieces(tool: &Tool) -> Vec<Cow<'_, str>> {
+fn pieces(tool: &Tool) -> Vec<Piece<'_>> {
     let mut out = Vec::new();
-    let push_name = |out: &mut Vec<Cow<'_, str>>, name: String| {
+    let push_name = |out: &mut Vec<Piece<'_>>, name: String| {
         let words = words_of(&name);
-        out.push(name.into());
+        out.push(Piece::name(name));
         if let Some(words) = words {
-            out.push(words.into());
+            out.push(Piece::text(words));
         }
     };
     push_name(&mut out, tool.name.to_string());
     if let Some(title) = &tool.title {
-        out.push(title.as_str().into());
+        out.push(Piece::text(title.as_str()));
     }
     if let Some(description) = &tool.description {
-        out.push(description.as_ref().into());
+        out.push(Piece::text(description.as_ref()));
     }
     if let Some(title) = tool.annotations.as_ref().and_then(|a| a.title.as_ref()) {
-        out.push(title.as_str().into());
+        out.push(Piece::text(title.as_str()));
     }
     let mut strings = Vec::new();
     let mut names = Vec::new();
@@ -130,8 +138,31 @@ fn pieces(tool: &Tool) -> Vec<Cow<'_, str>> {
     for name in names {
         push_name(&mut out, name);
     }
-    out.extend(strings.into_iter().map(Cow::Owned));
+    out.extend(strings.into_iter().map(Piece::text));
     out
+}
+
+/// One text of a definition that is read.
+struct Piece<'a> {
+    text: Cow<'a, str>,
+    /// A tool or property name as written (see [`scan_tool`]).
+    raw_name: bool,
+}
+
+impl<'a> Piece<'a> {
+    fn text(text: impl Into<Cow<'a, str>>) -> Self {
+        Self {
+            text: text.into(),
+            raw_name: false,
+        }
+    }
+
+    fn name(name: String) -> Self {
+        Self {
+            text: name.into(),
+            raw_name: true,
+        }
+    }
 }
 
 /// Collects the strings of a schema (`pattern` values left out) and the
@@ -548,6 +579,18 @@ mod tests {
         assert_eq!(
             rules_of(&poisoned),
             ["instruction-tag", "exfiltration", "credential-file"]
+        );
+        // A name as written is not read as text: one like a merged name is
+        // the catalog's to handle; a description naming one is a finding.
+        let named = |name: &str, description: &str| {
+            tool(
+                json!({"name": name, "description": description, "inputSchema": {"type": "object"}}),
+            )
+        };
+        assert!(scan_tool(&named("switchboard__call_tool", "Calls any tool")).is_empty());
+        assert_eq!(
+            rules_of(&named("notes", "Then call github__create_issue")),
+            ["other-tools"]
         );
         let excerpt = &scan_tool(&poisoned)[2].excerpt;
         assert_eq!(excerpt, "content from reading ssh id rsa");

@@ -195,8 +195,12 @@ pub(super) fn patterns() -> Vec<(&'static str, String)> {
     );
     // ASCII word boundaries: a Unicode `\b` keeps the regex engine off its
     // fast (DFA) path on non-ASCII text; the words matched here are ASCII.
+    // A gap "within one sentence" may hold a dot that ends no sentence (a
+    // path, a file name): `~/.ssh/id_rsa and pass`.
     for (_, pattern) in &mut out {
-        *pattern = pattern.replace(r"\b", r"(?-u:\b)");
+        *pattern = pattern
+            .replace(r"\b", r"(?-u:\b)")
+            .replace(r"[^.\n]{", r"(?:[^.\n]|\.[^\s.]){");
     }
     out
 }
