@@ -27,6 +27,9 @@ APT_PACKAGES+=(chromium fonts-dejavu-core xvfb xauth dbus gnome-keyring keyutils
     python3-xlib)
 # The tray test (tests/ui/tray.test.mjs): an XEmbed tray host and OCR to find the menu's items.
 APT_PACKAGES+=(trayer tesseract-ocr tesseract-ocr-eng)
+# ... and a notification daemon with actions (dunst), answering the app's Allow / Deny
+# notifications through its context menu.
+APT_PACKAGES+=(dunst)
 # The package test (tests/package.test.sh): the .desktop entry's validator.
 APT_PACKAGES+=(desktop-file-utils)
 # OAuth token store tests (tests/tests/suite/keyring.rs): a session bus, GNOME Keyring as the

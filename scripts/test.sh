@@ -69,7 +69,8 @@ desktop_tests() {
     under_xvfb tests/ui/desktop.test.mjs
 }
 
-# The tray icon in a real tray host (trayer) under Xvfb, its menu clicked with xdotool.
+# The tray icon in a real tray host (trayer) under Xvfb, its menu clicked with xdotool;
+# the notifications of calls waiting for approval answered through dunst.
 tray_tests() {
     under_xvfb tests/ui/tray.test.mjs
 }

@@ -12,6 +12,7 @@
 //! directly); the CLI finds the hub's control token in the state directory.
 
 mod hub;
+mod notify;
 mod tray;
 mod tray_model;
 
@@ -122,6 +123,7 @@ fn run() -> anyhow::Result<()> {
                 tracing::warn!(error = %err, "no tray icon");
             }
             if let Some(hub) = follow {
+                notify::follow(hub.clone());
                 tray::follow(handle.clone(), hub);
             }
             stop_on_signals(handle.clone(), signals);

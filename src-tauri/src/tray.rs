@@ -2,8 +2,9 @@
 //!
 //! `tray_model` decides what to show; this module only builds the Tauri menu
 //! and icon from it, and handles clicks. A follower task gets every new
-//! snapshot; the menu is rebuilt only when its model changed and the icon is
-//! swapped only when its variant changed, so the tray never flickers.
+//! snapshot and every change of the calls waiting for approval; the menu is
+//! rebuilt only when its model changed and the icon is swapped only when its
+//! variant changed, so the tray never flickers.
 
 use std::sync::Mutex;
 
@@ -18,8 +19,8 @@ use tauri_plugin_clipboard_manager::ClipboardExt as _;
 
 use crate::AppState;
 use crate::tray_model::{
-    self, ID_AUTOSTART, ID_ENDPOINT, ID_HELD, ID_OPEN, ID_QUIT, ID_REFRESH_ALL, ID_UNSANDBOXED,
-    IconVariant, MenuModel,
+    self, ID_AUTOSTART, ID_ENDPOINT, ID_HELD, ID_OPEN, ID_PENDING, ID_QUIT, ID_REFRESH_ALL,
+    ID_UNSANDBOXED, IconVariant, MenuModel,
 };
 
 const TRAY_ID: &str = "switchboard";
@@ -72,7 +73,7 @@ pub fn refresh<R: Runtime>(app: &AppHandle<R>) {
         (Some(hub), _) => {
             let snapshot = hub.handle.snapshot();
             (
-                tray_model::menu_model(&snapshot, autostart),
+                tray_model::menu_model(&snapshot, hub.handle.pending().len(), autostart),
                 tray_model::icon_variant(&snapshot),
                 tray_model::tooltip(&snapshot),
             )
@@ -143,6 +144,15 @@ fn build_menu<R: Runtime>(app: &AppHandle<R>, model: &MenuModel) -> tauri::Resul
             "config-problem",
             problem,
             false,
+            None::<&str>,
+        )?)?;
+    }
+    if let Some(pending) = &model.pending_calls {
+        menu.append(&MenuItem::with_id(
+            app,
+            ID_PENDING,
+            pending,
+            true,
             None::<&str>,
         )?)?;
     }
@@ -237,7 +247,7 @@ fn on_menu_event<R: Runtime>(app: &AppHandle<R>, event: MenuEvent) {
                 });
             }
         }
-        ID_OPEN | ID_HELD | ID_UNSANDBOXED => crate::show_dashboard(app),
+        ID_OPEN | ID_HELD | ID_UNSANDBOXED | ID_PENDING => crate::show_dashboard(app),
         ID_AUTOSTART => {
             let autolaunch = app.autolaunch();
             let result = if autolaunch.is_enabled().unwrap_or(false) {
@@ -277,14 +287,21 @@ fn on_menu_event<R: Runtime>(app: &AppHandle<R>, event: MenuEvent) {
     }
 }
 
-/// Keeps the tray in step with the hub: one refresh per published snapshot.
+/// Keeps the tray in step with the hub: one refresh per published snapshot
+/// and per change of the calls waiting for approval.
 pub fn follow<R: Runtime>(app: AppHandle<R>, hub: HubHandle) {
     tauri::async_runtime::spawn(async move {
-        let mut rx = hub.subscribe();
+        let mut snapshots = hub.subscribe();
+        let mut pending = hub.pending().watch();
         loop {
-            rx.borrow_and_update();
+            snapshots.borrow_and_update();
+            pending.borrow_and_update();
             refresh(&app);
-            if rx.changed().await.is_err() {
+            let changed = tokio::select! {
+                changed = snapshots.changed() => changed,
+                changed = pending.changed() => changed,
+            };
+            if changed.is_err() {
                 break;
             }
         }

@@ -15,6 +15,8 @@ pub const ID_OPEN: &str = "open-dashboard";
 pub const ID_HELD: &str = "held-tools";
 /// The "N servers unsandboxed" line; opens the dashboard too.
 pub const ID_UNSANDBOXED: &str = "unsandboxed";
+/// The "N calls waiting for approval" line; opens the dashboard too.
+pub const ID_PENDING: &str = "pending-calls";
 pub const ID_AUTOSTART: &str = "autostart";
 pub const ID_QUIT: &str = "quit";
 pub const SERVER_PREFIX: &str = "server:";
@@ -57,6 +59,9 @@ pub struct MenuModel {
     /// "1 server runs unsandboxed — open dashboard" while an enabled stdio
     /// server runs without its sandbox, or without all of it.
     pub unsandboxed: Option<String>,
+    /// "2 calls waiting for approval — open dashboard" while calls wait
+    /// (`settings.confirmCalls`, `GET /api/v1/pending`).
+    pub pending_calls: Option<String>,
     pub servers: Vec<ServerItem>,
     /// "No servers configured" when `servers` is empty.
     pub empty_label: Option<String>,
@@ -86,8 +91,9 @@ fn server_label(s: &ServerSnapshot) -> String {
     }
 }
 
-/// The menu for `snapshot`; `autostart` is whether start-at-login is on.
-pub fn menu_model(snapshot: &HubSnapshot, autostart: bool) -> MenuModel {
+/// The menu for `snapshot` with `waiting` calls waiting for approval;
+/// `autostart` is whether start-at-login is on.
+pub fn menu_model(snapshot: &HubSnapshot, waiting: usize, autostart: bool) -> MenuModel {
     let servers: Vec<ServerItem> = snapshot
         .servers
         .iter()
@@ -106,6 +112,7 @@ pub fn menu_model(snapshot: &HubSnapshot, autostart: bool) -> MenuModel {
             .map(|_| "Config file has an error (see dashboard)".to_string()),
         held_tools: held_label(snapshot),
         unsandboxed: unsandboxed_label(snapshot),
+        pending_calls: pending_label(waiting),
         empty_label: servers
             .is_empty()
             .then(|| "No servers configured".to_string()),
@@ -122,6 +129,15 @@ fn held_label(snapshot: &HubSnapshot) -> Option<String> {
         0 => None,
         1 => Some("1 tool held for approval — open dashboard".to_string()),
         n => Some(format!("{n} tools held for approval — open dashboard")),
+    }
+}
+
+/// "N calls waiting for approval — open dashboard"; `None` when none waits.
+fn pending_label(waiting: usize) -> Option<String> {
+    match waiting {
+        0 => None,
+        1 => Some("1 call waiting for approval — open dashboard".to_string()),
+        n => Some(format!("{n} calls waiting for approval — open dashboard")),
     }
 }
 
@@ -149,6 +165,7 @@ pub fn failed_menu_model(error: &str, autostart: bool) -> MenuModel {
         config_problem: None,
         held_tools: None,
         unsandboxed: None,
+        pending_calls: None,
         servers: Vec::new(),
         empty_label: None,
         autostart,
@@ -259,13 +276,14 @@ mod tests {
             server("broken", ServerState::Failed, Health::Down),
         ]);
         assert_eq!(
-            menu_model(&snap, true),
+            menu_model(&snap, 0, true),
             MenuModel {
                 endpoint_label: "Copy http://127.0.0.1:8420/mcp".into(),
                 endpoint_enabled: true,
                 config_problem: None,
                 held_tools: None,
                 unsandboxed: None,
+                pending_calls: None,
                 servers: vec![
                     ServerItem {
                         item_id: "server:github".into(),
@@ -297,7 +315,7 @@ mod tests {
     #[test]
     fn the_model_ignores_what_the_menu_does_not_show() {
         let mut a = snapshot(vec![server("github", ServerState::Ready, Health::Healthy)]);
-        let before = menu_model(&a, false);
+        let before = menu_model(&a, 0, false);
         // Timestamps, stderr, latency and sessions move all the time: no rebuild.
         a.generated_at = Some("2026-03-01T12:00:05.000Z".into());
         a.servers[0]
@@ -306,15 +324,15 @@ mod tests {
             .push("log line".into());
         a.servers[0].latency_ms = Some(12.5);
         a.servers[0].listed_at = Some("2026-03-01T12:05:00.000Z".into());
-        assert_eq!(menu_model(&a, false), before);
+        assert_eq!(menu_model(&a, 0, false), before);
         // A state change, a toggle or a new tool count does.
         let mut b = a.clone();
         b.servers[0].state = ServerState::Sleeping;
-        assert_ne!(menu_model(&b, false), before);
+        assert_ne!(menu_model(&b, 0, false), before);
         let mut c = a.clone();
         c.servers[0].tool_count = 4;
-        assert_ne!(menu_model(&c, false), before);
-        assert_ne!(menu_model(&a, true), before);
+        assert_ne!(menu_model(&c, 0, false), before);
+        assert_ne!(menu_model(&a, 0, true), before);
     }
 
     #[test]
@@ -326,7 +344,7 @@ mod tests {
             column: 7,
             message: "expected `,`".into(),
         });
-        let model = menu_model(&snap, false);
+        let model = menu_model(&snap, 0, false);
         assert_eq!(model.empty_label.as_deref(), Some("No servers configured"));
         assert_eq!(
             model.config_problem.as_deref(),
@@ -392,15 +410,16 @@ mod tests {
             change: "description".into(),
             since: "2026-03-01T12:00:00.000Z".into(),
             hash: String::new(),
+            findings: Vec::new(),
         };
         let mut github = server("github", ServerState::Ready, Health::Healthy);
         let mut notes = server("notes", ServerState::Ready, Health::Healthy);
         let snap = snapshot(vec![github.clone(), notes.clone()]);
-        assert_eq!(menu_model(&snap, false).held_tools, None);
+        assert_eq!(menu_model(&snap, 0, false).held_tools, None);
         github.held_tools = vec![held("search")];
         let snap = snapshot(vec![github.clone(), notes.clone()]);
         assert_eq!(
-            menu_model(&snap, false).held_tools.as_deref(),
+            menu_model(&snap, 0, false).held_tools.as_deref(),
             Some("1 tool held for approval — open dashboard")
         );
         notes.held_tools = vec![held("read"), held("write")];
@@ -408,7 +427,7 @@ mod tests {
         notes.changed_tools = vec![held("list")];
         let snap = snapshot(vec![github, notes]);
         assert_eq!(
-            menu_model(&snap, false).held_tools.as_deref(),
+            menu_model(&snap, 0, false).held_tools.as_deref(),
             Some("3 tools held for approval — open dashboard")
         );
         assert_eq!(failed_menu_model("x", false).held_tools, None);
@@ -432,11 +451,28 @@ mod tests {
         disabled.sandbox.profile = "off".into();
         let contained = server("contained", ServerState::Ready, Health::Healthy);
         let snap = snapshot(vec![contained.clone(), remote.clone(), disabled.clone()]);
-        assert_eq!(menu_model(&snap, false).unsandboxed, None);
+        assert_eq!(menu_model(&snap, 0, false).unsandboxed, None);
         let snap = snapshot(vec![contained, off, partial, remote, disabled]);
         assert_eq!(
-            menu_model(&snap, false).unsandboxed.as_deref(),
+            menu_model(&snap, 0, false).unsandboxed.as_deref(),
             Some("2 servers run unsandboxed — open dashboard")
         );
+    }
+
+    #[test]
+    fn calls_waiting_for_approval_are_counted() {
+        let snap = snapshot(vec![server("files", ServerState::Ready, Health::Healthy)]);
+        assert_eq!(menu_model(&snap, 0, false).pending_calls, None);
+        assert_eq!(
+            menu_model(&snap, 1, false).pending_calls.as_deref(),
+            Some("1 call waiting for approval — open dashboard")
+        );
+        assert_eq!(
+            menu_model(&snap, 3, false).pending_calls.as_deref(),
+            Some("3 calls waiting for approval — open dashboard")
+        );
+        // A new count is a new model: the menu is rebuilt.
+        assert_ne!(menu_model(&snap, 1, false), menu_model(&snap, 2, false));
+        assert_eq!(failed_menu_model("x", false).pending_calls, None);
     }
 }

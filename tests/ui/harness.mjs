@@ -2,6 +2,7 @@
 // with a temporary config, talk to the control API, drive Debian's Chromium
 // through playwright-core (never a downloaded browser).
 
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -236,4 +237,50 @@ export function appEnv(home, configPath, port) {
 export function artifactPath(name) {
   mkdirSync(ARTIFACTS, { recursive: true });
   return join(ARTIFACTS, name);
+}
+
+/**
+ * One MCP session on the merged endpoint, spoken with plain fetch: resolves to
+ * `call(name, args)`, which resolves to the call's result.
+ */
+export async function mcpSession(endpoint, clientName = 'pending-test') {
+  const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+  const init = await fetch(endpoint, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: clientName, version: '1' } },
+    }),
+  });
+  assert.equal(init.status, 200);
+  await init.text();
+  const session = init.headers.get('mcp-session-id');
+  const withSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
+  const initialized = await fetch(endpoint, {
+    method: 'POST',
+    headers: withSession,
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  assert.equal(initialized.status, 202);
+  let id = 1;
+  return async (name, args) => {
+    const r = await fetch(endpoint, {
+      method: 'POST',
+      headers: withSession,
+      body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name, arguments: args } }),
+    });
+    const text = await r.text();
+    // JSON, or an event stream whose last data line is the answer.
+    const json = text.trim().startsWith('{')
+      ? text
+      : text
+          .split('\n')
+          .filter((l) => l.startsWith('data:') && l.length > 6)
+          .pop()
+          .slice(5);
+    return JSON.parse(json).result;
+  };
 }

@@ -10,50 +10,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Hub, artifactPath, eventually, launchChromium, stdioFixture, tempDir } from './harness.mjs';
-
-/** One MCP session on the merged endpoint, spoken with plain fetch. */
-async function mcpSession(endpoint) {
-  const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
-  const init = await fetch(endpoint, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pending-test', version: '1' } },
-    }),
-  });
-  assert.equal(init.status, 200);
-  await init.text();
-  const session = init.headers.get('mcp-session-id');
-  const withSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
-  const initialized = await fetch(endpoint, {
-    method: 'POST',
-    headers: withSession,
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-  });
-  assert.equal(initialized.status, 202);
-  let id = 1;
-  return async (name, args) => {
-    const r = await fetch(endpoint, {
-      method: 'POST',
-      headers: withSession,
-      body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name, arguments: args } }),
-    });
-    const text = await r.text();
-    // JSON, or an event stream whose last data line is the answer.
-    const json = text.trim().startsWith('{')
-      ? text
-      : text
-          .split('\n')
-          .filter((l) => l.startsWith('data:') && l.length > 6)
-          .pop()
-          .slice(5);
-    return JSON.parse(json).result;
-  };
-}
+import { Hub, artifactPath, eventually, launchChromium, mcpSession, stdioFixture, tempDir } from './harness.mjs';
 
 describe('the pending calls in Chromium', () => {
   let hub;

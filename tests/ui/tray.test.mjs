@@ -11,6 +11,12 @@
 // enlarged screenshot) to know where each item is, so a line added to the menu
 // later does not shift the clicks. Screenshots of the open menu go to
 // tests/artifacts/tray-menu*.png.
+//
+// Calls waiting for approval: the notification daemon is dunst, on the test's
+// session bus. The test sees the app's notification there (dbus-monitor) and
+// answers it as a person would, through dunst's context menu (`dunstctl
+// context` runs the configured dmenu, a script here that picks the Allow or
+// Deny line), so dunst itself sends the click back (ActionInvoked).
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
@@ -19,7 +25,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { alive, appEnv, artifactPath, bin, eventually, stdioFixture, tempDir } from './harness.mjs';
+import { alive, appEnv, artifactPath, bin, eventually, mcpSession, stdioFixture, tempDir } from './harness.mjs';
 
 const IM = (tool) => `/usr/bin/${tool}`; // ImageMagick itself, not a wrapper earlier on PATH
 /** GTK's (Adwaita) highlight of the menu item under the pointer. */
@@ -124,6 +130,11 @@ function zombie(pid) {
 describe('the tray under Xvfb, in a real tray host', () => {
   const home = tempDir('tray-home');
   const configPath = join(home, 'config.json');
+  const filesSpec = join(home, 'files-spec.json');
+  const dunstrc = join(home, 'dunstrc');
+  const pickScript = join(home, 'pick-action.sh');
+  const choiceFile = join(home, 'choice');
+  let monitor;
   const procs = [];
   let app;
   let log = '';
@@ -150,6 +161,28 @@ describe('the tray under Xvfb, in a real tray host', () => {
     return r.json();
   };
   const server = async (id) => (await status()).servers.find((s) => s.id === id);
+
+  /** The control token the app's hub keeps in its state directory, wherever that is under `home`. */
+  function controlToken() {
+    const find = (dir) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) {
+          const found = find(path);
+          if (found) return found;
+        } else if (entry.name === 'control-token') return path;
+      }
+      return null;
+    };
+    const path = find(home);
+    assert.ok(path, 'the control token under the app home');
+    return readFileSync(path, 'utf8').trim();
+  }
+  const api = async (method, path) => {
+    const r = await fetch(`${base}/api/v1${path}`, { method, headers: { authorization: `Bearer ${controlToken()}` } });
+    assert.equal(r.status, 200, `${method} ${path}`);
+    return r.json();
+  };
 
   /** The tray icon's window (docked in trayer). */
   function icon() {
@@ -211,6 +244,25 @@ describe('the tray under Xvfb, in a real tray host', () => {
     assert.ok(process.env.DISPLAY, 'run under xvfb-run (DISPLAY is not set)');
     assert.ok(process.env.DBUS_SESSION_BUS_ADDRESS, 'run under dbus-run-session (no session bus)');
     assert.deepEqual(search('--classname', '^tray-icon tray app'), [], 'no tray icon before the app starts');
+    writeFileSync(filesSpec, JSON.stringify({ tools: [{ name: 'delete_file', annotations: { destructiveHint: true } }] }));
+    // The notification daemon; its context menu's "dmenu" picks the line naming `choice`.
+    writeFileSync(
+      pickScript,
+      `#!/bin/sh\ntee -a '${join(home, 'menu-lines.txt')}' | grep -m1 -F "$(cat '${choiceFile}')"\n`,
+      { mode: 0o755 },
+    );
+    writeFileSync(dunstrc, `[global]\n    dmenu = ${pickScript}\n`);
+    monitor = start('dbus-monitor', ['--session', "interface='org.freedesktop.Notifications'"], process.env);
+    const dunst = start('dunst', ['-conf', dunstrc], process.env);
+    await eventually('the notification daemon on the session bus', () => {
+      assert.equal(dunst.exitCode, null, `dunst exited:\n${dunst.log}`);
+      try {
+        execFileSync('dunstctl', ['count', 'displayed'], { stdio: 'ignore' });
+        return true;
+      } catch {
+        return false;
+      }
+    });
     writeFileSync(
       configPath,
       JSON.stringify(
@@ -218,7 +270,9 @@ describe('the tray under Xvfb, in a real tray host', () => {
           mcpServers: {
             alpha: stdioFixture(['--name', 'alpha-server', '--tools', 'search,fetch']),
             beta: stdioFixture(['--name', 'beta-server', '--tools', 'lookup']),
+            files: stdioFixture(['--name', 'files-server', '--spec', filesSpec]),
           },
+          settings: { confirmCalls: 'destructive' },
         },
         null,
         2,
@@ -326,7 +380,7 @@ describe('the tray under Xvfb, in a real tray host', () => {
       return s.servers.every((x) => x.refreshTrigger === 'manual' && x.listedAt) && s;
     });
     const tools = Object.fromEntries(after.servers.map((s) => [s.id, s.toolCount]));
-    assert.deepEqual(tools, { alpha: 2, beta: 1 });
+    assert.deepEqual(tools, { alpha: 2, beta: 1, files: 1 });
     // The menu shows the fresh lists; this is the screenshot of the open menu kept for people.
     const menu = await openMenu('tray-menu.png');
     const texts = menu.lines.map((l) => l.text);
@@ -351,9 +405,73 @@ describe('the tray under Xvfb, in a real tray host', () => {
     assert.doesNotMatch(app.log, /cannot change start at login/);
   });
 
+  it('a call waiting for approval: the tray line, a notification with Allow and Deny, answered there', async () => {
+    const displayed = () => Number(execFileSync('dunstctl', ['count', 'displayed'], { encoding: 'utf8' }).trim());
+    const notifies = () => monitor.log.split('method call').filter((m) => /member=Notify\b/.test(m));
+    assert.equal(displayed(), 0, 'no notification yet');
+    const call = await mcpSession(`${base}/mcp`, 'tray-test');
+
+    // Allow, answered in the notification.
+    const allowed = call('files__delete_file', { text: 'notes.txt' });
+    const [waiting] = await eventually('the call waiting', async () => {
+      const { calls } = await api('GET', '/pending');
+      return calls.length === 1 && calls;
+    });
+    assert.equal(waiting.tool, 'delete_file');
+    const notify = await eventually('the notification on the session bus', () => notifies().length === 1 && notifies()[0]);
+    assert.match(notify, /string "Allow files → delete_file\?"/);
+    assert.match(notify, /tray-test asks to call delete_file of files with \{"text":"notes.txt"\}/);
+    assert.match(notify, /string "allow"\s+string "Allow"\s+string "deny"\s+string "Deny"/);
+    await eventually('dunst shows it', () => displayed() === 1);
+    const menu = await openMenu('tray-menu-pending.png');
+    const texts = menu.lines.map((l) => l.text);
+    assert.ok(texts.some((t) => /1 call waiting for approval/.test(t)), JSON.stringify(texts));
+    await closeMenu();
+    writeFileSync(choiceFile, 'Allow');
+    execFileSync('dunstctl', ['context']);
+    const result = await allowed;
+    assert.notEqual(result.isError, true, JSON.stringify(result));
+    assert.match(JSON.stringify(result.content), /notes\.txt/);
+    assert.match(monitor.log, /member=ActionInvoked[^]*?string "allow"/);
+    assert.deepEqual((await api('GET', '/pending')).calls, []);
+
+    // Deny, answered in the notification: the client is told, the server never sees it.
+    const denied = call('files__delete_file', { text: 'other.txt' });
+    await eventually('the second notification', () => notifies().length === 2);
+    await eventually('dunst shows it', () => displayed() === 1);
+    writeFileSync(choiceFile, 'Deny');
+    execFileSync('dunstctl', ['context']);
+    const refused = await denied;
+    assert.equal(refused.isError, true, JSON.stringify(refused));
+    assert.match(refused.content[0].text, /declined/);
+
+    // Decided elsewhere (the control API): the notification is withdrawn.
+    const third = call('files__delete_file', { text: 'third.txt' });
+    const [pending] = await eventually('the third call waiting', async () => {
+      const { calls } = await api('GET', '/pending');
+      return calls.length === 1 && calls;
+    });
+    await eventually('the third notification shown', () => notifies().length === 3 && displayed() === 1);
+    await api('POST', `/pending/${pending.id}/allow`);
+    assert.notEqual((await third).isError, true);
+    await eventually('the notification withdrawn', () => /member=CloseNotification/.test(monitor.log) && displayed() === 0);
+
+    // The activity log names who decided.
+    const by = await eventually('the three decisions recorded', async () => {
+      const { calls } = await api('GET', '/activity?limit=20');
+      const decided = calls.filter((e) => e.name === 'files__delete_file').map((e) => `${e.approval?.decision} by ${e.approval?.by}`);
+      return decided.length === 3 && decided.sort();
+    });
+    assert.deepEqual(by, ['allowed by api', 'allowed by app', 'denied by app']);
+    // No call waits any more: the tray line is gone.
+    const after = await openMenu('tray-menu-no-pending.png');
+    assert.ok(!after.lines.some((l) => /waiting for approval/.test(l.text)), JSON.stringify(after.lines.map((l) => l.text)));
+    await closeMenu();
+  });
+
   it('Quit stops the app and its servers', async () => {
     const pids = (await status()).servers.map((s) => s.pid).filter(Boolean);
-    assert.equal(pids.length, 2, 'both servers run');
+    assert.equal(pids.length, 3, 'every server runs');
     await clickLine(await openMenu('tray-menu-quit.png'), /Quit/);
     const timer = setTimeout(() => app.kill('SIGKILL'), 30000);
     const [code, signal] = app.exitCode === null ? await once(app, 'exit') : [app.exitCode, app.signalCode];

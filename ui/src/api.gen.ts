@@ -824,7 +824,28 @@ since: string,
  * reviews: send it back in the approval so that only this definition is
  * approved (see [`ReviewedTool`]).
  */
-hash: string, };
+hash: string, 
+/**
+ * What scanning the definition found (see "Scanning tool definitions" in
+ * `docs/security.md`); a tool with findings is held even on first
+ * sight. Empty for a tool held only because it changed.
+ */
+findings: Array<ToolFinding>, };
+
+/**
+ * One finding of the definition scan: which rule matched, and where.
+ */
+export type ToolFinding = { 
+/**
+ * The rule's id, e.g. `instruction-tag`, `credential-file`,
+ * `invisible-unicode`.
+ */
+rule: string, 
+/**
+ * The text around the match (at most about 160 characters, invisible
+ * characters written as `<U+XXXX>`, secrets redacted).
+ */
+excerpt: string, };
 
 /**
  * A server's sandbox: what its policy asks for and what this machine
@@ -890,7 +911,11 @@ current: unknown,
 /**
  * SHA-256 (hex) of `current` (as in [`HeldTool::hash`]).
  */
-hash: string, };
+hash: string, 
+/**
+ * What scanning `current` found (as in [`HeldTool::findings`]).
+ */
+findings: Array<ToolFinding>, };
 
 /**
  * `GET /api/v1/servers/<id>/held`.

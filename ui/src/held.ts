@@ -3,11 +3,22 @@
 // definition changed since it was approved, a line diff of the approved and
 // the current definition, and an Approve button; and the new tools. The
 // button approves the definition shown, by its hash: if the server changed it
-// again since, the hub refuses (409) and nothing is approved.
+// again since, the hub refuses (409) and nothing is approved. A tool whose
+// definition scanning found text aimed at the model is held even on its first
+// listing; its findings (rule and excerpt) are shown highlighted above its
+// definition.
 
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { call } from './api';
-import type { ApproveResponse, ApproveTool, HeldDefinition, HeldResponse, HeldTool, HubSnapshot } from './api.gen';
+import type {
+  ApproveResponse,
+  ApproveTool,
+  HeldDefinition,
+  HeldResponse,
+  HeldTool,
+  HubSnapshot,
+  ToolFinding,
+} from './api.gen';
 
 /** What the page knows about one server's pins. */
 export interface ServerPins {
@@ -85,6 +96,23 @@ export function definitionDiff(def: HeldDefinition): DiffLine[] {
   return diffLines(canonicalJson(def.approved), canonicalJson(def.current));
 }
 
+/** The `change` of a tool held on its first listing for its findings. */
+export const FIRST_LISTING = 'first listing';
+
+/** Why `tool` is held or flagged, in words. */
+export function heldReason(tool: HeldTool): string {
+  const findings = tool.findings ?? [];
+  const found = findings.length === 1 ? '1 finding' : `${findings.length} findings`;
+  if (tool.change === FIRST_LISTING) return `first listing, ${found} of text aimed at the model`;
+  const changed = `${tool.change} changed since it was approved`;
+  return findings.length > 0 ? `${changed}, ${found}` : changed;
+}
+
+/** A finding's rule as words: `credential-file` → `credential file`. */
+export function ruleLabel(finding: ToolFinding): string {
+  return finding.rule.replace(/-/g, ' ');
+}
+
 /** Each server's pins from the snapshot, with the definitions loaded so far. */
 export function pinsOf(
   snapshot: HubSnapshot,
@@ -141,6 +169,23 @@ function diffView(def: HeldDefinition): TemplateResult {
   )}</pre>`;
 }
 
+function findingsView(tool: HeldTool): TemplateResult | typeof nothing {
+  const findings = tool.findings ?? [];
+  if (findings.length === 0) return nothing;
+  return html`<ul class="findings" data-testid="findings" aria-label=${`Findings in ${tool.name}`}>
+    ${findings.map(
+      (f) => html`<li class="finding" data-rule=${f.rule}>
+        <span class="finding-rule">${ruleLabel(f)}</span> <mark class="finding-excerpt">${f.excerpt}</mark>
+      </li>`,
+    )}
+  </ul>`;
+}
+
+/** The definition as listed, for a tool that was never approved. */
+function currentView(def: HeldDefinition): TemplateResult {
+  return html`<pre class="diff" data-testid="held-definition" aria-label=${`Listed definition of ${def.name}`}>${canonicalJson(def.current)}</pre>`;
+}
+
 function toolBlock(
   id: string,
   tool: HeldTool,
@@ -153,12 +198,17 @@ function toolBlock(
   const key = `approve:${id}:${tool.name}`;
   return html`<details class="held-tool" data-tool=${tool.name} ?open=${held}>
     <summary>
-      <b>${tool.name}</b>: ${tool.change} changed since it was approved
-      ${held ? html`<span class="badge held-badge">Held</span>` : html`<span class="badge">Changed</span>`}
+      <b>${tool.name}</b>: ${heldReason(tool)}
+      ${held
+        ? html`<span class="badge held-badge">Held</span>`
+        : html`<span class="badge">${tool.change === FIRST_LISTING ? 'Flagged' : 'Changed'}</span>`}
       <time class="muted" datetime=${tool.since}>${tool.since}</time>
     </summary>
+    ${findingsView(tool)}
     ${def
-      ? diffView(def)
+      ? def.approved === null
+        ? currentView(def)
+        : diffView(def)
       : p.defsError
         ? html`<p class="error-text">${p.defsError}</p>`
         : html`<p class="muted">Loading the definitions…</p>`}
@@ -188,7 +238,8 @@ export function heldBlock(
     ${count > 0
       ? html`<div class="held-summary">
           ${count === 1 ? '1 tool is' : `${count} tools are`} held: ${count === 1 ? 'its' : 'their'} definition changed since
-          you approved it. Clients do not see ${count === 1 ? 'it' : 'them'} until you approve.
+          you approved it, or scanning found text aimed at the model. Clients do not see ${count === 1 ? 'it' : 'them'} until
+          you approve.
         </div>`
       : nothing}
     ${p.held.map((t) => toolBlock(id, t, true, p, busy, approve))}

@@ -31,7 +31,7 @@ pub use endpoints::{EndpointProfile, EndpointSnapshot, ToolMode};
 pub use pending::{ActivityApproval, DecideRequest, DecideResponse, PendingCall, PendingResponse};
 pub use pins::{
     ApproveRequest, ApproveResponse, ApproveTool, HeldDefinition, HeldResponse, HeldTool,
-    ReviewedTool,
+    ReviewedTool, ToolFinding,
 };
 pub use servers::{
     ImportCandidate, ImportOffer, ImportResponse, ImportSelection, ServerDefinition,

@@ -26,6 +26,24 @@ pub struct HeldTool {
     /// approved (see [`ReviewedTool`]).
     #[serde(default)]
     pub hash: String,
+    /// What scanning the definition found (see "Scanning tool definitions" in
+    /// `docs/security.md`); a tool with findings is held even on first
+    /// sight. Empty for a tool held only because it changed.
+    #[serde(default)]
+    pub findings: Vec<ToolFinding>,
+}
+
+/// One finding of the definition scan: which rule matched, and where.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ToolFinding {
+    /// The rule's id, e.g. `instruction-tag`, `credential-file`,
+    /// `invisible-unicode`.
+    pub rule: String,
+    /// The text around the match (at most about 160 characters, invisible
+    /// characters written as `<U+XXXX>`, secrets redacted).
+    pub excerpt: String,
 }
 
 /// One held or changed tool with both definitions, for a diff.
@@ -51,6 +69,9 @@ pub struct HeldDefinition {
     /// SHA-256 (hex) of `current` (as in [`HeldTool::hash`]).
     #[serde(default)]
     pub hash: String,
+    /// What scanning `current` found (as in [`HeldTool::findings`]).
+    #[serde(default)]
+    pub findings: Vec<ToolFinding>,
 }
 
 /// `GET /api/v1/servers/<id>/held`.

@@ -52,6 +52,7 @@ pub fn render() -> String {
         decl::<ImportSelection>(),
         decl::<ImportResponse>(),
         decl::<HeldTool>(),
+        decl::<ToolFinding>(),
         decl::<SandboxStatus>(),
         decl::<HeldDefinition>(),
         decl::<HeldResponse>(),

@@ -31,6 +31,7 @@ mod registry;
 mod reload;
 mod resilience;
 mod sandbox;
+mod scan;
 mod search;
 mod server;
 mod sessions;

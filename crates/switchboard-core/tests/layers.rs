@@ -41,6 +41,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("search", 1),
     ("token_count", 1),
     ("sandbox", 1),
+    ("scan", 1),
     // 2: one upstream server.
     ("upstream", 2),
     // 3: the set of servers and sessions, and the hub that owns them.

@@ -52,6 +52,10 @@ pub struct Args {
     /// Echo tools to serve (comma-separated), before the spec file's tools.
     #[arg(long, value_name = "A,B,C", value_delimiter = ',')]
     pub tools: Vec<String>,
+    /// Serve the poisoned tools of [`crate::poisoned`] (and one clean tool)
+    /// after the echo tools, before the spec file's tools.
+    #[arg(long)]
+    pub poisoned: bool,
     /// JSON catalog of tools, prompts, resources and resource templates.
     #[arg(long, value_name = "FILE")]
     pub spec: Option<PathBuf>,
@@ -126,7 +130,11 @@ impl Args {
             .map(|name| name.trim())
             .filter(|name| !name.is_empty())
             .map(ToolSpec::echo);
-        spec.tools.splice(0..0, echo_tools);
+        let poisoned = self
+            .poisoned
+            .then(crate::poisoned::tools)
+            .unwrap_or_default();
+        spec.tools.splice(0..0, echo_tools.chain(poisoned));
         spec.validate()?;
         Ok(spec)
     }

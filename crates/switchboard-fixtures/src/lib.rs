@@ -15,6 +15,7 @@
 //! - [`faults`]: stdio misbehaviours (bad stderr, a deaf stdin, ignoring EOF).
 //! - [`flood`]: notification floods (`--flood`, the `flood` tool behaviour).
 //! - [`ask`]: the `ask` tool behaviour (input-required results, SEP-2322).
+//! - [`poisoned`]: tool definitions poisoned from the first listing (`--poisoned`).
 //!
 //! The `switchboard-conformance-fixture` binary is a thin `main` over
 //! [`conformance`]: a fixed server for the official MCP conformance suite,
@@ -37,6 +38,7 @@ pub mod files;
 pub mod flood;
 pub mod lifecycle;
 pub mod peers;
+pub mod poisoned;
 pub mod probe;
 pub mod serve;
 pub mod server;

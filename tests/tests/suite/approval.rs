@@ -4,7 +4,9 @@
 //! never reaches the server and the client gets `isError: true` saying why;
 //! read-only tools are never asked; `always` writes the tool into the
 //! server's `allowTools`; the calling client is asked by elicitation when
-//! it declared the capability; the activity log records each decision.
+//! it declared the capability (a 2026-07-28 client through an
+//! input-required result and its retry); the activity log records each
+//! decision.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -13,10 +15,11 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams,
-    ElicitResult, ElicitationAction, ErrorData, Implementation,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ErrorData, Implementation,
+    InputResponses, ProtocolVersion,
 };
-use rmcp::service::{RequestContext, RoleClient};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RoleClient};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Value, json};
@@ -434,5 +437,149 @@ async fn the_calling_client_decides_by_elicitation() {
     })
     .await;
     assert_eq!(decided, ["elicitation"; 3]);
+    assert_eq!(hub.terminate().await, Some(0));
+}
+
+/// The one input request of an input-required answer: its key and the
+/// request as JSON, and the state to retry with.
+fn input_request(response: CallToolResponse) -> (String, Value, String) {
+    let CallToolResponse::InputRequired(asked) = response else {
+        panic!("not input-required: {response:?}");
+    };
+    let requests = asked.input_requests.clone().unwrap();
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    let (key, request) = requests.into_iter().next().unwrap();
+    (
+        key,
+        serde_json::to_value(request).unwrap(),
+        asked.request_state.unwrap(),
+    )
+}
+
+fn decided(key: &str, decision: &str) -> InputResponses {
+    let mut responses = InputResponses::new();
+    responses.insert(
+        key.into(),
+        json!({"action": "accept", "content": {"decision": decision}}),
+    );
+    responses
+}
+
+#[tokio::test]
+async fn a_2026_client_decides_through_an_input_required_result() {
+    let scratch = tempfile::tempdir().unwrap();
+    let counter = scratch.path().join("counts.json");
+    let spec = spec_file(scratch.path(), tools());
+    let mut hub = Hub::start(json!({
+        "mcpServers": {"files": stdio_fixture(&[
+            "--spec", &spec, "--counter-file", &counter.to_string_lossy()
+        ])},
+        "settings": {"confirmCalls": "destructive"}
+    }))
+    .await
+    .unwrap();
+    let client = Person::default()
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_uri(hub.url.clone()),
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .unwrap();
+    let peer = client.peer();
+    let call = |text: &str| {
+        params(
+            "files__delete_file",
+            json!({"text": text, "password": "hunter2"}),
+        )
+    };
+
+    // Asked in the answer itself; the call waits (listed) until the retry.
+    let (key, request, state) = input_request(peer.call_tool_once(call("one")).await.unwrap());
+    assert_eq!(request["method"], "elicitation/create");
+    assert_eq!(
+        request["params"]["requestedSchema"]["properties"],
+        json!({"decision": {"type": "string", "enum": ["allow", "always", "deny"]}})
+    );
+    let message = request["params"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("'delete_file'") && !message.contains("hunter2"),
+        "{message}"
+    );
+    assert_eq!(waiting(&hub, 1).await[0]["tool"], "delete_file");
+    assert_eq!(calls_made(&counter), 0);
+    let mut retry = call("one");
+    retry.request_state = Some(state);
+    retry.input_responses = Some(decided(&key, "allow"));
+    let CallToolResponse::Complete(done) = peer.call_tool_once(retry).await.unwrap() else {
+        panic!("the retry did not complete");
+    };
+    assert_eq!(text_of(&done), "one");
+    assert_eq!(calls_made(&counter), 1);
+    waiting(&hub, 0).await;
+
+    // Denied in the retry: the server never sees it.
+    let (key, _, state) = input_request(peer.call_tool_once(call("two")).await.unwrap());
+    let mut retry = call("two");
+    retry.request_state = Some(state);
+    retry.input_responses = Some(decided(&key, "deny"));
+    let CallToolResponse::Complete(refused) = peer.call_tool_once(retry).await.unwrap() else {
+        panic!("the retry did not complete");
+    };
+    assert_eq!(refused.is_error, Some(true));
+    assert!(
+        text_of(&refused).contains("declined"),
+        "{}",
+        text_of(&refused)
+    );
+    assert_eq!(calls_made(&counter), 1);
+
+    // rmcp's own client answers the rounds through its handler.
+    let person = Person::default();
+    *person.answers.lock().unwrap() = vec!["allow"];
+    let driven = person
+        .clone()
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_uri(hub.url.clone()),
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .unwrap();
+    let result = driven.call_tool(call("three")).await.unwrap();
+    assert_eq!(text_of(&result), "three");
+    assert_eq!(person.asked.lock().unwrap().len(), 1);
+    // Read-only tools are not asked.
+    let read = driven
+        .call_tool(params("files__read_file", json!({"text": "r"})))
+        .await
+        .unwrap();
+    assert_eq!(text_of(&read), "r");
+    let by = eventually("the decisions logged", || async {
+        let calls = hub.get("/api/v1/activity").await["calls"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let by: Vec<String> = calls
+            .iter()
+            .filter_map(|c| {
+                c["approval"]["decision"]
+                    .as_str()
+                    .map(|d| format!("{d} by {}", c["approval"]["by"].as_str().unwrap_or("")))
+            })
+            .collect();
+        (by.len() == 3).then_some(by)
+    })
+    .await;
+    assert_eq!(
+        by,
+        [
+            "allowed by elicitation",
+            "denied by elicitation",
+            "allowed by elicitation"
+        ]
+    );
     assert_eq!(hub.terminate().await, Some(0));
 }

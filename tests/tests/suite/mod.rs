@@ -39,6 +39,7 @@ mod result_secrets;
 mod revision;
 mod routing;
 mod sandbox;
+mod scan;
 mod secret_args;
 mod secrets;
 mod self_proxy;

@@ -8,7 +8,9 @@
 //! ask is the tool's listing looked at. A call that needs approval is added
 //! to the hub's table and waits for the first of: a decision (control API,
 //! dashboard, app, or the calling client's answer to an elicitation, when
-//! it declared the capability), `confirmTimeoutSecs`, or the client's
+//! it declared the capability — on the call's stream, or for a 2026-07-28
+//! client as an input request whose answer comes in the call's retry, the
+//! call parked meanwhile), `confirmTimeoutSecs`, or the client's
 //! cancellation. Meanwhile a client that sent a progress token gets
 //! "waiting for approval" progress notifications. A denied call never
 //! reaches the server: the client gets a tool result with `isError: true`
@@ -29,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Gateway;
 use crate::approval::{Decider, Decision};
-use crate::upstream::{Downstream, Upstream};
+use crate::upstream::{Asked, Downstream, Upstream};
 
 /// How often a waiting call tells a client with a progress token that it
 /// still waits.
@@ -165,10 +167,13 @@ fn denied(text: &str) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
 }
 
-/// Whether the client can be asked: it declared elicitation, and it takes
-/// server→client requests (a 2026-07-28 client does not).
+/// Whether the client can be asked: it declared elicitation. A client that
+/// takes server→client requests is sent the elicitation on its call's
+/// stream; a 2026-07-28 client (whose call collects them, see
+/// `input_flow`) gets it as an input request of an input-required result,
+/// and its retry answers it.
 fn asks_by_elicitation(downstream: &Downstream) -> bool {
-    downstream.collect.is_none() && downstream.client_capabilities().elicitation.is_some()
+    downstream.client_capabilities().elicitation.is_some()
 }
 
 /// The elicitation's message: server, tool, redacted arguments.
@@ -203,10 +208,26 @@ async fn elicit(downstream: Downstream, message: String) -> Option<Decision> {
     request
         .extensions
         .insert(OriginatingRequestId(downstream.request_id.clone()));
-    let answer = downstream
-        .peer
-        .send_request(ServerRequest::ElicitRequest(request))
-        .await;
+    let request = ServerRequest::ElicitRequest(request);
+    let answer = match &downstream.collect {
+        // A 2026-07-28 client: the call (parked meanwhile) answers with an
+        // input-required result; the retry's answer comes back here.
+        Some(collect) => {
+            let (answer, answered) = tokio::sync::oneshot::channel();
+            if collect.send(Asked { request, answer }).await.is_err() {
+                return None;
+            }
+            match answered.await {
+                Ok(answer) => answer.map_err(|err| err.message.to_string()),
+                Err(_) => Err("the call ended before the client answered".to_string()),
+            }
+        }
+        None => downstream
+            .peer
+            .send_request(request)
+            .await
+            .map_err(|err| err.to_string()),
+    };
     let result = match answer {
         Ok(ClientResult::ElicitResult(result)) => result,
         Ok(_) => return None,

@@ -231,12 +231,14 @@ pub(super) fn profile_removed(name: &str) -> ErrorData {
 }
 
 /// The error for a tool held because its definition changed since it was
-/// approved (see `crate::pins`): says so and how to approve it.
+/// approved, or because scanning it found text aimed at the model (see
+/// `crate::pins`): says so and how to approve it.
 fn held(name: &str, server: &ServerId, tool: &str) -> ErrorData {
     ErrorData::invalid_params(
         format!(
-            "tool '{name}' is held: its definition changed since it was approved. \
-             Review the change and approve it in the dashboard, or run \
+            "tool '{name}' is held: its definition changed since it was approved, \
+             or scanning it found text aimed at the model. \
+             Review it and approve it in the dashboard, or run \
              `switchboard approve {server} {tool}`"
         ),
         Some(json!({"tool": name, "server": server.as_str(), "kind": "held"})),

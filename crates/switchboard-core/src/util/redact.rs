@@ -225,6 +225,18 @@ pub fn text(input: &str) -> String {
     redact_remembered(&out)
 }
 
+/// `text` with every credential of a well-known format (the kinds of
+/// `resultSecrets`, see [`results`]) replaced by `[redacted <kind>]`: for
+/// text taken from what a server sent, such as a scan finding's excerpt.
+pub(crate) fn redact_formats(text: &str) -> String {
+    if !results::might_hold_secret(text) {
+        return text.to_string();
+    }
+    results::redact_text(text)
+        .0
+        .unwrap_or_else(|| text.to_string())
+}
+
 // ---------------------------------------------------------------------------
 // URLs
 

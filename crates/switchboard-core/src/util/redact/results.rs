@@ -196,7 +196,7 @@ fn url_password_at(text: &str, i: usize) -> Option<(usize, usize)> {
 
 /// `text` with every secret replaced (`None` when nothing was), and the
 /// kinds found.
-fn redact_text(text: &str) -> (Option<String>, Vec<&'static str>) {
+pub(crate) fn redact_text(text: &str) -> (Option<String>, Vec<&'static str>) {
     let bytes = text.as_bytes();
     let mut out: Option<String> = None;
     let mut kinds = Vec::new();
