@@ -33,6 +33,19 @@ fn status_name(status: TaskStatus) -> String {
         .unwrap_or_else(|| "unknown".to_string())
 }
 
+/// The client behind a `tasks/*` request: a 2026-07-28 request names its
+/// capabilities (the tasks extension among them) in its own `_meta`, and the
+/// server is told those, not the hub's.
+fn task_downstream(context: &RequestContext<RoleServer>) -> Option<crate::upstream::Downstream> {
+    let mut ds = downstream(context);
+    if let Some(ds) = ds.as_mut()
+        && let Some(capabilities) = context.meta.client_capabilities()
+    {
+        ds.capabilities = Some(capabilities);
+    }
+    ds
+}
+
 fn refused(err: TaskError) -> ErrorData {
     ErrorData::invalid_params(err.to_string(), Some(json!({"kind": "unknownTask"})))
 }
@@ -95,7 +108,7 @@ impl Gateway {
         let id = std::mem::replace(&mut request.task_id, found.upstream_id.clone());
         let mut result = found
             .upstream
-            .send(request, downstream(context), &context.ct)
+            .send(request, task_downstream(context), &context.ct)
             .await
             .map_err(upstream_error)?;
         result.task.task.task_id.clone_from(&id);
@@ -121,7 +134,7 @@ impl Gateway {
         request.task_id.clone_from(&found.upstream_id);
         found
             .upstream
-            .send(request, downstream(context), &context.ct)
+            .send(request, task_downstream(context), &context.ct)
             .await
             .map_err(upstream_error)
     }
@@ -137,7 +150,7 @@ impl Gateway {
         request.task_id.clone_from(&found.upstream_id);
         found
             .upstream
-            .send(request, downstream(context), &context.ct)
+            .send(request, task_downstream(context), &context.ct)
             .await
             .map_err(upstream_error)
     }
