@@ -156,13 +156,7 @@ impl Gateway {
     }
 
     /// Records a status change of task `id` (nothing when it is unchanged).
-    fn note_task_status(
-        &self,
-        id: &str,
-        found: &Found,
-        status: TaskStatus,
-        error: Option<String>,
-    ) {
+    fn note_task_status(&self, id: &str, found: &Found, status: TaskStatus, error: Option<String>) {
         let Some(changed) = self.hub.sessions().tasks().observe(id, status) else {
             return;
         };
@@ -185,9 +179,8 @@ impl Gateway {
             client: self.session.client_name().cloned(),
             session: self.session.http_id().cloned(),
             outcome,
-            error: error.or_else(|| {
-                (status == TaskStatus::Failed).then(|| "the task failed".to_string())
-            }),
+            error: error
+                .or_else(|| (status == TaskStatus::Failed).then(|| "the task failed".to_string())),
             argument_bytes: 0,
             result_bytes: 0,
             arguments: None,

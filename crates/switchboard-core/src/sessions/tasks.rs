@@ -116,7 +116,9 @@ impl TaskTable {
         ttl_ms: Option<u64>,
     ) -> String {
         let id = format!("{ID_PREFIX}{}", crate::upstream::new_random_id());
-        let ttl = ttl_ms.map_or(DEFAULT_TTL, Duration::from_millis).min(MAX_TTL);
+        let ttl = ttl_ms
+            .map_or(DEFAULT_TTL, Duration::from_millis)
+            .min(MAX_TTL);
         let now = Instant::now();
         let mut tasks = self.lock();
         tasks.retain(|_, e| e.expires > now);
