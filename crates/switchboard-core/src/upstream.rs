@@ -308,6 +308,13 @@ impl Upstream {
     }
 }
 
+/// An upstream that never starts (its command does not exist), for unit
+/// tests of tables that hold upstreams.
+#[cfg(test)]
+pub(crate) fn unstartable_for_tests() -> Arc<Upstream> {
+    tests::unstartable().0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,7 +324,7 @@ mod tests {
 
     /// An upstream whose command does not exist: every start fails at once,
     /// without a process, so the lifecycle runs on a paused clock.
-    fn unstartable() -> (
+    pub(super) fn unstartable() -> (
         Arc<Upstream>,
         tokio::sync::mpsc::UnboundedReceiver<UpstreamEvent>,
     ) {

@@ -1098,6 +1098,26 @@ mod tests {
     }
 
     #[test]
+    fn a_machine_client_may_sign_with_a_private_key() {
+        let cfg = parse(
+            r#"{"mcpServers": {"m": {"url": "https://example.com/mcp", "oauth": {
+                "clientId": "bot", "grant": "clientCredentials",
+                "signingKey": {"keyring": "bot-key"}, "signingAlgorithm": "ES256"}}}}"#,
+        )
+        .unwrap();
+        let oauth = cfg.servers[0].oauth.clone().unwrap();
+        assert_eq!(
+            oauth.signing_key,
+            Some(ConfigValue::Keyring("bot-key".into()))
+        );
+        assert_eq!(
+            oauth.signing_algorithm,
+            Some(crate::config::model::SigningAlgorithm::ES256)
+        );
+        assert_eq!(oauth.client_secret, None);
+    }
+
+    #[test]
     fn bad_oauth_and_keyring_values_are_refused() {
         for (text, expected) in [
             (

@@ -185,3 +185,111 @@ impl TaskTable {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn owner(route: &str, session: &str) -> Owner {
+        Owner::new(route, Some(session), None)
+    }
+
+    #[tokio::test]
+    async fn a_task_is_found_only_by_its_owner_and_a_foreign_id_looks_unmade() {
+        let upstream = crate::upstream::unstartable_for_tests();
+        let table = TaskTable::default();
+        let alice = owner("/mcp", "s-alice");
+        let id = table.adopt(&upstream, alice.clone(), "up-7".into(), "ghost__slow", None);
+        assert!(id.starts_with(ID_PREFIX) && !id.contains("up-7"), "{id}");
+        let again = table.adopt(&upstream, alice.clone(), "up-8".into(), "ghost__slow", None);
+        assert_ne!(id, again);
+
+        let found = table.find(&id, &alice).unwrap();
+        assert_eq!(
+            (found.upstream_id.as_str(), found.tool.as_str()),
+            ("up-7", "ghost__slow")
+        );
+        assert_eq!(found.upstream.id, upstream.id);
+        // Another session, another route, the same client name over stateless
+        // requests, or the server's own id: all the same error as no task.
+        for stranger in [
+            owner("/mcp", "s-bob"),
+            owner("/p/work/mcp", "s-alice"),
+            Owner::new("/mcp", None, Some("s-alice")),
+        ] {
+            assert_eq!(
+                table.find(&id, &stranger).err(),
+                Some(TaskError::Unknown(id.clone()))
+            );
+        }
+        assert_eq!(
+            table.find("up-7", &alice).err(),
+            Some(TaskError::Unknown("up-7".into()))
+        );
+        assert_eq!(upstream.tasks_in_flight(), 2);
+    }
+
+    #[tokio::test]
+    async fn an_expired_task_is_forgotten_and_releases_its_server() {
+        let upstream = crate::upstream::unstartable_for_tests();
+        let table = TaskTable::default();
+        let alice = owner("/mcp", "s-alice");
+        // `ttlMs: 0`: expired as soon as it is made.
+        let gone = table.adopt(&upstream, alice.clone(), "up-1".into(), "t", Some(0));
+        assert_eq!(upstream.tasks_in_flight(), 1);
+        assert_eq!(
+            table.find(&gone, &alice).err(),
+            Some(TaskError::Unknown(gone.clone()))
+        );
+        assert_eq!(
+            upstream.tasks_in_flight(),
+            0,
+            "the hold went with the entry"
+        );
+        // A huge ttl is capped, not overflowed; the task is there.
+        let long = table.adopt(&upstream, alice.clone(), "up-2".into(), "t", Some(u64::MAX));
+        assert!(table.find(&long, &alice).is_ok());
+        // Adopting sweeps expired entries too.
+        let brief = table.adopt(&upstream, alice.clone(), "up-3".into(), "t", Some(0));
+        assert_eq!(upstream.tasks_in_flight(), 2);
+        table.adopt(&upstream, alice.clone(), "up-4".into(), "t", None);
+        assert_eq!(upstream.tasks_in_flight(), 2, "{brief} was swept");
+    }
+
+    #[tokio::test]
+    async fn a_final_status_ends_the_hold_once_and_the_task_stays_readable() {
+        let upstream = crate::upstream::unstartable_for_tests();
+        let table = TaskTable::default();
+        let alice = owner("/mcp", "s-alice");
+        let id = table.adopt(&upstream, alice.clone(), "up-1".into(), "t", None);
+        assert!(
+            table.observe(&id, TaskStatus::Working).is_none(),
+            "no change"
+        );
+        let asked = table.observe(&id, TaskStatus::InputRequired).unwrap();
+        assert_eq!(
+            (asked.server.as_str(), asked.status),
+            ("ghost", TaskStatus::InputRequired)
+        );
+        assert_eq!(
+            upstream.tasks_in_flight(),
+            1,
+            "input required is not an end"
+        );
+        let done = table.observe(&id, TaskStatus::Completed).unwrap();
+        assert_eq!(done.status, TaskStatus::Completed);
+        assert_eq!(upstream.tasks_in_flight(), 0);
+        assert!(table.observe(&id, TaskStatus::Completed).is_none());
+        assert_eq!(upstream.tasks_in_flight(), 0, "released once");
+        // A late `tasks/get` (or `tasks/result`) still reaches the server.
+        assert_eq!(table.find(&id, &alice).unwrap().upstream_id, "up-1");
+        assert!(table.observe("sbt-none", TaskStatus::Failed).is_none());
+        for end in [TaskStatus::Failed, TaskStatus::Cancelled] {
+            let other = table.adopt(&upstream, alice.clone(), "up-x".into(), "t", None);
+            assert_eq!(upstream.tasks_in_flight(), 1);
+            assert!(table.observe(&other, end).is_some());
+            assert_eq!(upstream.tasks_in_flight(), 0, "{end:?} ends the hold");
+        }
+    }
+}
