@@ -46,6 +46,10 @@ VENV="$TOOLS/venv"
 VENV_PY="$VENV/bin/python"
 REQUIREMENTS="$ROOT/tests/python/requirements.txt"
 REQUIREMENTS_STAMP="$VENV/.requirements.sha256"
+# FastMCP 4 for the task tests (tests/python/test_tasks.py), apart: it needs mcp 2.x.
+TASKS_VENV="$TOOLS/venv-tasks"
+TASKS_VENV_PY="$TASKS_VENV/bin/python"
+TASKS_REQUIREMENTS="$ROOT/tests/python/requirements-tasks.txt"
 UI_DIR="$ROOT/ui"
 
 # --- Step headers and timing ------------------------------------------------------------------
@@ -170,6 +174,9 @@ export_tool_env() {
     fi
     if [[ -x "$VENV_PY" ]]; then
         export SWITCHBOARD_TEST_PYTHON="$VENV_PY"
+    fi
+    if [[ -x "$TASKS_VENV_PY" ]]; then
+        export SWITCHBOARD_TEST_TASKS_PYTHON="$TASKS_VENV_PY"
     fi
     if [[ -x "$GEMINI_CLI_BIN" ]]; then
         export SWITCHBOARD_TEST_GEMINI="$GEMINI_CLI_BIN"

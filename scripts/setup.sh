@@ -118,6 +118,22 @@ install_python_venv() {
     "$VENV_PY" -m pip --disable-pip-version-check list 2>/dev/null | grep -Ei '^(mcp|pytest) ' >&2 || true
 }
 
+# The task tests' venv (FastMCP 4, mcp 2.x), kept apart from .tools/venv's pinned mcp.
+install_tasks_venv() {
+    local want_stamp stamp="$TASKS_VENV/.requirements.sha256"
+    want_stamp="$({ sha256sum <"$TASKS_REQUIREMENTS"; python3 -c 'import sys; print(sys.version)'; } |
+        sha256sum | cut -d' ' -f1)"
+    if [[ -x "$TASKS_VENV_PY" && -f "$stamp" && "$(cat "$stamp")" == "$want_stamp" ]]; then
+        echo "python task venv up to date: $TASKS_VENV" >&2
+        return 0
+    fi
+    echo "creating python venv $TASKS_VENV from $TASKS_REQUIREMENTS" >&2
+    rm -rf "$TASKS_VENV"
+    python3 -m venv "$TASKS_VENV"
+    "$TASKS_VENV_PY" -m pip install --disable-pip-version-check --no-input -q -r "$TASKS_REQUIREMENTS"
+    echo "$want_stamp" >"$stamp"
+}
+
 installed_server_everything_version() {
     [[ -f "$SERVER_EVERYTHING_PKG_JSON" && -x "$SERVER_EVERYTHING_BIN" ]] || return 0
     node -p "require(process.argv[1]).version" "$SERVER_EVERYTHING_PKG_JSON" 2>/dev/null || true
@@ -309,6 +325,7 @@ install_ext_apps() {
 
 install_test_tools() {
     install_python_venv
+    install_tasks_venv
     install_server_everything
     smoke_server_everything
     install_gemini_cli

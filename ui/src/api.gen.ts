@@ -1159,12 +1159,31 @@ approval?: ActivityApproval,
  * The kinds of credentials found in the result (`aws-access-key`,
  * `github-token`, ...; see `settings.resultSecrets`); never the values.
  */
-resultSecrets?: Array<string>, };
+resultSecrets?: Array<string>, 
+/**
+ * The task (SEP-2663) the call made or reports on: a `tools/call`
+ * answered with a task, then one `tasks/get` entry per status change the
+ * hub saw, up to the final one.
+ */
+task?: ActivityTask, };
 
 /**
  * How a recorded call ended.
  */
 export type ActivityOutcome = "ok" | "error" | "cancelled" | "timeout";
+
+/**
+ * A task in the activity log.
+ */
+export type ActivityTask = { 
+/**
+ * The task id the client was given (`sbt-...`), never the server's own.
+ */
+id: string, 
+/**
+ * `working`, `input_required`, `completed`, `failed` or `cancelled`.
+ */
+status: string, };
 
 /**
  * `GET /api/v1/pending`: the calls waiting, oldest first.

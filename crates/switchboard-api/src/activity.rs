@@ -77,6 +77,23 @@ pub struct ActivityEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub result_secrets: Option<Vec<String>>,
+    /// The task (SEP-2663) the call made or reports on: a `tools/call`
+    /// answered with a task, then one `tasks/get` entry per status change the
+    /// hub saw, up to the final one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub task: Option<ActivityTask>,
+}
+
+/// A task in the activity log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ActivityTask {
+    /// The task id the client was given (`sbt-...`), never the server's own.
+    pub id: String,
+    /// `working`, `input_required`, `completed`, `failed` or `cancelled`.
+    pub status: String,
 }
 
 /// How a recorded call ended.

@@ -22,7 +22,7 @@ mod servers;
 mod snapshot;
 mod tools;
 
-pub use activity::{ActivityEntry, ActivityOutcome, ActivityResponse};
+pub use activity::{ActivityEntry, ActivityOutcome, ActivityResponse, ActivityTask};
 pub use control::{
     AuthErrorDetail, AuthFailure, DashboardLink, ErrorResponse, LogLine, LoginResponse,
     LogoutResponse, LogsResponse, RefreshAllResponse, RefreshResult, ReloadResponse, WireDuration,

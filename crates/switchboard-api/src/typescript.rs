@@ -68,6 +68,7 @@ pub fn render() -> String {
         decl::<ActivityResponse>(),
         decl::<ActivityEntry>(),
         decl::<ActivityOutcome>(),
+        decl::<ActivityTask>(),
         decl::<PendingResponse>(),
         decl::<PendingCall>(),
         decl::<DecideRequest>(),

@@ -61,6 +61,8 @@ pub(crate) enum Method {
     Tool,
     Prompt,
     Resource,
+    /// A task's status change, seen by the hub (`tasks/get`, `tasks/cancel`).
+    Task,
 }
 
 impl Method {
@@ -69,6 +71,7 @@ impl Method {
             Self::Tool => "tools/call",
             Self::Prompt => "prompts/get",
             Self::Resource => "resources/read",
+            Self::Task => "tasks/get",
         }
     }
 }
@@ -109,6 +112,8 @@ pub(crate) struct CallRecord {
     pub(crate) approval: Option<switchboard_api::ActivityApproval>,
     /// The kinds of credentials found in the result (never the values).
     pub(crate) result_secrets: Vec<&'static str>,
+    /// The task the call made, or whose new status it reports.
+    pub(crate) task: Option<switchboard_api::ActivityTask>,
 }
 
 /// The newest entries and the next sequence number.
@@ -320,6 +325,7 @@ fn entry(record: CallRecord, seq: u64) -> ActivityEntry {
                 .map(|k| k.to_string())
                 .collect()
         }),
+        task: record.task,
     }
 }
 
@@ -399,6 +405,7 @@ mod tests {
             arguments: None,
             approval: None,
             result_secrets: Vec::new(),
+            task: None,
         }
     }
 

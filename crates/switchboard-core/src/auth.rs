@@ -23,7 +23,9 @@
 //! message here contains one.
 
 pub mod chunked;
+mod legacy;
 pub mod login;
+mod machine;
 pub mod store;
 pub(crate) mod tokens;
 
@@ -192,39 +194,39 @@ impl Auth {
     }
 
     /// Gets a token with the client-credentials grant (SEP-1046) for the
-    /// configured client and stores it like a login's: discovery, then the
-    /// token request (`client_secret_basic` when that is all the
-    /// authorization server takes, else `client_secret_post`), for the
-    /// server's URL as the resource.
+    /// configured client and stores it like a login's ([`machine`]): with
+    /// `oauth.clientSecret`, or with a JWT assertion signed by
+    /// `oauth.signingKey`, for the server's URL as the resource.
     async fn client_credentials(
         &self,
         id: &ServerId,
         url: &str,
         oauth: &OAuthConfig,
     ) -> Result<(), AuthError> {
-        let (Some(client_id), Some(secret)) = (&oauth.client_id, &oauth.client_secret) else {
-            return Err(AuthError::Other {
-                server: id.clone(),
-                message:
-                    "the client-credentials grant needs `oauth.clientId` and `oauth.clientSecret`"
-                        .into(),
-            });
+        let needs = || AuthError::Other {
+            server: id.clone(),
+            message: "the client-credentials grant needs `oauth.clientId` and \
+                      `oauth.clientSecret` (or `oauth.signingKey`)"
+                .into(),
         };
-        let client_secret = self.resolve(secret).await?;
+        let client_id = oauth.client_id.as_deref().ok_or_else(needs)?;
+        let proof = match (&oauth.client_secret, &oauth.signing_key) {
+            (Some(secret), _) => machine::ClientProof::Secret(self.resolve(secret).await?),
+            (None, Some(key)) => {
+                let pem = self.resolve(key).await?;
+                // A private key is a secret whatever its source: mask it in every output.
+                crate::util::redact::remember([pem.as_str()]);
+                machine::ClientProof::SigningKey {
+                    pem,
+                    algorithm: oauth
+                        .signing_algorithm
+                        .unwrap_or(crate::config::SigningAlgorithm::RS256),
+                }
+            }
+            (None, None) => return Err(needs()),
+        };
         let server = self.server(id);
-        let mut manager = AuthorizationManager::new(url)
-            .await
-            .map_err(|e| login::classify(id, e))?;
-        manager.set_credential_store(Credentials(server.clone()));
-        let mut state = rmcp::transport::auth::OAuthState::Unauthorized(manager);
-        let config = rmcp::transport::auth::ClientCredentialsConfig::ClientSecret {
-            client_id: client_id.clone(),
-            client_secret,
-            scopes: oauth.scopes.clone(),
-            resource: Some(url.to_string()),
-        };
-        if let Err(err) = state.authenticate_client_credentials(config).await {
-            let err = login::classify(id, err);
+        if let Err(err) = machine::obtain(id, server.clone(), url, oauth, client_id, proof).await {
             server.update(|s| s.problem = Some(err.to_string()));
             return Err(err);
         }
@@ -263,6 +265,12 @@ impl Auth {
             .map_err(|e| login::classify(id, e))?;
         manager.set_credential_store(Credentials(server.clone()));
         manager.set_state_store(AuthStates(server.clone()));
+        // Resolved here (not inside rmcp's `initialize_from_store`) for the
+        // 2025-03-26 fallback of [`legacy`].
+        let metadata = legacy::resolve(&manager, url, None)
+            .await
+            .map_err(|e| login::classify(id, e))?;
+        manager.set_metadata(metadata);
         if !manager
             .initialize_from_store()
             .await

@@ -62,6 +62,7 @@ mod result_secrets;
 mod roots;
 mod route;
 mod search_mode;
+mod tasks;
 
 pub(crate) use route::Target;
 use route::removed;
@@ -115,7 +116,7 @@ impl Gateway {
         let mut started = self.begin_call(Method::Tool, &request.name, request.arguments.as_ref());
         let mut served = Served::Nobody;
         let mut notes = record::CallNotes::default();
-        let result = match self.search_mode_call(&mut request, &mut served).await {
+        let mut result = match self.search_mode_call(&mut request, &mut served).await {
             Some(answer) => answer.map(CallToolResponse::Complete),
             None => {
                 if started.name() != request.name {
@@ -127,6 +128,13 @@ impl Gateway {
                 self.route_call(request, downstream, cancel, call).await
             }
         };
+        if let Ok(CallToolResponse::Task(task)) = &mut result
+            && let Served::Server(id) = &served
+            && let Some(upstream) = self.hub.upstream(id.as_str())
+        {
+            // The client gets a hub id for the task, never the server's.
+            notes.task = Some(self.adopt_task(&upstream, started.name(), task));
+        }
         started.set_notes(notes);
         self.end_call(started, served, &result, cancel);
         result
@@ -234,8 +242,12 @@ fn merged_capabilities() -> ServerCapabilities {
         "resources": {"listChanged": true, "subscribe": true},
         "logging": {},
         "completions": {},
-        // MCP Apps pass through, their `ui://` URIs renamed per server.
-        "extensions": {crate::catalog::ui_uri::EXTENSION_ID: {}},
+        // MCP Apps pass through, their `ui://` URIs renamed per server;
+        // tasks (SEP-2663) with ids mapped per server and client.
+        "extensions": {
+            crate::catalog::ui_uri::EXTENSION_ID: {},
+            rmcp::model::TASKS_EXTENSION_ID: {},
+        },
     }))
     .unwrap_or_default()
 }
@@ -354,6 +366,30 @@ impl ServerHandler for Gateway {
             self.legacy_call(request, &context).await
         };
         result.map(|r| r.for_request(&context))
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        self.forward_get_task(request, &context).await
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.forward_update_task(request, &context).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.forward_cancel_task(request, &context).await
     }
 
     async fn list_prompts(

@@ -38,6 +38,7 @@ mod choice;
 mod evictions;
 pub(crate) mod listen;
 pub(crate) mod table;
+pub(crate) mod tasks;
 
 pub use table::{HttpSessionError, HttpSessionKey, SessionTable, Usage, UseGuard};
 
@@ -307,6 +308,8 @@ pub struct Sessions {
     /// Each profile's servers, set by the hub when profiles change, so news
     /// of a server reaches the profile sessions that see it.
     profile_servers: std::sync::RwLock<HashMap<Arc<str>, Arc<std::collections::HashSet<ServerId>>>>,
+    /// Tasks clients started through the hub, by the ids they were given.
+    tasks: tasks::TaskTable,
 }
 
 impl Sessions {
@@ -317,7 +320,13 @@ impl Sessions {
             table,
             listeners: listen::Listeners::default(),
             profile_servers: std::sync::RwLock::default(),
+            tasks: tasks::TaskTable::default(),
         }
+    }
+
+    /// The tasks clients started through the hub (see `tasks`).
+    pub(crate) fn tasks(&self) -> &tasks::TaskTable {
+        &self.tasks
     }
 
     /// Sets every profile's servers (the hub, whenever profiles change).

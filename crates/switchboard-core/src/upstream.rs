@@ -85,11 +85,11 @@ use client::Calls;
 pub use client::{Asked, Downstream};
 use connect::Connection;
 pub use error::UpstreamError;
-pub(crate) use parked::{CallFuture, Parked, ParkedCall, Pending};
+pub(crate) use parked::{CallFuture, Parked, ParkedCall, Pending, new_id as new_random_id};
 pub use process::guard;
 pub(crate) use redirect::client as http_client;
 use refresh::ListOutcome;
-pub(crate) use request::Ask;
+pub(crate) use request::{Ask, TaskHold};
 pub use status::Health;
 use status::{LogLimits, LogLine, Status, StderrLog};
 
@@ -109,6 +109,9 @@ pub struct Upstream {
     fingerprint: Fingerprint,
     /// Requests in flight, so a retired upstream can drain before closing.
     in_flight: AtomicU64,
+    /// Tasks (SEP-2663) this server runs for clients and that have not ended:
+    /// a server with one is never stopped for being idle (`TaskHold`).
+    tasks: AtomicU64,
     /// The hub's own log lines about this server, last ones kept.
     events_log: Mutex<VecDeque<LogLine>>,
     settings: Arc<Settings>,
@@ -172,6 +175,7 @@ impl Upstream {
             fingerprint: Fingerprint::of(&config),
             config: std::sync::RwLock::new(Arc::new(config)),
             in_flight: AtomicU64::new(0),
+            tasks: AtomicU64::new(0),
             events_log: Mutex::new(VecDeque::new()),
             settings,
             cancel,
@@ -268,6 +272,11 @@ impl Upstream {
         self.in_flight.load(Ordering::SeqCst)
     }
 
+    /// Tasks of this server that have not ended (see `TaskHold`).
+    pub(crate) fn tasks_in_flight(&self) -> u64 {
+        self.tasks.load(Ordering::SeqCst)
+    }
+
     /// Waits for in-flight requests to finish (at most `deadline`), then
     /// closes the connection and stops everything of this upstream.
     pub(crate) async fn drain_and_retire(&self, deadline: Duration) {
@@ -299,6 +308,13 @@ impl Upstream {
     }
 }
 
+/// An upstream that never starts (its command does not exist), for unit
+/// tests of tables that hold upstreams.
+#[cfg(test)]
+pub(crate) fn unstartable_for_tests() -> Arc<Upstream> {
+    tests::unstartable().0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,7 +324,7 @@ mod tests {
 
     /// An upstream whose command does not exist: every start fails at once,
     /// without a process, so the lifecycle runs on a paused clock.
-    fn unstartable() -> (
+    pub(super) fn unstartable() -> (
         Arc<Upstream>,
         tokio::sync::mpsc::UnboundedReceiver<UpstreamEvent>,
     ) {

@@ -20,6 +20,7 @@
 //! Like the other fixtures it prints `listening on http://<addr>/mcp` (`/sse`)
 //! to stdout once bound and nothing else.
 
+pub mod assertion;
 pub mod mcp;
 pub mod server;
 
@@ -70,6 +71,16 @@ pub struct Args {
     /// Streamable HTTP at `/mcp`; the protected resource is then `<issuer>/sse`.
     #[arg(long)]
     pub sse: bool,
+    /// Behave as a 2025-03-26 server: no protected-resource metadata, a
+    /// challenge that names none, and authorization-server metadata at the
+    /// root whose `issuer` is `<origin>/oauth` (endpoints stay at the root).
+    #[arg(long)]
+    pub legacy_metadata: bool,
+    /// A machine client that authenticates with a JWT signed by its private
+    /// key (`private_key_jwt`): `ID=PUBLIC_KEY.pem` (repeatable); it may use
+    /// the client-credentials grant.
+    #[arg(long = "jwt-client", value_name = "ID=PEM")]
+    pub jwt_clients: Vec<String>,
 }
 
 impl Args {

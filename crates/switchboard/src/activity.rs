@@ -102,6 +102,7 @@ mod tests {
             arguments: None,
             approval: None,
             result_secrets: None,
+            task: None,
         }
     }
 

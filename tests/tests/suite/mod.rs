@@ -29,6 +29,7 @@ mod list_changed;
 mod log_floods;
 mod merge;
 mod oauth;
+mod oauth_grants;
 mod pins;
 mod pins_review;
 mod priming;

@@ -17,7 +17,8 @@ use std::time::Duration;
 use axum::extract::{Query, State};
 use axum::response::{Html, IntoResponse};
 use rmcp::transport::auth::{
-    AuthError as RmcpAuthError, AuthorizationManager, AuthorizationRequest, OAuthState,
+    AuthError as RmcpAuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
+    OAuthState,
 };
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -101,11 +102,17 @@ pub(crate) async fn begin(
     if let Some(secret) = client_secret {
         request = request.with_client_secret(secret);
     }
-    let mut state = OAuthState::Unauthorized(manager);
-    state
-        .start_authorization(request)
+    // Discovery as rmcp's `start_authorization` does it, plus the 2025-03-26
+    // fallback (`legacy`); then the session (registration, PKCE, the URL).
+    let metadata = super::legacy::resolve(&manager, url, auth.challenge().as_deref())
         .await
         .map_err(|e| classify(&server, e))?;
+    manager.set_metadata(metadata);
+    let state = OAuthState::Session(
+        AuthorizationSession::new(manager, request)
+            .await
+            .map_err(|(_, e)| classify(&server, e))?,
+    );
     let authorization_url = state
         .get_authorization_url()
         .await

@@ -469,6 +469,8 @@ struct RawOAuth {
     client_metadata_url: Option<String>,
     #[serde(default)]
     grant: super::model::OAuthGrant,
+    signing_key: Option<ConfigValue>,
+    signing_algorithm: Option<super::model::SigningAlgorithm>,
 }
 
 /// `oauth.redirectPort`: a port number, or `null` (pick a free one).
@@ -549,6 +551,12 @@ impl RawServer {
                     &raw.client_id,
                     &raw.client_secret,
                 )?;
+                super::transport::check_signing_key(
+                    raw.grant,
+                    &raw.client_secret,
+                    &raw.signing_key,
+                    raw.signing_algorithm,
+                )?;
                 Some(OAuthConfig {
                     client_id: raw.client_id,
                     client_secret: raw.client_secret,
@@ -556,6 +564,8 @@ impl RawServer {
                     redirect_port: raw.redirect_port,
                     client_metadata_url: raw.client_metadata_url,
                     grant: raw.grant,
+                    signing_key: raw.signing_key,
+                    signing_algorithm: raw.signing_algorithm,
                 })
             }
         };
@@ -1075,6 +1085,8 @@ mod tests {
                 redirect_port: Some(7777),
                 client_metadata_url: None,
                 grant: crate::config::model::OAuthGrant::AuthorizationCode,
+                signing_key: None,
+                signing_algorithm: None,
             })
         );
         let TransportConfig::Stdio { env, .. } = &cfg.servers[1].transport else {
@@ -1083,6 +1095,26 @@ mod tests {
         assert_eq!(env["PLAIN"], ConfigValue::Literal("v".into()));
         assert_eq!(env["KEY"], ConfigValue::Keyring("API_KEY".into()));
         assert_eq!(cfg.settings.token_store, TokenStoreChoice::Memory);
+    }
+
+    #[test]
+    fn a_machine_client_may_sign_with_a_private_key() {
+        let cfg = parse(
+            r#"{"mcpServers": {"m": {"url": "https://example.com/mcp", "oauth": {
+                "clientId": "bot", "grant": "clientCredentials",
+                "signingKey": {"keyring": "bot-key"}, "signingAlgorithm": "ES256"}}}}"#,
+        )
+        .unwrap();
+        let oauth = cfg.servers[0].oauth.clone().unwrap();
+        assert_eq!(
+            oauth.signing_key,
+            Some(ConfigValue::Keyring("bot-key".into()))
+        );
+        assert_eq!(
+            oauth.signing_algorithm,
+            Some(crate::config::model::SigningAlgorithm::ES256)
+        );
+        assert_eq!(oauth.client_secret, None);
     }
 
     #[test]
@@ -1107,6 +1139,22 @@ mod tests {
             (
                 r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"clientMetadataUrl": "https://h/"}}}}"#,
                 "must be an https URL with a path",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"clientId": "c", "signingKey": "k"}}}}"#,
+                "`oauth.signingKey` applies only to `oauth.grant: \"clientCredentials\"`",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"clientId": "c", "grant": "clientCredentials", "clientSecret": "s", "signingKey": "k"}}}}"#,
+                "either `oauth.clientSecret` or `oauth.signingKey`",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"clientId": "c", "grant": "clientCredentials", "clientSecret": "s", "signingAlgorithm": "ES256"}}}}"#,
+                "`oauth.signingAlgorithm` needs `oauth.signingKey`",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"clientId": "c", "grant": "clientCredentials", "signingKey": "k", "signingAlgorithm": "HS256"}}}}"#,
+                "unknown variant `HS256`",
             ),
             (
                 r#"{"mcpServers": {"a": {"url": "http://h/", "oauth": {"grant": "clientCredentials", "clientId": "c"}}}}"#,

@@ -131,6 +131,23 @@ pub struct OAuthConfig {
     /// machine client, the client-credentials grant with `client_id` and
     /// `client_secret` (no browser; the hub asks for a token when it needs one).
     pub grant: OAuthGrant,
+    /// The client's private key (PEM, RSA or EC), as text or as
+    /// `{"keyring": "<name>"}`: with the client-credentials grant the hub
+    /// authenticates with a signed JWT assertion (`private_key_jwt`,
+    /// RFC 7523) instead of `client_secret`.
+    pub signing_key: Option<ConfigValue>,
+    /// How the assertion is signed; `None` means RS256.
+    pub signing_algorithm: Option<SigningAlgorithm>,
+}
+
+/// `oauth.signingAlgorithm`: the JWS algorithm of a `private_key_jwt` assertion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SigningAlgorithm {
+    RS256,
+    RS384,
+    RS512,
+    ES256,
+    ES384,
 }
 
 /// `oauth.grant`: which OAuth grant gets the server's tokens.

@@ -62,6 +62,36 @@ pub(super) fn check_remote(
     Ok(())
 }
 
+/// `oauth.signingKey` / `signingAlgorithm`: a machine client authenticates
+/// with exactly one of its secret and its signing key.
+pub(super) fn check_signing_key(
+    grant: super::model::OAuthGrant,
+    client_secret: &Option<super::ConfigValue>,
+    signing_key: &Option<super::ConfigValue>,
+    signing_algorithm: Option<super::model::SigningAlgorithm>,
+) -> Result<(), String> {
+    let machine = grant == super::model::OAuthGrant::ClientCredentials;
+    if signing_algorithm.is_some() && signing_key.is_none() {
+        return Err("`oauth.signingAlgorithm` needs `oauth.signingKey`".into());
+    }
+    match (machine, client_secret.is_some(), signing_key.is_some()) {
+        (false, _, true) => {
+            Err("`oauth.signingKey` applies only to `oauth.grant: \"clientCredentials\"`".into())
+        }
+        (true, true, true) => Err(
+            "`oauth.grant: \"clientCredentials\"` authenticates with either \
+             `oauth.clientSecret` or `oauth.signingKey`, not both"
+                .into(),
+        ),
+        (true, false, false) => Err(
+            "`oauth.grant: \"clientCredentials\"` needs `oauth.clientId` and \
+             `oauth.clientSecret` (or `oauth.signingKey`)"
+                .into(),
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// `oauth.clientMetadataUrl`: an `https` URL with a path (the client id a
 /// Client ID Metadata Document is published under).
 fn check_client_metadata_url(url: &str) -> Result<(), String> {
@@ -93,12 +123,10 @@ pub(super) fn check_oauth(
     if let Some(url) = client_metadata_url {
         check_client_metadata_url(url)?;
     }
-    if grant == super::model::OAuthGrant::ClientCredentials
-        && (client_id.is_none() || client_secret.is_none())
-    {
+    if grant == super::model::OAuthGrant::ClientCredentials && client_id.is_none() {
         return Err(
             "`oauth.grant: \"clientCredentials\"` needs `oauth.clientId` and \
-                    `oauth.clientSecret`"
+                    `oauth.clientSecret` (or `oauth.signingKey`)"
                 .into(),
         );
     }

@@ -39,6 +39,8 @@ pub(super) struct Started {
 pub(super) struct CallNotes {
     pub(super) approval: Option<switchboard_api::ActivityApproval>,
     pub(super) result_secrets: Vec<&'static str>,
+    /// The task a `tools/call` was answered with (its hub id).
+    pub(super) task: Option<switchboard_api::ActivityTask>,
 }
 
 impl Started {
@@ -173,6 +175,7 @@ impl Gateway {
             arguments: started.arguments,
             approval: started.notes.approval,
             result_secrets: started.notes.result_secrets,
+            task: started.notes.task,
         });
     }
 }

@@ -95,6 +95,37 @@ pub(crate) struct FastPath {
 }
 
 /// The middleware on the MCP routes (see the module docs).
+/// SEP-2663 puts a `tasks/*` request's `taskId` in `Mcp-Name`, and rmcp's
+/// server refuses one without it; the Python SDK's client (mcp 2.x, used by
+/// FastMCP 4) sends `Mcp-Method` but no `Mcp-Name` for these. The header only
+/// repeats the body, so the hub fills it in from the body when it is missing
+/// (a header that disagrees with the body is still refused by rmcp).
+fn task_name_header(headers: &mut axum::http::HeaderMap, body: &[u8]) {
+    const NAME: &str = "mcp-name";
+    if headers.contains_key(NAME) || !headers.contains_key("mcp-method") {
+        return;
+    }
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(rename = "taskId")]
+        task_id: String,
+    }
+    #[derive(serde::Deserialize)]
+    struct Body {
+        params: Params,
+    }
+    let Ok(parsed) = serde_json::from_slice::<Body>(body) else {
+        return;
+    };
+    let id = parsed.params.task_id;
+    // Plain visible ASCII goes as it is; anything else is left to rmcp.
+    if id.bytes().all(|b| b.is_ascii_graphic())
+        && let Ok(value) = axum::http::HeaderValue::from_str(&id)
+    {
+        headers.insert(NAME, value);
+    }
+}
+
 pub(crate) async fn layer(State(state): State<FastPath>, request: Request, next: Next) -> Response {
     let hub = &state.hub;
     if request.method() == Method::DELETE {
@@ -106,7 +137,7 @@ pub(crate) async fn layer(State(state): State<FastPath>, request: Request, next:
     if !small_body(request.headers()) {
         return json_rpc_status(next.run(request).await, false);
     }
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     // The listener bounds how long the body may take (HTTP 408 past it).
     let bytes = match axum::body::to_bytes(body, MAX_PEEK as usize).await {
         Ok(bytes) => bytes,
@@ -123,6 +154,13 @@ pub(crate) async fn layer(State(state): State<FastPath>, request: Request, next:
         // JSON, but not a JSON-RPC message (rmcp answers, see `json_rpc_status`).
         Err(_) => None,
     };
+    if probe
+        .as_ref()
+        .and_then(|p| p.method.as_deref())
+        .is_some_and(|m| m.starts_with("tasks/"))
+    {
+        task_name_header(&mut parts.headers, &bytes);
+    }
     if probe.as_ref().and_then(|p| p.method.as_deref()) == Some("initialize")
         && !parts.headers.contains_key(SESSION_HEADER)
         && !hub.sessions().table().has_room()

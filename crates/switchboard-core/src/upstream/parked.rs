@@ -163,7 +163,8 @@ impl Parked {
     }
 }
 
-fn new_id() -> String {
+/// 128 random bits as hex (parked-call states, hub task ids).
+pub(crate) fn new_id() -> String {
     let mut bytes = [0u8; 16];
     if getrandom::fill(&mut bytes).is_err() {
         // No system randomness: still unique, only guessable.

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, CompleteRequestParams,
-    CompleteResult, GetPromptRequestParams, GetPromptResponse, ReadResourceRequestParams,
-    ReadResourceResponse, Request, ServerResult,
+    CompleteResult, GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult,
+    ReadResourceRequestParams, ReadResourceResponse, Request, ServerResult, UpdateTaskParams,
 };
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use tokio_util::sync::CancellationToken;
@@ -456,6 +456,62 @@ impl Ask for CompleteRequestParams {
             ServerResult::CompleteResult(r) => Ok(r),
             other => Err(Box::new(other)),
         }
+    }
+}
+
+impl Ask for GetTaskParams {
+    type Answer = GetTaskResult;
+    fn into_request(self) -> ClientRequest {
+        ClientRequest::GetTaskRequest(Request::new(self))
+    }
+    fn answer(result: ServerResult) -> Result<Self::Answer, Box<ServerResult>> {
+        match result {
+            ServerResult::GetTaskResult(r) => Ok(r),
+            other => Err(Box::new(other)),
+        }
+    }
+}
+
+impl Ask for UpdateTaskParams {
+    type Answer = ();
+    fn into_request(self) -> ClientRequest {
+        ClientRequest::UpdateTaskRequest(Request::new(self))
+    }
+    fn answer(result: ServerResult) -> Result<Self::Answer, Box<ServerResult>> {
+        match result {
+            ServerResult::TaskAckResult(_) | ServerResult::EmptyResult(_) => Ok(()),
+            other => Err(Box::new(other)),
+        }
+    }
+}
+
+impl Ask for rmcp::model::CancelTaskParams {
+    type Answer = ();
+    fn into_request(self) -> ClientRequest {
+        ClientRequest::CancelTaskRequest(Request::new(self))
+    }
+    fn answer(result: ServerResult) -> Result<Self::Answer, Box<ServerResult>> {
+        match result {
+            ServerResult::TaskAckResult(_) | ServerResult::EmptyResult(_) => Ok(()),
+            other => Err(Box::new(other)),
+        }
+    }
+}
+
+/// One task (SEP-2663) a client started on this server and that has not
+/// ended: while any is held, idle shutdown leaves the server running.
+pub(crate) struct TaskHold(Arc<Upstream>);
+
+impl TaskHold {
+    pub(crate) fn new(upstream: &Arc<Upstream>) -> Self {
+        upstream.tasks.fetch_add(1, Ordering::SeqCst);
+        Self(upstream.clone())
+    }
+}
+
+impl Drop for TaskHold {
+    fn drop(&mut self) {
+        self.0.tasks.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

@@ -131,7 +131,7 @@ impl Upstream {
         let s = self.lock_status();
         idle_for(
             self.can_sleep(&s),
-            self.in_flight(),
+            self.in_flight() + self.tasks_in_flight(),
             s.last_used,
             idle_shutdown,
             Instant::now(),

@@ -63,10 +63,14 @@ async fn require_bearer(
     if auth.check_bearer(presented.as_deref()) {
         return next.run(request).await;
     }
-    let mut challenge = format!(
-        "Bearer resource_metadata=\"{}\", scope=\"mcp\"",
-        auth.resource_metadata_url()
-    );
+    let mut challenge = if auth.legacy_metadata {
+        "Bearer scope=\"mcp\"".to_string()
+    } else {
+        format!(
+            "Bearer resource_metadata=\"{}\", scope=\"mcp\"",
+            auth.resource_metadata_url()
+        )
+    };
     if presented.is_some() {
         challenge.push_str(", error=\"invalid_token\"");
     }

@@ -32,6 +32,7 @@ pub struct Stats {
     pub refresh_grants: u64,
     pub rejected_refreshes: u64,
     pub rejected_codes: u64,
+    pub client_credentials_grants: u64,
     pub unauthorized: u64,
     pub authorized_mcp_requests: u64,
 }
@@ -69,6 +70,9 @@ pub struct AuthServer {
     registration: bool,
     deny_consent: bool,
     malformed_metadata: bool,
+    /// `--legacy-metadata`: a 2025-03-26 server (see `Args`).
+    pub legacy_metadata: bool,
+    jwt_clients: super::assertion::JwtClients,
     authorization_server: String,
     inner: Mutex<Inner>,
     counter: AtomicU64,
@@ -99,6 +103,8 @@ impl AuthServer {
             registration: !args.no_registration,
             deny_consent: args.deny_consent,
             malformed_metadata: args.malformed_metadata,
+            legacy_metadata: args.legacy_metadata,
+            jwt_clients: super::assertion::JwtClients::load(&args.jwt_clients)?,
             authorization_server: args
                 .authorization_server
                 .clone()
@@ -197,6 +203,9 @@ pub fn router(state: Arc<AuthServer>) -> Router {
 }
 
 async fn resource_metadata(State(s): State<Arc<AuthServer>>) -> Response {
+    if s.legacy_metadata {
+        return oauth_error(StatusCode::NOT_FOUND, "not_found", "no resource metadata");
+    }
     if s.malformed_metadata {
         // JSON, but not a protected-resource metadata document (no `resource`,
         // no authorization server).
@@ -219,14 +228,20 @@ async fn server_metadata(State(s): State<Arc<AuthServer>>) -> Response {
         )
             .into_response();
     }
+    let issuer = if s.legacy_metadata {
+        format!("{}/oauth", s.issuer)
+    } else {
+        s.issuer.clone()
+    };
     let mut body = json!({
-        "issuer": s.issuer,
+        "issuer": issuer,
         "authorization_endpoint": format!("{}/authorize", s.issuer),
         "token_endpoint": format!("{}/token", s.issuer),
         "response_types_supported": ["code"],
-        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
         "code_challenge_methods_supported": ["S256"],
-        "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
+        "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"],
+        "token_endpoint_auth_signing_alg_values_supported": ["ES256", "ES384", "RS256", "RS384", "RS512"],
         "scopes_supported": ["mcp"],
     });
     if s.registration {
@@ -372,6 +387,40 @@ struct TokenRequest {
     refresh_token: Option<String>,
     client_id: Option<String>,
     client_secret: Option<String>,
+    client_assertion_type: Option<String>,
+    client_assertion: Option<String>,
+    scope: Option<String>,
+}
+
+/// The `client_assertion_type` of a JWT client assertion (RFC 7523).
+const JWT_BEARER: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+/// The client-credentials grant of a `--jwt-client` (its signed assertion).
+fn jwt_client_credentials(s: &AuthServer, form: &TokenRequest) -> Response {
+    if form.grant_type != "client_credentials"
+        || form.client_assertion_type.as_deref() != Some(JWT_BEARER)
+    {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "a JWT client uses the client_credentials grant with a jwt-bearer assertion",
+        );
+    }
+    let audiences = [
+        s.issuer.clone(),
+        format!("{}/", s.issuer),
+        format!("{}/token", s.issuer),
+    ];
+    let assertion = form.client_assertion.as_deref().unwrap_or_default();
+    match s.jwt_clients.verify(assertion, &audiences) {
+        Ok(client_id) => {
+            let mut inner = s.lock();
+            inner.stats.client_credentials_grants += 1;
+            let body = s.issue_tokens(&mut inner, &client_id, form.scope.clone());
+            (no_store(), Json(body)).into_response()
+        }
+        Err(why) => oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", &why),
+    }
 }
 
 /// The client id and secret from HTTP Basic auth or the form.
@@ -423,6 +472,9 @@ async fn token(
     headers: HeaderMap,
     Form(form): Form<TokenRequest>,
 ) -> Response {
+    if form.client_assertion.is_some() && !s.jwt_clients.is_empty() {
+        return jwt_client_credentials(&s, &form);
+    }
     let (client_id, client_secret) = client_auth(&headers, &form);
     let Some(client_id) = client_id else {
         return oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", "no client_id");
@@ -485,6 +537,16 @@ async fn token(
             }
             inner.stats.refresh_grants += 1;
             let body = s.issue_tokens(&mut inner, &client_id, Some("mcp".into()));
+            (no_store(), Json(body)).into_response()
+        }
+        "client_credentials"
+            if inner
+                .clients
+                .get(&client_id)
+                .is_some_and(|c| c.secret.is_some()) =>
+        {
+            inner.stats.client_credentials_grants += 1;
+            let body = s.issue_tokens(&mut inner, &client_id, form.scope.clone());
             (no_store(), Json(body)).into_response()
         }
         _ => oauth_error(

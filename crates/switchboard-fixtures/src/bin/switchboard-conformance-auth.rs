@@ -23,7 +23,9 @@
 //!
 //! For the client-credentials scenarios the server is configured with
 //! `"grant": "clientCredentials"` and the suite's client: the hub gets its
-//! token itself when it connects, and step 1 already succeeds.
+//! token itself when it connects, and step 1 already succeeds; when the
+//! context gives a private key instead of a secret (`private_key_pem`,
+//! `signing_algorithm`), it is the server's `oauth.signingKey`.
 //!
 //! ```text
 //! switchboard-conformance-auth [--scenario NAME] URL
@@ -86,7 +88,8 @@ const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadat
 /// The server's `oauth` block: the client metadata URL, and a pre-registered
 /// client when the suite's context names one (`client_id`, `client_secret`);
 /// for the client-credentials scenarios (SEP-1046) that client uses
-/// `"grant": "clientCredentials"`, a machine client with no login.
+/// `"grant": "clientCredentials"`, a machine client with no login (with
+/// `signingKey` when the context gives a private key).
 fn oauth_block(scenario: &str) -> anyhow::Result<Value> {
     let mut oauth = json!({"clientMetadataUrl": CLIENT_METADATA_URL});
     let Ok(text) = std::env::var("MCP_CONFORMANCE_CONTEXT") else {
@@ -100,6 +103,13 @@ fn oauth_block(scenario: &str) -> anyhow::Result<Value> {
             oauth["clientSecret"] = json!(secret);
             if scenario.starts_with("auth/client-credentials") {
                 oauth["grant"] = json!("clientCredentials");
+            }
+        } else if let Some(key) = context.get("private_key_pem").and_then(Value::as_str) {
+            // `private_key_jwt` (SEP-1046): the hub signs its client assertion.
+            oauth["grant"] = json!("clientCredentials");
+            oauth["signingKey"] = json!(key);
+            if let Some(alg) = context.get("signing_algorithm").and_then(Value::as_str) {
+                oauth["signingAlgorithm"] = json!(alg);
             }
         }
     }

@@ -1,0 +1,195 @@
+//! Tasks (the `io.modelcontextprotocol/tasks` extension, SEP-2663) through
+//! the hub, on every route: a `tools/call` a server answers with a task
+//! handle reaches the client with a hub id instead of the server's
+//! (`sessions::tasks`), and `tasks/get`, `tasks/update` and `tasks/cancel`
+//! go to the server that owns the task, with the server's id swapped back
+//! in. An id the table does not give this client (another server's, route's
+//! or session's) is refused with `-32602` (`kind: "unknownTask"`) before any
+//! server is asked. Every status change the hub sees is one activity entry,
+//! so the log follows a task from the call that made it to its final status.
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use rmcp::model::{
+    CancelTaskParams, CreateTaskResult, ErrorData, GetTaskParams, GetTaskResult, TaskStatus,
+    UpdateTaskParams,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::json;
+use switchboard_api::{ActivityOutcome, ActivityTask};
+
+use super::{Gateway, downstream, upstream_error};
+use crate::activity::{CallRecord, Method, Served};
+use crate::sessions::Scope;
+use crate::sessions::tasks::{Found, Owner, TaskError};
+use crate::upstream::Upstream;
+
+/// A status as the protocol spells it.
+fn status_name(status: TaskStatus) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+/// The client behind a `tasks/*` request: a 2026-07-28 request names its
+/// capabilities (the tasks extension among them) in its own `_meta`, and the
+/// server is told those, not the hub's.
+fn task_downstream(context: &RequestContext<RoleServer>) -> Option<crate::upstream::Downstream> {
+    let mut ds = downstream(context);
+    if let Some(ds) = ds.as_mut()
+        && let Some(capabilities) = context.meta.client_capabilities()
+    {
+        ds.capabilities = Some(capabilities);
+    }
+    ds
+}
+
+fn refused(err: TaskError) -> ErrorData {
+    ErrorData::invalid_params(err.to_string(), Some(json!({"kind": "unknownTask"})))
+}
+
+impl Gateway {
+    /// Who this request's client is, for the task table.
+    fn task_owner(&self) -> Owner {
+        let route = match self.session.scope() {
+            Scope::Merged => "/mcp".to_string(),
+            Scope::Server(id) => format!("/servers/{id}/mcp"),
+            Scope::Profile(name) => format!("/profiles/{name}/mcp"),
+        };
+        Owner::new(
+            &route,
+            self.session.http_id().map(|s| &**s),
+            self.session.client_name().map(|s| &**s),
+        )
+    }
+
+    /// A task `upstream` answered a call of `tool` with: registered under a
+    /// hub id, which replaces the server's in the answer.
+    pub(super) fn adopt_task(
+        &self,
+        upstream: &Arc<Upstream>,
+        tool: &str,
+        task: &mut CreateTaskResult,
+    ) -> ActivityTask {
+        let upstream_id = std::mem::take(&mut task.task.task_id);
+        let id = self.hub.sessions().tasks().adopt(
+            upstream,
+            self.task_owner(),
+            upstream_id,
+            tool,
+            task.task.ttl_ms,
+        );
+        task.task.task_id.clone_from(&id);
+        self.hub.sessions().tasks().observe(&id, task.task.status);
+        ActivityTask {
+            id,
+            status: status_name(task.task.status),
+        }
+    }
+
+    fn find_task(&self, id: &str) -> Result<Found, ErrorData> {
+        self.hub
+            .sessions()
+            .tasks()
+            .find(id, &self.task_owner())
+            .map_err(refused)
+    }
+
+    /// `tasks/get`, from the task's server.
+    pub(super) async fn forward_get_task(
+        &self,
+        mut request: GetTaskParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.note_client(context);
+        let found = self.find_task(&request.task_id)?;
+        let id = std::mem::replace(&mut request.task_id, found.upstream_id.clone());
+        let mut result = found
+            .upstream
+            .send(request, task_downstream(context), &context.ct)
+            .await
+            .map_err(upstream_error)?;
+        result.task.task.task_id.clone_from(&id);
+        let error = match &result.task.payload {
+            rmcp::model::TaskPayload::Failed { error } => error
+                .get("message")
+                .and_then(|m| m.as_str())
+                .map(str::to_string),
+            _ => None,
+        };
+        self.note_task_status(&id, &found, result.task.status(), error);
+        Ok(result)
+    }
+
+    /// `tasks/update`: the answers to a task's input requests, to its server.
+    pub(super) async fn forward_update_task(
+        &self,
+        mut request: UpdateTaskParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.note_client(context);
+        let found = self.find_task(&request.task_id)?;
+        request.task_id.clone_from(&found.upstream_id);
+        found
+            .upstream
+            .send(request, task_downstream(context), &context.ct)
+            .await
+            .map_err(upstream_error)
+    }
+
+    /// `tasks/cancel`, to the task's server (its status says when it ended).
+    pub(super) async fn forward_cancel_task(
+        &self,
+        mut request: CancelTaskParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.note_client(context);
+        let found = self.find_task(&request.task_id)?;
+        request.task_id.clone_from(&found.upstream_id);
+        found
+            .upstream
+            .send(request, task_downstream(context), &context.ct)
+            .await
+            .map_err(upstream_error)
+    }
+
+    /// Records a status change of task `id` (nothing when it is unchanged).
+    fn note_task_status(&self, id: &str, found: &Found, status: TaskStatus, error: Option<String>) {
+        let Some(changed) = self.hub.sessions().tasks().observe(id, status) else {
+            return;
+        };
+        let outcome = match status {
+            TaskStatus::Failed => ActivityOutcome::Error,
+            TaskStatus::Cancelled => ActivityOutcome::Cancelled,
+            _ => ActivityOutcome::Ok,
+        };
+        let route = match self.session.scope() {
+            Scope::Server(server) => Some(server.clone()),
+            _ => None,
+        };
+        self.hub.activity().record(CallRecord {
+            at: SystemTime::now(),
+            duration: changed.age,
+            method: Method::Task,
+            name: found.tool.clone(),
+            route,
+            served: Served::Server(changed.server),
+            client: self.session.client_name().cloned(),
+            session: self.session.http_id().cloned(),
+            outcome,
+            error: error
+                .or_else(|| (status == TaskStatus::Failed).then(|| "the task failed".to_string())),
+            argument_bytes: 0,
+            result_bytes: 0,
+            arguments: None,
+            approval: None,
+            result_secrets: Vec::new(),
+            task: Some(ActivityTask {
+                id: id.to_string(),
+                status: status_name(changed.status),
+            }),
+        });
+    }
+}
