@@ -55,6 +55,8 @@ const LOGIN_DEADLINE: Duration = Duration::from_secs(10);
 const SHUTDOWN_DEADLINE: Duration = Duration::from_secs(5);
 /// Logins the driver does at most (the first one and one step-up).
 const MAX_LOGINS: usize = 2;
+/// How long a failed call's server state is watched for `authRequired`.
+const STATE_WAIT: Duration = Duration::from_secs(5);
 
 struct Args {
     scenario: String,
@@ -218,7 +220,7 @@ async fn run_scenario(hub: &HubHandle) -> anyhow::Result<()> {
                     Ok(result) => {
                         bail!("{} returned a tool error: {:?}", tool.name, result.content)
                     }
-                    Err(err) if logins < MAX_LOGINS && needs_login(hub) => {
+                    Err(err) if logins < MAX_LOGINS && needs_login(hub).await => {
                         tracing::info!(error = %err, "the call needs another login (step-up)");
                         logins += 1;
                         login(hub, &browser).await?;
@@ -234,13 +236,27 @@ async fn run_scenario(hub: &HubHandle) -> anyhow::Result<()> {
     outcome
 }
 
-/// Whether the hub put the server in `authRequired` (a refused token or scope).
-fn needs_login(hub: &HubHandle) -> bool {
-    hub.snapshot()
-        .servers
-        .iter()
-        .find(|s| s.id == TARGET)
-        .is_some_and(|s| s.state == switchboard_core::ServerState::AuthRequired)
+/// Whether the hub put the server in `authRequired` (a refused token or scope) after a call
+/// failed. The state is published beside the call's answer, not before it, so a busy machine
+/// can show the answer first: the snapshot is watched for up to [`STATE_WAIT`].
+async fn needs_login(hub: &HubHandle) -> bool {
+    let auth_required = || {
+        hub.snapshot()
+            .servers
+            .iter()
+            .find(|s| s.id == TARGET)
+            .is_some_and(|s| s.state == switchboard_core::ServerState::AuthRequired)
+    };
+    let deadline = tokio::time::Instant::now() + STATE_WAIT;
+    loop {
+        if auth_required() {
+            return true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 #[tokio::main]
