@@ -42,7 +42,7 @@ pub use snapshot::{
     SessionSnapshot, Totals,
 };
 
-pub use tools::{SearchResponse, SearchedTool, ServerTool, ServerToolsResponse};
+pub use tools::{SearchMatch, SearchResponse, SearchedTool, ServerTool, ServerToolsResponse};
 
 #[cfg(feature = "ts")]
 pub mod typescript;

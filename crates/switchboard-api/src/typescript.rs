@@ -63,6 +63,7 @@ pub fn render() -> String {
         decl::<ServerTool>(),
         decl::<SearchResponse>(),
         decl::<SearchedTool>(),
+        decl::<SearchMatch>(),
         decl::<ActivityResponse>(),
         decl::<ActivityEntry>(),
         decl::<ActivityOutcome>(),
