@@ -114,7 +114,7 @@ const CENTRE_PRIOR: f32 = 20.0;
 /// and returns it. Static embeddings share a large common direction (every
 /// tool text "is about a tool"); without it, cosine compares what differs.
 fn centre(vectors: &mut [f32], dims: usize) -> Vec<f32> {
-    let n = if dims == 0 { 0 } else { vectors.len() / dims };
+    let n = vectors.len().checked_div(dims).unwrap_or(0);
     let mut mean = vec![0.0f32; dims];
     if n == 0 {
         return mean;
