@@ -45,7 +45,30 @@ SERVERS = [
     ("time", "pypi", "mcp-server-time", "mcp-server-time", ["--local-timezone", "UTC"], {}),
     ("git", "pypi", "mcp-server-git", "mcp-server-git", ["--repository", "{scratch}/repo"], {}),
     ("sqlite", "pypi", "mcp-server-sqlite", "mcp-server-sqlite", ["--db-path", "{scratch}/eval.db"], {}),
+    # Added in issue #32 (collected with ONLY=... so the servers above kept their versions).
+    ("context7", "npm", "@upstash/context7-mcp", "context7-mcp", [], {}),
+    ("mongodb", "npm", "mongodb-mcp-server", "mongodb-mcp-server", [], {}),
+    ("exa", "npm", "exa-mcp-server", "exa-mcp-server", [], {"EXA_API_KEY": "dummy"}),
+    ("supabase", "npm", "@supabase/mcp-server-supabase", "mcp-server-supabase", ["--access-token", "dummy"], {}),
+    ("stripe", "npm", "@stripe/mcp", "mcp", ["--tools=all", "--api-key=sk_test_dummy"], {}),
+    ("figma", "npm", "figma-developer-mcp", "figma-developer-mcp", ["--stdio", "--figma-api-key=dummy"], {}),
+    ("airtable", "npm", "airtable-mcp-server", "airtable-mcp-server", [], {"AIRTABLE_API_KEY": "dummy"}),
+    ("redis", "npm", "@modelcontextprotocol/server-redis", "mcp-server-redis", ["redis://127.0.0.1:1"], {}),
+    ("linear", "npm", "linear-mcp-server", "linear-mcp-server", [], {"LINEAR_API_KEY": "dummy"}),
+    ("sentry", "npm", "@sentry/mcp-server", "sentry-mcp", ["--access-token=dummy"], {}),
+    ("duckduckgo", "pypi", "duckduckgo-mcp-server", "duckduckgo-mcp-server", [], {}),
+    ("arxiv", "pypi", "arxiv-mcp-server", "arxiv-mcp-server", ["--storage-path", "{scratch}/arxiv"], {}),
+    ("obsidian", "pypi", "mcp-obsidian", "mcp-obsidian", [], {"OBSIDIAN_API_KEY": "dummy"}),
 ]
+
+# Servers built on the 1.x `mcp` SDK (its low-level decorators are gone in 2.x):
+# installed with mcp-server-sqlite into the older venv.
+OLD_SDK = {"sqlite", "arxiv", "obsidian"}
+
+# ONLY=id,id collects just those servers and merges them into the existing catalog.
+ONLY = {s for s in os.environ.get("ONLY", "").split(",") if s}
+if ONLY:
+    SERVERS = [s for s in SERVERS if s[0] in ONLY]
 
 
 def install(scratch: Path) -> None:
@@ -59,13 +82,15 @@ def install(scratch: Path) -> None:
     venv = scratch / "venv"
     if not venv.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    pypi = [s[2] for s in SERVERS if s[1] == "pypi" and s[0] != "sqlite"]
+    pypi = [s[2] for s in SERVERS if s[1] == "pypi" and s[0] not in OLD_SDK]
     subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "mcp", *pypi], check=True)
     # mcp-server-sqlite (last released 2025-04) needs an older SDK than the others.
     old = scratch / "venv-sqlite"
-    if not old.exists():
+    older = [s[2] for s in SERVERS if s[0] in OLD_SDK]
+    if older and not old.exists():
         subprocess.run([sys.executable, "-m", "venv", str(old)], check=True)
-    subprocess.run([str(old / "bin" / "pip"), "install", "-q", "mcp<1.10", "pydantic<2.11", "mcp-server-sqlite"], check=True)
+    if older:
+        subprocess.run([str(old / "bin" / "pip"), "install", "-q", "mcp<1.10", "pydantic<2.11", *older], check=True)
     (scratch / "fsroot").mkdir(exist_ok=True)
     repo = scratch / "repo"
     if not (repo / ".git").exists():
@@ -77,7 +102,7 @@ def version(scratch: Path, registry: str, package: str) -> str:
     if registry == "npm":
         manifest = scratch / "npm" / "node_modules" / package / "package.json"
         return json.loads(manifest.read_text())["version"]
-    venv = "venv-sqlite" if package == "mcp-server-sqlite" else "venv"
+    venv = "venv-sqlite" if any(s[2] == package and s[0] in OLD_SDK for s in SERVERS) else "venv"
     out = subprocess.run(
         [str(scratch / venv / "bin" / "python"), "-c", f"import importlib.metadata as m; print(m.version({package!r}))"],
         capture_output=True, text=True, check=True,
@@ -112,7 +137,7 @@ async def collect(scratch: Path) -> dict:
         if registry == "npm":
             binary = scratch / "npm" / "node_modules" / ".bin" / command
         else:
-            binary = scratch / ("venv-sqlite" if sid == "sqlite" else "venv") / "bin" / command
+            binary = scratch / ("venv-sqlite" if sid in OLD_SDK else "venv") / "bin" / command
         args = [a.format(scratch=scratch) for a in args]
         env = {k: v.format(scratch=scratch) for k, v in env.items()}
         try:
@@ -142,6 +167,8 @@ def main() -> None:
         os.execve(str(python), [str(python), __file__, str(scratch)], dict(os.environ, SKIP_INSTALL="1"))
     servers = asyncio.run(collect(scratch))
     out = Path(__file__).with_name("catalog.json")
+    if ONLY:
+        servers = dict(json.loads(out.read_text())["servers"], **servers)
     out.write_text(json.dumps({"servers": servers}, indent=1, sort_keys=True) + "\n")
     total = sum(len(s["tools"]) for s in servers.values())
     print(f"{len(servers)} servers, {total} tools -> {out}", file=sys.stderr)

@@ -117,12 +117,20 @@ describe('tools and search in the dashboard', () => {
     const results = page.locator('[data-testid="search-results"] li');
     await results.first().waitFor();
     assert.equal(await results.first().getAttribute('data-tool'), 'files__read_file');
+    // Why it matched: the request's words and its meaning both point at it.
+    const why = results.first().locator('.badge.matched');
+    assert.equal(await why.getAttribute('data-matched'), 'both');
+    assert.equal(await why.innerText(), 'words + meaning');
     await page.getByRole('searchbox', { name: 'Search the tools of every server' }).fill('send an email');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     // The button says "Searching…" until the answer is shown.
     await page.getByRole('button', { name: 'Search', exact: true }).waitFor();
     const names = await page.locator('[data-testid="search-results"] li').evaluateAll((els) => els.map((e) => e.getAttribute('data-tool')));
     assert.ok(!names.includes('files__send_email'), `a disabled tool was found: ${names}`);
+    // read_file shares no word with "send an email": only its meaning ranks it.
+    const readFile = page.locator('[data-testid="search-results"] li[data-tool="files__read_file"] .badge.matched');
+    assert.equal(await readFile.getAttribute('data-matched'), 'semantic');
+    assert.equal(await readFile.innerText(), 'by meaning');
     assert.deepEqual(pageErrors, []);
   });
 });

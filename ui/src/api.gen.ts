@@ -1068,7 +1068,16 @@ server: string,
 /**
  * Whether the server is running now (a call to a stopped one starts it).
  */
-running: boolean, };
+running: boolean, 
+/**
+ * Why it was found: its words, its meaning, or both.
+ */
+matched: SearchMatch, };
+
+/**
+ * Which ranking found a search result (`docs/search-ranking.md`).
+ */
+export type SearchMatch = "lexical" | "semantic" | "both";
 
 /**
  * `GET /api/v1/activity?limit=N&after=SEQ`: recorded calls, newest first.

@@ -4,7 +4,7 @@
 
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { call } from './api';
-import type { SearchResponse, SearchedTool } from './api.gen';
+import type { SearchMatch, SearchResponse, SearchedTool } from './api.gen';
 
 export interface SearchState {
   query: string;
@@ -29,6 +29,18 @@ export function searchPath(query: string, limit: number = SEARCH_LIMIT): string 
 export function firstLine(text: string, max = 160): string {
   const line = text.split('\n', 1)[0] ?? '';
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** Why a result was found, as the dashboard says it (the API's `matched`). */
+export function matchedLabel(matched: SearchMatch | undefined): { text: string; title: string } {
+  switch (matched) {
+    case 'semantic':
+      return { text: 'by meaning', title: 'Found by meaning: the tool shares no words with the request' };
+    case 'both':
+      return { text: 'words + meaning', title: 'Found by its words and by meaning' };
+    default:
+      return { text: 'by words', title: "Found by the request's words in the tool's name or description" };
+  }
 }
 
 export function createSearch(hooks: { update(): void }): { state: SearchState; actions: SearchActions } {
@@ -66,6 +78,11 @@ export function createSearch(hooks: { update(): void }): { state: SearchState; a
   return { state, actions };
 }
 
+function matchedBadge(matched: SearchMatch | undefined): TemplateResult {
+  const label = matchedLabel(matched);
+  return html`<span class="badge matched" data-matched=${matched ?? 'lexical'} title=${label.title}>${label.text}</span>`;
+}
+
 export function searchSection(s: SearchState, a: SearchActions): TemplateResult {
   return html`<section class="search" aria-labelledby="search-h">
     <h2 id="search-h">Find a tool</h2>
@@ -98,6 +115,7 @@ export function searchSection(s: SearchState, a: SearchActions): TemplateResult 
                 <code>${t.name}</code>
                 <span class="pill">${t.server}</span>
                 ${t.running ? html`<span class="badge">running</span>` : nothing}
+                ${matchedBadge(t.matched)}
                 <div class="muted">${firstLine(t.description)}</div>
               </li>`,
             )}

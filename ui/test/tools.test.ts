@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createTools, tokensLabel, toolsApi, toolsKey } from '../src/tools';
-import { firstLine, searchPath } from '../src/search';
+import { firstLine, matchedLabel, searchPath } from '../src/search';
 import { server, snapshot } from './fixtures';
 
 describe('tools', () => {
@@ -27,6 +27,15 @@ describe('search', () => {
   it('builds the control API path with the query encoded', () => {
     expect(searchPath('  read a file & more ')).toBe('search?q=read%20a%20file%20%26%20more&limit=10');
     expect(searchPath('x', 3)).toBe('search?q=x&limit=3');
+  });
+
+  it('says which ranking found a result', () => {
+    expect(matchedLabel('lexical').text).toBe('by words');
+    expect(matchedLabel('semantic').text).toBe('by meaning');
+    expect(matchedLabel('both').text).toBe('words + meaning');
+    // An older hub that sends no `matched` ranked by words only.
+    expect(matchedLabel(undefined).text).toBe('by words');
+    expect(new Set(['lexical', 'semantic', 'both'].map((m) => matchedLabel(m as 'lexical').title)).size).toBe(3);
   });
 
   it('shows the first line of a description, cut', () => {

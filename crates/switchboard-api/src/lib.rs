@@ -42,7 +42,9 @@ pub use snapshot::{
     SessionSnapshot, Totals,
 };
 
-pub use tools::{SearchResponse, SearchedTool, ServerTool, ServerToolsResponse, ToolOverride};
+pub use tools::{
+    SearchMatch, SearchResponse, SearchedTool, ServerTool, ServerToolsResponse, ToolOverride,
+};
 
 #[cfg(feature = "ts")]
 pub mod typescript;

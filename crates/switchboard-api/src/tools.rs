@@ -94,4 +94,21 @@ pub struct SearchedTool {
     pub server: String,
     /// Whether the server is running now (a call to a stopped one starts it).
     pub running: bool,
+    /// Why it was found: its words, its meaning, or both.
+    #[serde(default)]
+    pub matched: SearchMatch,
+}
+
+/// Which ranking found a search result (`docs/search-ranking.md`).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub enum SearchMatch {
+    /// The request shares words (or concept words) with the tool.
+    #[default]
+    Lexical,
+    /// The tool is among the closest to the request by meaning.
+    Semantic,
+    /// Both rankings found it.
+    Both,
 }

@@ -65,6 +65,7 @@ pub fn render() -> String {
         decl::<ToolOverride>(),
         decl::<SearchResponse>(),
         decl::<SearchedTool>(),
+        decl::<SearchMatch>(),
         decl::<ActivityResponse>(),
         decl::<ActivityEntry>(),
         decl::<ActivityOutcome>(),

@@ -193,6 +193,8 @@ async fn the_dashboard_routes_list_a_servers_tools_and_search_the_catalog() {
     assert_eq!(first["server"], "a");
     assert_eq!(first["running"], true);
     assert_eq!(first["inputSchema"]["type"], "object");
+    // Why it matched: its words and its meaning both.
+    assert_eq!(first["matched"], "both", "{found}");
     assert!(found["tools"].as_array().unwrap().len() <= 2);
     // A disabled tool is never found.
     let found = hub.get("/api/v1/search?q=send%20email%20message").await;

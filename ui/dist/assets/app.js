@@ -242,7 +242,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
       </div>
     </td>
   </tr>`}function an(e,t=10){return`search?q=${encodeURIComponent(e.trim())}&limit=${t}`}function on(e,t=160){let n=e.split(`
-`,1)[0]??``;return n.length>t?`${n.slice(0,t-1)}…`:n}function sn(e){let t={query:``,results:null,error:null,busy:!1},n=0;return{state:t,actions:{search(r){if(t.query=r,r.trim()===``){t.results=null,t.error=null,e.update();return}let i=++n;t.busy=!0,e.update(),w(`GET`,an(r),`search the tools`).then(r=>{i===n&&(t.results=r.tools,t.error=null,t.busy=!1,e.update())},r=>{i===n&&(t.error=r instanceof Error?r.message:String(r),t.busy=!1,e.update())})}}}}function cn(e,t){return g`<section class="search" aria-labelledby="search-h">
+`,1)[0]??``;return n.length>t?`${n.slice(0,t-1)}…`:n}function sn(e){switch(e){case`semantic`:return{text:`by meaning`,title:`Found by meaning: the tool shares no words with the request`};case`both`:return{text:`words + meaning`,title:`Found by its words and by meaning`};default:return{text:`by words`,title:`Found by the request's words in the tool's name or description`}}}function cn(e){let t={query:``,results:null,error:null,busy:!1},n=0;return{state:t,actions:{search(r){if(t.query=r,r.trim()===``){t.results=null,t.error=null,e.update();return}let i=++n;t.busy=!0,e.update(),w(`GET`,an(r),`search the tools`).then(r=>{i===n&&(t.results=r.tools,t.error=null,t.busy=!1,e.update())},r=>{i===n&&(t.error=r instanceof Error?r.message:String(r),t.busy=!1,e.update())})}}}}function ln(e){let t=sn(e);return g`<span class="badge matched" data-matched=${e??`lexical`} title=${t.title}>${t.text}</span>`}function un(e,t){return g`<section class="search" aria-labelledby="search-h">
     <h2 id="search-h">Find a tool</h2>
     <form
       role="search"
@@ -264,10 +264,11 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
                 <code>${e.name}</code>
                 <span class="pill">${e.server}</span>
                 ${e.running?g`<span class="badge">running</span>`:v}
+                ${ln(e.matched)}
                 <div class="muted">${on(e.description)}</div>
               </li>`)}
           </ol>`}
-  </section>`}function ln(e,t){let n=`pending/${encodeURIComponent(e)}`;return t===`deny`?{path:`${n}/deny`,body:void 0}:{path:`${n}/allow`,body:t===`always`?{always:!0}:void 0}}function un(e,t=300){let n=JSON.stringify(e??{});return n.length>t?`${n.slice(0,t-1)}…`:n}function dn(e,t){if(e.calls.length===0&&!e.error)return v;let n=e.calls.length;return g`<section class="pending" aria-labelledby="pending-h" data-testid="pending">
+  </section>`}function dn(e,t){let n=`pending/${encodeURIComponent(e)}`;return t===`deny`?{path:`${n}/deny`,body:void 0}:{path:`${n}/allow`,body:t===`always`?{always:!0}:void 0}}function fn(e,t=300){let n=JSON.stringify(e??{});return n.length>t?`${n.slice(0,t-1)}…`:n}function pn(e,t){if(e.calls.length===0&&!e.error)return v;let n=e.calls.length;return g`<section class="pending" aria-labelledby="pending-h" data-testid="pending">
     <h2 id="pending-h">${n===1?`1 call waits`:`${n} calls wait`} for your approval</h2>
     ${e.error?g`<p class="error-text" role="alert">${e.error}</p>`:v}
     <ul class="pending-list">
@@ -276,7 +277,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
             <strong>${n.server}</strong> · <code>${n.tool}</code>
             <span class="muted">from ${n.client??`an unnamed client`}</span>
           </div>
-          <pre class="arguments" data-testid="pending-arguments">${un(n.arguments)}</pre>
+          <pre class="arguments" data-testid="pending-arguments">${fn(n.arguments)}</pre>
           <div class="buttons">
             <button ?disabled=${r} @click=${()=>t.decide(n.id,`allow`)}>Allow</button>
             <button ?disabled=${r} title="Allow, and stop asking for this tool (adds it to allowTools)"
@@ -285,7 +286,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
           </div>
         </li>`})}
     </ul>
-  </section>`}function fn(e){let t={calls:[],error:null,deciding:new Set},n=async()=>{try{let e=await w(`GET`,`pending`,`list the calls waiting`);t.calls=e.calls}catch{t.calls=[]}e.update()};return{state:t,actions:{decide(r,i){let{path:a,body:o}=ln(r,i);t.deciding.add(r),e.update(),w(`POST`,a,`${i} the call`,o).then(()=>{t.error=null,t.calls=t.calls.filter(e=>e.id!==r),t.deciding.delete(r),e.update()},e=>{t.error=e instanceof Error?e.message:String(e),t.deciding.delete(r),n()})}},follow(e=1e3){n(),setInterval(()=>void n(),e)}}}var pn={live:`Live`,polling:`Updating every few seconds`,offline:`Not connected`};function mn(e,t){let n=e.view,r=pn[e.connection];return g`<header class="top">
+  </section>`}function mn(e){let t={calls:[],error:null,deciding:new Set},n=async()=>{try{let e=await w(`GET`,`pending`,`list the calls waiting`);t.calls=e.calls}catch{t.calls=[]}e.update()};return{state:t,actions:{decide(r,i){let{path:a,body:o}=dn(r,i);t.deciding.add(r),e.update(),w(`POST`,a,`${i} the call`,o).then(()=>{t.error=null,t.calls=t.calls.filter(e=>e.id!==r),t.deciding.delete(r),e.update()},e=>{t.error=e instanceof Error?e.message:String(e),t.deciding.delete(r),n()})}},follow(e=1e3){n(),setInterval(()=>void n(),e)}}}var hn={live:`Live`,polling:`Updating every few seconds`,offline:`Not connected`};function gn(e,t){let n=e.view,r=hn[e.connection];return g`<header class="top">
     <div class="brand">
       <span class="dot health-${n?.overall??`unknown`}" aria-hidden="true"></span>
       <h1>Switchboard</h1>
@@ -309,7 +310,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
         ${e.busy.has(`refreshAll`)?`Refreshing…`:`Refresh all`}
       </button>
     </div>
-  </header>`}function hn(e,t){let n=e.view;return g`
+  </header>`}function _n(e,t){let n=e.view;return g`
     ${e.startupError?g`<div class="banner error" role="alert" data-testid="startup-error">
           <strong>Switchboard could not start its hub.</strong> ${e.startupError}
         </div>`:v}
@@ -329,7 +330,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
             <button type="button" class="small" aria-label="Dismiss this message" @click=${t.dismissNotice}>×</button>
           </div>`:v}
     </div>
-  `}function gn(e,t,n){let r=t.busy.has(`toggle:${e.id}`);return g`<button
+  `}function vn(e,t,n){let r=t.busy.has(`toggle:${e.id}`);return g`<button
     type="button"
     class="switch"
     role="switch"
@@ -341,16 +342,16 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
     @click=${()=>n.toggle(e.id,!e.enabled)}
   >
     <span class="knob" aria-hidden="true"></span>
-  </button>`}function _n(e){let t=e.lastChange;if(!t)return v;let n=t.summary?g`${t.summary}`:g`${t.added.map(e=>g`<span class="added">+${e}</span> `)}${t.removed.map(e=>g`<span class="removed">−${e}</span> `)}${t.modified.map(e=>g`<span class="modified">~${e}</span> `)}${t.added.length+t.removed.length+t.modified.length===0?`lists changed`:v}`;return g`<div class="change" data-testid="last-change" title=${e.lastChangeLabel??``}>
+  </button>`}function yn(e){let t=e.lastChange;if(!t)return v;let n=t.summary?g`${t.summary}`:g`${t.added.map(e=>g`<span class="added">+${e}</span> `)}${t.removed.map(e=>g`<span class="removed">−${e}</span> `)}${t.modified.map(e=>g`<span class="modified">~${e}</span> `)}${t.added.length+t.removed.length+t.modified.length===0?`lists changed`:v}`;return g`<div class="change" data-testid="last-change" title=${e.lastChangeLabel??``}>
     ${e.recentlyChanged?g`<span class="badge recent-badge">Changed</span>`:v}
     Last change ${t.when}${t.how?` (found ${t.how})`:``}: ${n}
-  </div>`}function vn(e,t,n){let r=t.busy.has(`refresh:${e.id}`),i=t.pins.get(e.id),a=e.error||e.breaker||e.unverified||e.authNote||i||e.notes.length>0;return g`<tbody
+  </div>`}function bn(e,t,n){let r=t.busy.has(`refresh:${e.id}`),i=t.pins.get(e.id),a=e.error||e.breaker||e.unverified||e.authNote||i||e.notes.length>0;return g`<tbody
     class="server health-${e.health} ${e.recentlyChanged?`recent`:``} ${e.enabled?``:`off`}"
     data-server=${e.id}
     data-state=${e.state}
   >
     <tr>
-      <td class="c-toggle">${gn(e,t,n)}</td>
+      <td class="c-toggle">${vn(e,t,n)}</td>
       <th scope="row" class="c-name">
         <span class="name">${e.id}</span>
         ${e.sandbox?g`<span
@@ -373,7 +374,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
       </td>
       <td class="c-fresh">
         <div data-testid="staleness" class=${e.stale?`stale`:``} title=${e.stalenessDetail}>${e.staleness}</div>
-        ${_n(e)}
+        ${yn(e)}
       </td>
       <td class="c-actions">
         <button
@@ -416,7 +417,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
             ${Ft(e.id,i,t.busy,n.approve)}
           </td>
         </tr>`:v}
-  </tbody>`}function yn(e,t){let n=e.view;return n?n.servers.length===0?ht(e.setup,t.setup):g`${gt(t.setup)}<div class="table-wrap">
+  </tbody>`}function xn(e,t){let n=e.view;return n?n.servers.length===0?ht(e.setup,t.setup):g`${gt(t.setup)}<div class="table-wrap">
     <table class="servers" aria-describedby="servers-h">
       <thead>
         <tr>
@@ -430,9 +431,9 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
           <th scope="col"><span class="sr-only">Actions</span></th>
         </tr>
       </thead>
-      ${it(n.servers,e=>e.id,n=>vn(n,e,t))}
+      ${it(n.servers,e=>e.id,n=>bn(n,e,t))}
     </table>
-  </div>`:e.startupError?g``:g`<p class="muted" data-testid="loading">${e.connection===`offline`?`Waiting for Switchboard…`:`Loading…`}</p>`}function bn(e,t){let n=e.snippets.find(t=>t.client===e.client)??e.snippets[0];return n?g`<section class="connect" aria-labelledby="connect-h">
+  </div>`:e.startupError?g``:g`<p class="muted" data-testid="loading">${e.connection===`offline`?`Waiting for Switchboard…`:`Loading…`}</p>`}function Sn(e,t){let n=e.snippets.find(t=>t.client===e.client)??e.snippets[0];return n?g`<section class="connect" aria-labelledby="connect-h">
     <h2 id="connect-h">Connect a client</h2>
     <div class="tabs" role="tablist" aria-label="Client">
       ${e.snippets.map(r=>g`<button
@@ -443,7 +444,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
           aria-controls="snippet-panel"
           tabindex=${r.client===n.client?`0`:`-1`}
           @click=${()=>t.pickClient(r.client)}
-          @keydown=${n=>xn(n,e,t)}
+          @keydown=${n=>Cn(n,e,t)}
         >
           ${r.label}
         </button>`)}
@@ -459,7 +460,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
         <button type="button" class="small" aria-label=${`Copy the ${n.label} config`} @click=${()=>t.copy(n.text,`${n.label} config`)}>Copy</button>
       </div>
     </div>
-  </section>`:g``}function xn(e,t,n){let r=t.snippets.map(e=>e.client),i=r.indexOf(t.client),a=i;if(e.key===`ArrowRight`)a=(i+1)%r.length;else if(e.key===`ArrowLeft`)a=(i-1+r.length)%r.length;else if(e.key===`Home`)a=0;else if(e.key===`End`)a=r.length-1;else return;e.preventDefault();let o=r[a];o&&(n.pickClient(o),queueMicrotask(()=>document.getElementById(`tab-${o}`)?.focus()))}function Sn(e,t){let n=e.logs;return g`<dialog id="logs" aria-labelledby="logs-h" @close=${t.closeLogs}>
+  </section>`:g``}function Cn(e,t,n){let r=t.snippets.map(e=>e.client),i=r.indexOf(t.client),a=i;if(e.key===`ArrowRight`)a=(i+1)%r.length;else if(e.key===`ArrowLeft`)a=(i-1+r.length)%r.length;else if(e.key===`Home`)a=0;else if(e.key===`End`)a=r.length-1;else return;e.preventDefault();let o=r[a];o&&(n.pickClient(o),queueMicrotask(()=>document.getElementById(`tab-${o}`)?.focus()))}function wn(e,t){let n=e.logs;return g`<dialog id="logs" aria-labelledby="logs-h" @close=${t.closeLogs}>
     ${n?g`<div class="dialog-head">
             <h2 id="logs-h">Logs: ${n.id}</h2>
             <button type="button" class="small" @click=${t.reloadLogs}>Reload</button>
@@ -473,18 +474,18 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
                 <h3>Standard error</h3>
                 ${n.data.stderr.length===0?g`<p class="muted">Nothing on stderr.</p>`:g`<pre class="stderr" data-testid="log-stderr">${n.data.stderr.join(`
 `)}</pre>`}`:n.error?v:g`<p class="muted">Loading…</p>`}`:v}
-  </dialog>`}function Cn(e,t){return g`${mn(e,t)}
+  </dialog>`}function Tn(e,t){return g`${gn(e,t)}
     <main>
-      ${hn(e,t)} ${e.view?dn(e.pending,t.pending):v}
+      ${_n(e,t)} ${e.view?pn(e.pending,t.pending):v}
       <section aria-labelledby="servers-h">
         <h2 id="servers-h" class="sr-only">Servers</h2>
-        ${yn(e,t)}
+        ${xn(e,t)}
       </section>
-      ${e.view&&e.view.servers.length>0?cn(e.search,t.search):v}
+      ${e.view&&e.view.servers.length>0?un(e.search,t.search):v}
       ${e.view?Bt(e.activity,Date.now()):v}
-      ${e.view?bn(e,t):v}
+      ${e.view?Sn(e,t):v}
     </main>
-    ${Sn(e,t)} ${vt(e.setup,t.setup)}`}var wn=`http://switchboard-endpoint.invalid/mcp`,Tn=[{id:`claude-desktop`,name:`Claude Desktop`,where:"Add this to ~/.config/Claude/claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/claude_desktop_config.json, Windows: %APPDATA%\\Claude\\claude_desktop_config.json), or run `switchboard connect claude-desktop`",language:`json`,text:`{
+    ${wn(e,t)} ${vt(e.setup,t.setup)}`}var En=`http://switchboard-endpoint.invalid/mcp`,Dn=[{id:`claude-desktop`,name:`Claude Desktop`,where:"Add this to ~/.config/Claude/claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/claude_desktop_config.json, Windows: %APPDATA%\\Claude\\claude_desktop_config.json), or run `switchboard connect claude-desktop`",language:`json`,text:`{
   "mcpServers": {
     "switchboard": {
       "command": "switchboard",
@@ -730,4 +731,4 @@ url = "http://switchboard-endpoint.invalid/mcp"
     }
   }
 }
-`}],En=`claude-code`;function Dn(e,t){return e===`claude-code`?`claude mcp add --transport http --scope user switchboard ${t}`:null}function On(e){return Tn.map(t=>({client:t.id,label:t.name,where:t.where,language:t.language,text:e===`http://127.0.0.1:8420/mcp`&&t.atDefault!==void 0?t.atDefault:t.text.split(wn).join(e),command:Dn(t.id,e)}))}var H=document.getElementById(`app`);H&&(H.textContent=``);var kn=new We,U=null,W=null,G=new Set,An=mt({update:()=>X(),notify:(e,t)=>Z(e,t)}),jn=tn({update:()=>X(),run:(e,t,n)=>$(e,t,n)}),Mn=sn({update:()=>X()}),Nn=fn({update:()=>X()}),K={view:null,connection:`polling`,connectionDetail:null,startupError:new URLSearchParams(location.search).get(`hubError`),notice:null,busy:G,snippets:[],client:En,logs:null,setup:An.state,pins:new Map,activity:It(),tools:jn.state,search:Mn.state,pending:Nn.state},q=new Map,J=new Map,Y=new Map;function X(){H&&(K.view=U?qe(U,Date.now(),kn):null,K.snippets=U?On(U.endpoint):[],K.pins=U?Tt(U,q,Y):new Map,ge(Cn(K,In),H),document.title=U?`Switchboard · ${K.view?.totalsLabel??``}`:`Switchboard`)}function Z(e,t,n){K.notice=n?{kind:e,text:t,link:n}:{kind:e,text:t},W&&clearTimeout(W),W=setTimeout(()=>{K.notice=null,X()},e===`error`?15e3:5e3),X()}function Q(e){return e instanceof C||e instanceof Error?e.message:String(e)}async function $(e,t,n){if(!G.has(e)){G.add(e),X();try{await t(),n&&Z(`ok`,n)}catch(e){Z(`error`,Q(e))}finally{G.delete(e),X()}}}async function Pn(e){if(navigator.clipboard&&window.isSecureContext)try{await navigator.clipboard.writeText(e);return}catch{}let t=document.createElement(`textarea`);t.value=e,t.setAttribute(`readonly`,``),t.style.position=`fixed`,t.style.opacity=`0`,document.body.appendChild(t),t.select();let n=document.execCommand(`copy`);if(t.remove(),!n)throw Error(`the browser did not allow copying; select the text and copy it by hand`)}async function Fn(e){try{let t=await E.logs(e);K.logs?.id===e&&(K.logs={id:e,data:t,error:null})}catch(t){K.logs?.id===e&&(K.logs={id:e,data:null,error:Q(t)})}X()}var In={copy(e,t){Pn(e).then(()=>Z(`ok`,`${t} copied.`),e=>Z(`error`,`Could not copy: ${Q(e)}`))},refreshAll(){$(`refreshAll`,async()=>{let e=await E.refreshAll(),t=e.servers.filter(e=>!e.ok);if(t.length>0)throw Error(`Refreshed ${e.servers.length-t.length} of ${e.servers.length} servers; `+t.map(e=>`${e.id}: ${e.error??`failed`}`).join(`; `))},`All servers refreshed.`)},toggle(e,t){$(`toggle:${e}`,()=>E.setEnabled(e,t),`${e} ${t?`enabled`:`disabled`}.`)},refresh(e){$(`refresh:${e}`,()=>E.refresh(e),`${e} refreshed.`)},login(e){$(`login:${e}`,async()=>{let t=await E.login(e);window.open(t.authorizationUrl,`_blank`,`noopener,noreferrer`),Z(`ok`,`Log-in to ${e} started: finish it in your browser.`,{href:t.authorizationUrl,label:`Open the login page again`})},null)},logout(e){$(`logout:${e}`,()=>E.logout(e),`Logged out of ${e}.`)},openLogs(e){K.logs={id:e,data:null,error:null},X();let t=document.getElementById(`logs`);t instanceof HTMLDialogElement&&!t.open&&t.showModal(),Fn(e)},closeLogs(){let e=document.getElementById(`logs`);if(e instanceof HTMLDialogElement&&e.open&&e.close(),K.logs){let e=K.logs.id;K.logs=null,X(),document.querySelector(`[data-server="${CSS.escape(e)}"] [data-action="logs"]`)?.focus()}},reloadLogs(){K.logs&&Fn(K.logs.id)},approve(e,t){let n=t?.map(Dt);$(`approve:${e}:${n?n.join(`,`):`*`}`,()=>At.approve(e,t),`Approved ${n?n.join(`, `):`the tools`} of ${e}.`)},dismissNotice(){W&&clearTimeout(W),K.notice=null,X()},pickClient(e){K.client=e,X()},setup:An.actions,tools:jn.actions,search:Mn.actions,pending:Nn.actions};function Ln(e){let t=Tt(e,q);for(let e of[...J.keys()])t.has(e)||(J.delete(e),q.delete(e),Y.delete(e));for(let[e,n]of t){let t=Et(n);t!==``&&J.get(e)!==t&&(J.set(e,t),Y.delete(e),At.held(e).then(n=>{J.get(e)===t&&(q.set(e,n.tools),X())},n=>{J.get(e)===t&&(Y.set(e,Q(n)),X())}))}}function Rn(e){kn.observe(e,Date.now()),U=e,An.observe(e),Ln(e),jn.observe(e),X()}function zn(e,t){(K.connection!==e||K.connectionDetail!==(t??null))&&(K.connection=e,K.connectionDetail=t??null,X())}K.startupError?K.connection=`offline`:(xe(Rn,zn),Nn.follow(),Ht(()=>K.activity,e=>{K.activity=e,X()})),setInterval(X,5e3),X();
+`}],On=`claude-code`;function kn(e,t){return e===`claude-code`?`claude mcp add --transport http --scope user switchboard ${t}`:null}function An(e){return Dn.map(t=>({client:t.id,label:t.name,where:t.where,language:t.language,text:e===`http://127.0.0.1:8420/mcp`&&t.atDefault!==void 0?t.atDefault:t.text.split(En).join(e),command:kn(t.id,e)}))}var H=document.getElementById(`app`);H&&(H.textContent=``);var jn=new We,U=null,W=null,G=new Set,Mn=mt({update:()=>X(),notify:(e,t)=>Z(e,t)}),Nn=tn({update:()=>X(),run:(e,t,n)=>$(e,t,n)}),Pn=cn({update:()=>X()}),Fn=mn({update:()=>X()}),K={view:null,connection:`polling`,connectionDetail:null,startupError:new URLSearchParams(location.search).get(`hubError`),notice:null,busy:G,snippets:[],client:On,logs:null,setup:Mn.state,pins:new Map,activity:It(),tools:Nn.state,search:Pn.state,pending:Fn.state},q=new Map,J=new Map,Y=new Map;function X(){H&&(K.view=U?qe(U,Date.now(),jn):null,K.snippets=U?An(U.endpoint):[],K.pins=U?Tt(U,q,Y):new Map,ge(Tn(K,Rn),H),document.title=U?`Switchboard · ${K.view?.totalsLabel??``}`:`Switchboard`)}function Z(e,t,n){K.notice=n?{kind:e,text:t,link:n}:{kind:e,text:t},W&&clearTimeout(W),W=setTimeout(()=>{K.notice=null,X()},e===`error`?15e3:5e3),X()}function Q(e){return e instanceof C||e instanceof Error?e.message:String(e)}async function $(e,t,n){if(!G.has(e)){G.add(e),X();try{await t(),n&&Z(`ok`,n)}catch(e){Z(`error`,Q(e))}finally{G.delete(e),X()}}}async function In(e){if(navigator.clipboard&&window.isSecureContext)try{await navigator.clipboard.writeText(e);return}catch{}let t=document.createElement(`textarea`);t.value=e,t.setAttribute(`readonly`,``),t.style.position=`fixed`,t.style.opacity=`0`,document.body.appendChild(t),t.select();let n=document.execCommand(`copy`);if(t.remove(),!n)throw Error(`the browser did not allow copying; select the text and copy it by hand`)}async function Ln(e){try{let t=await E.logs(e);K.logs?.id===e&&(K.logs={id:e,data:t,error:null})}catch(t){K.logs?.id===e&&(K.logs={id:e,data:null,error:Q(t)})}X()}var Rn={copy(e,t){In(e).then(()=>Z(`ok`,`${t} copied.`),e=>Z(`error`,`Could not copy: ${Q(e)}`))},refreshAll(){$(`refreshAll`,async()=>{let e=await E.refreshAll(),t=e.servers.filter(e=>!e.ok);if(t.length>0)throw Error(`Refreshed ${e.servers.length-t.length} of ${e.servers.length} servers; `+t.map(e=>`${e.id}: ${e.error??`failed`}`).join(`; `))},`All servers refreshed.`)},toggle(e,t){$(`toggle:${e}`,()=>E.setEnabled(e,t),`${e} ${t?`enabled`:`disabled`}.`)},refresh(e){$(`refresh:${e}`,()=>E.refresh(e),`${e} refreshed.`)},login(e){$(`login:${e}`,async()=>{let t=await E.login(e);window.open(t.authorizationUrl,`_blank`,`noopener,noreferrer`),Z(`ok`,`Log-in to ${e} started: finish it in your browser.`,{href:t.authorizationUrl,label:`Open the login page again`})},null)},logout(e){$(`logout:${e}`,()=>E.logout(e),`Logged out of ${e}.`)},openLogs(e){K.logs={id:e,data:null,error:null},X();let t=document.getElementById(`logs`);t instanceof HTMLDialogElement&&!t.open&&t.showModal(),Ln(e)},closeLogs(){let e=document.getElementById(`logs`);if(e instanceof HTMLDialogElement&&e.open&&e.close(),K.logs){let e=K.logs.id;K.logs=null,X(),document.querySelector(`[data-server="${CSS.escape(e)}"] [data-action="logs"]`)?.focus()}},reloadLogs(){K.logs&&Ln(K.logs.id)},approve(e,t){let n=t?.map(Dt);$(`approve:${e}:${n?n.join(`,`):`*`}`,()=>At.approve(e,t),`Approved ${n?n.join(`, `):`the tools`} of ${e}.`)},dismissNotice(){W&&clearTimeout(W),K.notice=null,X()},pickClient(e){K.client=e,X()},setup:Mn.actions,tools:Nn.actions,search:Pn.actions,pending:Fn.actions};function zn(e){let t=Tt(e,q);for(let e of[...J.keys()])t.has(e)||(J.delete(e),q.delete(e),Y.delete(e));for(let[e,n]of t){let t=Et(n);t!==``&&J.get(e)!==t&&(J.set(e,t),Y.delete(e),At.held(e).then(n=>{J.get(e)===t&&(q.set(e,n.tools),X())},n=>{J.get(e)===t&&(Y.set(e,Q(n)),X())}))}}function Bn(e){jn.observe(e,Date.now()),U=e,Mn.observe(e),zn(e),Nn.observe(e),X()}function Vn(e,t){(K.connection!==e||K.connectionDetail!==(t??null))&&(K.connection=e,K.connectionDetail=t??null,X())}K.startupError?K.connection=`offline`:(xe(Bn,Vn),Fn.follow(),Ht(()=>K.activity,e=>{K.activity=e,X()})),setInterval(X,5e3),X();

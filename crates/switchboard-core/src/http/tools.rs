@@ -29,6 +29,7 @@ use switchboard_api as api;
 
 use super::control::{not_found, reload_response};
 use crate::hub::HubHandle;
+use crate::search::Matched;
 
 /// Results of a search when the request does not say.
 const DEFAULT_LIMIT: usize = 10;
@@ -200,6 +201,11 @@ async fn search(
                     input_schema: serde_json::Value::Object((*tool.input_schema).clone()),
                     server: doc.server.clone(),
                     running,
+                    matched: match hit.matched {
+                        Matched::Words => api::SearchMatch::Lexical,
+                        Matched::Meaning => api::SearchMatch::Semantic,
+                        Matched::Both => api::SearchMatch::Both,
+                    },
                 })
             })
             .collect()
