@@ -143,6 +143,12 @@ pub(super) const RULES: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// Rules whose findings count only beside a finding of another rule: text addressed to the
+/// model is how steering starts, and how honest servers give usage notes.
+pub(super) fn weak(rule: &str) -> bool {
+    rule == "model-directed"
+}
+
 /// Rules whose matches do not count in a sentence that states them as a
 /// condition (see [`conditional`]).
 pub(super) fn guarded(rule: &str) -> bool {
