@@ -211,11 +211,51 @@ pub struct FreshCache {
     ttl: Duration,
 }
 
+/// An entry expires `ttl` after its listing time, not after its insertion: the listing is
+/// processed (pinned, scanned, merged) before it is marked fresh, and the snapshot's
+/// `ttlExpiresAt` is listing time + TTL. With the insertion's clock a list just after
+/// `ttlExpiresAt` could still find the entry and start no refresh.
+struct FromListing {
+    ttl: Duration,
+}
+
+impl FromListing {
+    fn left(&self, listed_at: &SystemTime) -> Option<Duration> {
+        let age = SystemTime::now()
+            .duration_since(*listed_at)
+            .unwrap_or(Duration::ZERO);
+        Some(self.ttl.saturating_sub(age))
+    }
+}
+
+impl moka::Expiry<ServerId, SystemTime> for FromListing {
+    fn expire_after_create(
+        &self,
+        _key: &ServerId,
+        listed_at: &SystemTime,
+        _created_at: std::time::Instant,
+    ) -> Option<Duration> {
+        self.left(listed_at)
+    }
+
+    fn expire_after_update(
+        &self,
+        _key: &ServerId,
+        listed_at: &SystemTime,
+        _updated_at: std::time::Instant,
+        _duration_until_expiry: Option<Duration>,
+    ) -> Option<Duration> {
+        self.left(listed_at)
+    }
+}
+
 impl FreshCache {
     pub fn new(ttl: Duration, max_entries: u64) -> Self {
         let inner = moka::future::Cache::builder()
             .max_capacity(max_entries.max(1))
-            .time_to_live(ttl.max(Duration::from_millis(1)))
+            .expire_after(FromListing {
+                ttl: ttl.max(Duration::from_millis(1)),
+            })
             .build();
         Self { inner, ttl }
     }
@@ -284,6 +324,13 @@ mod tests {
         assert!(cache.is_fresh(&a));
         tokio::time::sleep(Duration::from_millis(120)).await;
         assert!(!cache.is_fresh(&a));
+        // Expiry counts from the listing time, not from when it was marked.
+        let late = FreshCache::new(Duration::from_millis(200), 10);
+        late.mark_fresh(&a, SystemTime::now() - Duration::from_millis(150))
+            .await;
+        assert!(late.is_fresh(&a));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(!late.is_fresh(&a), "expired 200 ms after the listing");
         let zero = FreshCache::new(Duration::ZERO, 10);
         zero.mark_fresh(&a, SystemTime::now()).await;
         assert!(!zero.is_fresh(&a));
