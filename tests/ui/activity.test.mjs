@@ -6,41 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Hub, artifactPath, eventually, launchChromium, stdioFixture } from './harness.mjs';
-
-/** One MCP session on the merged endpoint, spoken with plain fetch. */
-async function mcpSession(endpoint) {
-  const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
-  const init = await fetch(endpoint, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'activity-test', version: '1' } },
-    }),
-  });
-  assert.equal(init.status, 200);
-  await init.text();
-  const session = init.headers.get('mcp-session-id');
-  const withSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
-  const initialized = await fetch(endpoint, {
-    method: 'POST',
-    headers: withSession,
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-  });
-  assert.equal(initialized.status, 202);
-  let id = 1;
-  return async (name, args) => {
-    const r = await fetch(endpoint, {
-      method: 'POST',
-      headers: withSession,
-      body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name, arguments: args } }),
-    });
-    return r.text();
-  };
-}
+import { Hub, artifactPath, eventually, launchChromium, mcpSession, stdioFixture } from './harness.mjs';
 
 describe('the Activity view in Chromium', () => {
   let hub;
@@ -64,7 +30,7 @@ describe('the Activity view in Chromium', () => {
     await page.goto(await hub.signInUrl());
     await page.getByTestId('activity-empty').waitFor();
 
-    const call = await mcpSession(hub.endpoint);
+    const call = await mcpSession(hub.endpoint, 'activity-test');
     await call('alpha__echo', { text: 'hello' });
     await call('alpha__missing', {});
 
