@@ -33,6 +33,8 @@ pub fn follow(hub: HubHandle) {
 
 /// The notification's text for one waiting call: summary and body (plain
 /// text; the body is escaped where it is sent to a daemon that reads markup).
+/// Only Linux notifies (and the tests read it everywhere).
+#[cfg(any(target_os = "linux", test))]
 pub fn texts(call: &switchboard_api::PendingCall) -> (String, String) {
     const MAX_ARGUMENTS: usize = 300;
     let summary = format!("Allow {} → {}?", call.server, call.tool);
