@@ -23,6 +23,7 @@ use super::{Gateway, downstream, upstream_error};
 use crate::activity::{CallRecord, Method, Served};
 use crate::sessions::Scope;
 use crate::sessions::tasks::{Found, Owner, TaskError};
+use crate::upstream::Ask;
 use crate::upstream::Upstream;
 
 /// A status as the protocol spells it.
@@ -126,28 +127,34 @@ impl Gateway {
     /// `tasks/update`: the answers to a task's input requests, to its server.
     pub(super) async fn forward_update_task(
         &self,
-        mut request: UpdateTaskParams,
+        request: UpdateTaskParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.note_client(context);
-        let found = self.find_task(&request.task_id)?;
-        request.task_id.clone_from(&found.upstream_id);
-        found
-            .upstream
-            .send(request, task_downstream(context), &context.ct)
+        self.forward_to_owner(request, |r| &mut r.task_id, context)
             .await
-            .map_err(upstream_error)
     }
 
     /// `tasks/cancel`, to the task's server (its status says when it ended).
     pub(super) async fn forward_cancel_task(
         &self,
-        mut request: CancelTaskParams,
+        request: CancelTaskParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.forward_to_owner(request, |r| &mut r.task_id, context)
+            .await
+    }
+
+    /// A task request answered with nothing of its own: to the owning server, under the
+    /// server's id for the task.
+    async fn forward_to_owner<A: Ask<Answer = ()>>(
+        &self,
+        mut request: A,
+        task_id: fn(&mut A) -> &mut String,
         context: &RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.note_client(context);
-        let found = self.find_task(&request.task_id)?;
-        request.task_id.clone_from(&found.upstream_id);
+        let found = self.find_task(task_id(&mut request))?;
+        task_id(&mut request).clone_from(&found.upstream_id);
         found
             .upstream
             .send(request, task_downstream(context), &context.ct)
