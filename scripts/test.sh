@@ -12,9 +12,10 @@
 #
 # Idempotent: a second run installs nothing. Everything it installs for the project lives in
 # .tools/ (gitignored) except Debian packages, which it installs with apt-get when run as root.
-# Steps that mostly wait run beside others: the venv and npm installs beside fmt, clippy and
-# the build; the Python suite, the cross-target checks and the fuzzers beside the conformance
-# runs.
+# Steps that mostly wait run beside others: the venv, npm and toolchain installs beside fmt,
+# clippy and the build; the cross-target checks and the fuzzers, niced, from the build to the
+# end (they use the CPU the browser, desktop and conformance steps leave idle); the Python
+# suite from the build on, beside the browser, desktop and coverage steps.
 set -euo pipefail
 
 usage() {
@@ -143,6 +144,7 @@ if [[ $QUICK -eq 0 ]]; then
     # rustup and cargo installs (no-ops once there), waited for where they are first needed.
     start_job "install: cargo-llvm-cov and llvm-tools" install_cargo_llvm_cov
     start_job "install: cargo-fuzz and the nightly toolchain" install_cargo_fuzz
+    start_job "install: cross-target tools (rust targets, MinGW, zig, cargo-zigbuild)" install_cross_tools
     # Tests that need the tools above must fail, not skip, when they are missing.
     export SWITCHBOARD_REQUIRE_EXTERNAL=1
 else
@@ -164,11 +166,30 @@ rust_checks
 step "cargo build --bins"
 cargo build --workspace --bins
 
+if [[ $QUICK -eq 0 ]]; then
+    # The CPU-bound checks that no test waits for start here, at the lowest CPU priority: the
+    # macOS and Windows type-checks (docs/platforms.md) and the fuzzers' build and short run,
+    # each in a target dir of its own. They take what the tests below leave idle (browsers,
+    # Xvfb, servers and conformance runs mostly wait), so the foreground gets the CPU first
+    # and they are not left alone at the end of the run.
+    wait_job "install: cross-target tools (rust targets, MinGW, zig, cargo-zigbuild)"
+    start_job "check-targets: Windows and macOS (scripts/check-targets.sh)" \
+        nice -n 19 scripts/check-targets.sh --no-install
+    wait_job "install: cargo-fuzz and the nightly toolchain"
+    start_job "fuzz: ${FUZZ_SECONDS}s per target (${FUZZ_TARGETS[*]})" fuzz_short_niced
+fi
+
 for job in "install: python venv (.tools/venv), $SERVER_EVERYTHING_PKG@$SERVER_EVERYTHING_VERSION (.tools/node)" \
     "install: conformance suites and the TS fixture (scripts/conformance2.sh --install)"; do
     [[ -n "${JOB_PID[$job]:-}" ]] && wait_job "$job"
 done
 export_tool_env
+
+if [[ $QUICK -eq 0 ]]; then
+    # The Python suite mostly waits on the hubs and servers it starts: it runs beside the
+    # browser, desktop and coverage steps below, with the binaries just built.
+    start_job "pytest tests/python" pytest_suite
+fi
 
 step "ui: unit tests (vitest)"
 ui_unit_tests
@@ -228,18 +249,9 @@ if [[ $QUICK -eq 0 ]]; then
 fi
 
 if [[ $QUICK -eq 0 ]]; then
-    # Both mostly wait on the servers they start: the Python suite runs beside the
-    # official MCP conformance suite (npm, needs Node 22: installed into .tools/node22
+    # The official MCP conformance suites (npm, needs Node 22: installed into .tools/node22
     # by the script; each run fails unless every scenario passes).
     finish_step
-    start_job "pytest tests/python" pytest_suite
-    # macOS and Windows type-checks (docs/platforms.md), CPU-bound in a target dir of its own,
-    # beside the conformance runs that mostly wait on their servers.
-    # Niced, so the servers the conformance runs start get the CPU first.
-    start_job "check-targets: Windows and macOS (scripts/check-targets.sh)" nice -n 19 scripts/check-targets.sh
-    # The fuzzers' build and short run, CPU-bound too, niced the same way.
-    wait_job "install: cargo-fuzz and the nightly toolchain"
-    start_job "fuzz: ${FUZZ_SECONDS}s per target (${FUZZ_TARGETS[*]})" fuzz_short_niced
     step "conformance: the fixture server directly (32 scenarios)"
     scripts/conformance.sh --direct
     step "conformance: through Switchboard, /servers/conf/mcp and merged /mcp"
