@@ -29,37 +29,35 @@ use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::json;
 
 use crate::hub::HubHandle;
 use crate::identity::{HubIdentity, INSTANCE_HEADER, VIA_HEADER};
 
-pub mod control;
+mod activity;
+mod auth;
+mod control;
 pub mod fast_path;
 pub mod listener;
 mod mcp;
 mod pending;
 mod pins;
 mod profiles;
+mod respond;
+mod routes;
 mod servers;
 pub mod session_manager;
 mod tools;
 pub mod ui_assets;
 
-/// Builds the router for the hub's listener.
+/// Builds the router for the hub's listener: the route table (each route
+/// behind its declared privilege, see `routes`), every answer named.
 pub fn router(hub: HubHandle) -> Router {
-    Router::new()
-        .merge(mcp::routes(hub.clone()))
-        .nest("/api/v1", control::api(hub.clone()))
-        .route("/login", get(control::sign_in).with_state(hub.clone()))
-        .merge(ui_assets::router())
-        .layer(middleware::from_fn_with_state(hub.access().clone(), guard))
-        .layer(middleware::from_fn_with_state(
-            hub.identity().clone(),
-            identify,
-        ))
+    routes::router(hub.clone()).layer(middleware::from_fn_with_state(
+        hub.identity().clone(),
+        identify,
+    ))
 }
 
 /// Names this hub on every answer ([`INSTANCE_HEADER`]), and answers a
@@ -95,28 +93,6 @@ async fn identify(
         response.headers_mut().insert(INSTANCE_HEADER, value);
     }
     response
-}
-
-/// Refuses what [`crate::access`] refuses: 401 (with `WWW-Authenticate`)
-/// without a needed credential, 403 for foreign hosts, origins and wrong tokens.
-async fn guard(
-    State(access): State<Arc<crate::access::Access>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    use crate::access::Refusal;
-    match access.check(request.method(), request.uri().path(), request.headers()) {
-        Ok(()) => next.run(request).await,
-        Err(Refusal::Forbidden(why)) => {
-            (StatusCode::FORBIDDEN, Json(json!({"error": why}))).into_response()
-        }
-        Err(Refusal::Unauthorized(why)) => (
-            StatusCode::UNAUTHORIZED,
-            [(header::WWW_AUTHENTICATE, "Bearer realm=\"switchboard\"")],
-            Json(json!({"error": why})),
-        )
-            .into_response(),
-    }
 }
 
 #[cfg(test)]
