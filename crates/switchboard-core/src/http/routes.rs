@@ -544,6 +544,32 @@ mod tests {
         }
     }
 
+    /// The wire crate's table (`switchboard_api::API_ROUTES`, rendered into
+    /// `ui/src/api.gen.ts` as `ApiRoutes`) is this table's `/api/v1` part.
+    #[tokio::test]
+    async fn the_api_route_types_list_exactly_the_declared_control_routes() {
+        let hub = bound().await;
+        let name = |p: Privilege| match p {
+            Privilege::Open => "open",
+            Privilege::PrivateRead => "private read",
+            Privilege::Write => "write",
+            Privilege::Mcp => "mcp",
+        };
+        let mut declared: Vec<(&str, &str, &str)> = table(&hub.handle())
+            .declared
+            .iter()
+            .filter(|r| r.path.starts_with("/api/v1/"))
+            .map(|r| (r.verb.as_str(), r.path, name(r.privilege)))
+            .collect();
+        let mut typed: Vec<(&str, &str, &str)> = switchboard_api::API_ROUTES
+            .iter()
+            .map(|r| (r.method, r.path, r.privilege))
+            .collect();
+        declared.sort_unstable();
+        typed.sort_unstable();
+        assert_eq!(declared, typed);
+    }
+
     #[tokio::test]
     async fn every_declared_route_is_behind_its_privilege() {
         let hub = bound().await;
