@@ -98,11 +98,11 @@ for target in "${targets[@]}"; do
         continue
     fi
     pieces=() bad=()
-    if "$cargo_cmd" clippy --locked --target "$target" -p switchboard-core -p switchboard \
+    if "$cargo_cmd" clippy --locked --target "$target" -p switchboard-core -p switchboard -p switchboard-clients \
         -- -D warnings; then
         pieces+=(core cli)
     else
-        bad+=("core/cli: cargo clippy -p switchboard-core -p switchboard failed, see above")
+        bad+=("core/cli: cargo clippy -p switchboard-core -p switchboard -p switchboard-clients failed, see above")
     fi
     if "$cargo_cmd" clippy --locked --target "$target" -p switchboard-app -- -D warnings; then
         pieces+=(app)

@@ -5,9 +5,13 @@
 //!   `/profiles/<name>/mcp`, the profiles (token check: `profiles`), with the JSON
 //!   fast path in front of rmcp (`fast_path`) and the session lifetimes of
 //!   `session_manager`;
-//! - the control API under `/api/v1` and the sign-in link at `/login`
-//!   (`control`; editing servers and importing them: `servers`);
+//! - the control API under `/api/v1` and the sign-in link at `/login`, one
+//!   module per resource holding its handlers (`control`: the hub and a
+//!   server's running state; `servers`, `tools`, `pins`, `activity`,
+//!   `pending`, `auth`), sharing the answers of `respond`;
 //! - the dashboard's files at `/` and `/assets/*` (`ui_assets`);
+//! - the route table (`routes`): every route above, each declared with its
+//!   privilege;
 //! - the listener that serves it all within connection bounds (`listener`).
 //!
 //! Every answer names the hub (`switchboard-instance`, see `identity`), and a
@@ -15,11 +19,12 @@
 //! it) is answered `508 Loop Detected`.
 //!
 //! Local access is protected the way a loopback service must be against
-//! browsers: every request first passes [`crate::access`] (one layer over
-//! all routes): loopback `Host` (DNS rebinding), loopback `Origin` (cross-site
-//! requests from web pages; non-browser clients send none), and for
-//! state-changing control routes the hub's own `Origin` plus a credential
-//! (the control token or the dashboard's session cookie). `/login` turns a
+//! browsers: every route is declared in `routes` with its privilege, which
+//! puts [`crate::access`]'s check for it in front of the route's handler, and
+//! a route not declared is refused: loopback `Host` (DNS rebinding), loopback
+//! `Origin` (cross-site requests from web pages; non-browser clients send
+//! none), and for state-changing control routes the hub's own `Origin` plus a
+//! credential (the control token or the dashboard's session cookie). `/login` turns a
 //! one-time sign-in link into that cookie; `POST /api/v1/dashboard` makes
 //! such a link.
 
