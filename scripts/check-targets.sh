@@ -9,7 +9,7 @@
 #   scripts/check-targets.sh --no-install   use what is installed (fail if something is missing)
 #
 # Prints one summary line per target, e.g.
-#   check-targets: aarch64-apple-darwin: ok (core, cli, app; clippy ok)
+#   check-targets: aarch64-apple-darwin: ok (core, clients, cli, app; clippy ok)
 # and exits 0 only when every piece that can be checked here passed. Nothing is linked or run:
 # docs/platforms.md says what this proves and what it cannot. Its own target dir
 # (${CARGO_TARGET_DIR}-cross) keeps the main build's artifacts untouched.
@@ -89,13 +89,13 @@ for target in "${targets[@]}"; do
         fail_step
         continue
     fi
-    # One clippy run for the three crates: one feature set, so each dependency is checked once
+    # One clippy run for the four crates: one feature set, so each dependency is checked once
     # per target (two runs checked tokio, rustls and the rest twice, with different features).
     if "$cargo_cmd" clippy --locked --target "$target" -p switchboard-core -p switchboard \
-        -p switchboard-app -- -D warnings; then
-        SUMMARY_LINES+=("check-targets: $target: ok (core, cli, app; clippy ok)")
+        -p switchboard-clients -p switchboard-app -- -D warnings; then
+        SUMMARY_LINES+=("check-targets: $target: ok (core, clients, cli, app; clippy ok)")
     else
-        SUMMARY_LINES+=("check-targets: $target: FAILED (cargo clippy -p switchboard-core -p switchboard -p switchboard-app failed, see above)")
+        SUMMARY_LINES+=("check-targets: $target: FAILED (cargo clippy -p switchboard-core -p switchboard -p switchboard-clients -p switchboard-app failed, see above)")
         failed=1
         fail_step
     fi

@@ -40,7 +40,7 @@ unset SWITCHBOARD_BIN_DIR
 
 # Only the core's files count: the workspace's other files are left out (cargo-llvm-cov leaves
 # out the dependencies' and the standard library's itself).
-NOT_CORE="^$(python3 -c 'import re, sys; print(re.escape(sys.argv[1]))' "$ROOT")/(crates/switchboard/|crates/switchboard-fixtures/|tests/|src-tauri/|bench/|fuzz/)"
+NOT_CORE="^$(python3 -c 'import re, sys; print(re.escape(sys.argv[1]))' "$ROOT")/(crates/switchboard/|crates/switchboard-clients/|crates/switchboard-fixtures/|tests/|src-tauri/|bench/|fuzz/)"
 
 now_s() { date +%s; }
 T0="$(now_s)"

@@ -77,7 +77,7 @@ pub async fn start() -> anyhow::Result<RunningHub> {
     let handle = hub.handle();
     // The dashboard's first run offers what `switchboard import` would add.
     handle.set_import_source(std::sync::Arc::new(
-        switchboard::import_offer::ClientsImport {
+        switchboard_clients::import_offer::ClientsImport {
             endpoint: Some(hub.endpoint().to_string()),
             bases: None,
         },

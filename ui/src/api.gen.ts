@@ -1268,3 +1268,39 @@ by: string,
  * How long the call waited for the decision, in milliseconds.
  */
 waitedMs: number, };
+
+/** Every control API route, `"<METHOD> <path>"` (axum's `{param}` syntax): the
+ * privilege it needs, the body it takes (`never`: none), the answer it gives. */
+export type ApiRoutes = {
+  "GET /api/v1/status": { privilege: "open"; body: never; answer: HubSnapshot };
+  "GET /api/v1/events": { privilege: "open"; body: never; answer: HubSnapshot };
+  "POST /api/v1/refresh": { privilege: "write"; body: never; answer: RefreshAllResponse };
+  "POST /api/v1/reload": { privilege: "write"; body: never; answer: ReloadResponse };
+  "POST /api/v1/servers/{id}/refresh": { privilege: "write"; body: never; answer: RefreshResult };
+  "POST /api/v1/servers/{id}/enable": { privilege: "write"; body: never; answer: ReloadResponse };
+  "POST /api/v1/servers/{id}/disable": { privilege: "write"; body: never; answer: ReloadResponse };
+  "GET /api/v1/servers/{id}/logs": { privilege: "private read"; body: never; answer: LogsResponse };
+  "PUT /api/v1/servers/{id}": { privilege: "write"; body: Record<string, unknown>; answer: ReloadResponse };
+  "DELETE /api/v1/servers/{id}": { privilege: "write"; body: never; answer: ReloadResponse };
+  "GET /api/v1/servers/{id}/config": { privilege: "private read"; body: never; answer: ServerDefinition };
+  "GET /api/v1/import": { privilege: "private read"; body: never; answer: ImportOffer };
+  "POST /api/v1/import": { privilege: "write"; body: ImportSelection; answer: ImportResponse };
+  "GET /api/v1/servers/{id}/tools": { privilege: "open"; body: never; answer: ServerToolsResponse };
+  "POST /api/v1/servers/{id}/tools/{tool}/enable": { privilege: "write"; body: never; answer: ReloadResponse };
+  "POST /api/v1/servers/{id}/tools/{tool}/disable": { privilege: "write"; body: never; answer: ReloadResponse };
+  "PUT /api/v1/servers/{id}/tools/{tool}/override": { privilege: "write"; body: ToolOverride; answer: ReloadResponse };
+  "DELETE /api/v1/servers/{id}/tools/{tool}/override": { privilege: "write"; body: never; answer: ReloadResponse };
+  "GET /api/v1/search": { privilege: "open"; body: never; answer: SearchResponse };
+  "GET /api/v1/servers/{id}/held": { privilege: "private read"; body: never; answer: HeldResponse };
+  "POST /api/v1/servers/{id}/approve": { privilege: "write"; body: ApproveRequest; answer: ApproveResponse };
+  "GET /api/v1/activity": { privilege: "private read"; body: never; answer: ActivityResponse };
+  "GET /api/v1/pending": { privilege: "private read"; body: never; answer: PendingResponse };
+  "POST /api/v1/pending/{id}/allow": { privilege: "write"; body: DecideRequest; answer: DecideResponse };
+  "POST /api/v1/pending/{id}/deny": { privilege: "write"; body: never; answer: DecideResponse };
+  "POST /api/v1/dashboard": { privilege: "write"; body: never; answer: DashboardLink };
+  "POST /api/v1/servers/{id}/login": { privilege: "write"; body: never; answer: LoginResponse };
+  "POST /api/v1/servers/{id}/logout": { privilege: "write"; body: never; answer: LogoutResponse };
+};
+
+/** A control API route's key in [`ApiRoutes`]. */
+export type ApiRoute = keyof ApiRoutes;

@@ -1,7 +1,7 @@
 // The control API (same origin as the page) and the live snapshot feed.
 // Failures become `ApiError`s whose message is meant for a person.
 
-import type { HubSnapshot, LoginResponse, LogsResponse } from './api.gen';
+import type { ApiRoute, ApiRoutes, HubSnapshot } from './api.gen';
 
 export class ApiError extends Error {
   constructor(
@@ -74,6 +74,29 @@ export async function call<T>(
   return answer as T;
 }
 
+/** The body a route takes: no argument for a route that takes none. */
+type BodyOf<R extends ApiRoute> = [ApiRoutes[R]['body']] extends [never] ? [] : [body: ApiRoutes[R]['body']];
+
+/**
+ * One control API request typed by its endpoint (`ApiRoutes`, generated from
+ * the hub's route table): `params` fill the path's `{name}` parts (encoded);
+ * the answer has the route's answer type.
+ */
+export function callRoute<R extends ApiRoute>(
+  route: R,
+  params: Record<string, string>,
+  action: string,
+  ...body: BodyOf<R>
+): Promise<ApiRoutes[R]['answer']> {
+  const space = route.indexOf(' ');
+  const method = route.slice(0, space) as 'GET' | 'POST' | 'PUT' | 'DELETE';
+  const path = route
+    .slice(space + 1)
+    .replace(/^\/api\/v1\//, '')
+    .replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+  return call<ApiRoutes[R]['answer']>(method, path, action, body[0]);
+}
+
 /** A snapshot, as far as the page relies on its shape. */
 export function isSnapshot(value: unknown): value is HubSnapshot {
   return (
@@ -92,17 +115,17 @@ async function status(): Promise<HubSnapshot> {
   return body;
 }
 
-const enc = encodeURIComponent;
-
 export const api = {
   status,
   setEnabled: (id: string, enabled: boolean) =>
-    call('POST', `servers/${enc(id)}/${enabled ? 'enable' : 'disable'}`, `${enabled ? 'enable' : 'disable'} ${id}`),
-  refresh: (id: string) => call('POST', `servers/${enc(id)}/refresh`, `refresh ${id}`),
-  refreshAll: () => call<{ servers: { id: string; ok: boolean; error?: string }[] }>('POST', 'refresh', 'refresh all servers'),
-  login: (id: string) => call<LoginResponse>('POST', `servers/${enc(id)}/login`, `log in to ${id}`),
-  logout: (id: string) => call('POST', `servers/${enc(id)}/logout`, `log out of ${id}`),
-  logs: (id: string) => call<LogsResponse>('GET', `servers/${enc(id)}/logs`, `read the logs of ${id}`),
+    enabled
+      ? callRoute('POST /api/v1/servers/{id}/enable', { id }, `enable ${id}`)
+      : callRoute('POST /api/v1/servers/{id}/disable', { id }, `disable ${id}`),
+  refresh: (id: string) => callRoute('POST /api/v1/servers/{id}/refresh', { id }, `refresh ${id}`),
+  refreshAll: () => callRoute('POST /api/v1/refresh', {}, 'refresh all servers'),
+  login: (id: string) => callRoute('POST /api/v1/servers/{id}/login', { id }, `log in to ${id}`),
+  logout: (id: string) => callRoute('POST /api/v1/servers/{id}/logout', { id }, `log out of ${id}`),
+  logs: (id: string) => callRoute('GET /api/v1/servers/{id}/logs', { id }, `read the logs of ${id}`),
 };
 
 export type Connection = 'live' | 'polling' | 'offline';

@@ -1,4 +1,4 @@
-// Generated from the client table (crates/switchboard/src/clients/table.rs) by
+// Generated from the client table (crates/switchboard-clients/src/table.rs) by
 // `SWITCHBOARD_WRITE_TS=1 cargo test -p switchboard --lib ui_snippets`; do not edit.
 // Each text is `switchboard connect <id> --print` for ENDPOINT_PLACEHOLDER.
 

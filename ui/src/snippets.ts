@@ -1,6 +1,6 @@
 // "Connect a client": ready-to-paste config pointing each client at the hub,
 // one per client of the CLI's table. The texts come from the table itself
-// (`clients.gen.ts`, generated from crates/switchboard/src/clients/table.rs):
+// (`clients.gen.ts`, generated from crates/switchboard-clients/src/table.rs):
 // each is what `switchboard connect <id> --print` prints for this endpoint.
 
 import { CLIENT_SNIPPETS, DEFAULT_ENDPOINT, ENDPOINT_PLACEHOLDER } from './clients.gen';

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { describeFailure, isSnapshot } from '../src/api';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { callRoute, describeFailure, isSnapshot } from '../src/api';
 import { server, snapshot } from './fixtures';
 
 describe('API failures in words', () => {
@@ -40,5 +40,29 @@ describe('snapshot shape check', () => {
     expect(isSnapshot(null)).toBe(false);
     expect(isSnapshot({ servers: [] })).toBe(false);
     expect(isSnapshot('<html>')).toBe(false);
+  });
+});
+
+describe('callRoute', () => {
+  const fetchMock = vi.fn();
+  beforeEach(() => {
+    vi.stubGlobal('fetch', fetchMock);
+    fetchMock.mockReset();
+  });
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('sends the route’s method to its path with the parameters encoded, and a body only when the route takes one', async () => {
+    fetchMock.mockResolvedValue(new Response(JSON.stringify({ ok: true, reload: {} }), { status: 200 }));
+    await callRoute('POST /api/v1/servers/{id}/tools/{tool}/disable', { id: 'a b', tool: 'x/y' }, 'hide x/y');
+    expect(fetchMock).toHaveBeenCalledWith(
+      'api/v1/servers/a%20b/tools/x%2Fy/disable',
+      expect.not.objectContaining({ body: expect.anything() }),
+    );
+    expect(fetchMock.mock.calls[0][1].method).toBe('POST');
+    await callRoute('PUT /api/v1/servers/{id}/tools/{tool}/override', { id: 'a', tool: 't' }, 'override t', {
+      description: 'd',
+    });
+    expect(fetchMock.mock.calls[1][0]).toBe('api/v1/servers/a/tools/t/override');
+    expect(fetchMock.mock.calls[1][1]).toMatchObject({ method: 'PUT', body: '{"description":"d"}' });
   });
 });

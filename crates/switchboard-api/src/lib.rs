@@ -18,6 +18,7 @@ mod control;
 mod endpoints;
 mod pending;
 mod pins;
+mod routes;
 mod servers;
 mod snapshot;
 mod tools;
@@ -33,6 +34,7 @@ pub use pins::{
     ApproveRequest, ApproveResponse, ApproveTool, HeldDefinition, HeldResponse, HeldTool,
     ReviewedTool, ToolFinding,
 };
+pub use routes::{API_ROUTES, ApiRoute};
 pub use servers::{
     ImportCandidate, ImportOffer, ImportResponse, ImportSelection, ServerDefinition,
 };

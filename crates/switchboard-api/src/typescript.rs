@@ -81,6 +81,9 @@ pub fn render() -> String {
         out.push_str(&decl);
         out.push('\n');
     }
+    // The control API's routes, typed by endpoint (`routes.rs`).
+    out.push('\n');
+    out.push_str(&crate::routes::typescript());
     out
 }
 

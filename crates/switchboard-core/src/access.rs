@@ -1,6 +1,8 @@
 //! Who may use the hub's listener: the one place that checks `Host`,
 //! `Origin` and credentials for every request (the MCP endpoints, the control
-//! API, the dashboard).
+//! API, the dashboard). Which [`Privilege`] a route needs is not decided
+//! here: each route declares it where it is added (`http/routes.rs`, the route
+//! table), and a route that declares none is refused there.
 //!
 //! The rules (documented in `docs/security.md` and `docs/status.md`):
 //! - `Host` must be a loopback name (DNS rebinding), unless the hub listens
@@ -28,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use axum::http::{HeaderMap, Method, header};
+use axum::http::{HeaderMap, header};
 
 /// The token file's name in the state directory.
 pub const TOKEN_FILE: &str = "control-token";
@@ -75,53 +77,24 @@ pub enum Credential {
     Session,
 }
 
-/// What a request is after, which decides what it needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// `/mcp` and `/servers/<id>/mcp`.
+/// What a route needs of a request: declared with the route (the route table
+/// in `http/routes.rs` attaches it as a layer); this module only says what each
+/// privilege asks of the request's `Host`, `Origin` and credential.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Privilege {
+    /// Anyone on loopback: status reads, the event stream, the dashboard's
+    /// files, `/login`.
+    Open,
+    /// An MCP endpoint (`/mcp`, `/servers/<id>/mcp`, `/profiles/<name>/mcp`):
+    /// open on loopback, the bearer token with `allowRemote`.
     Mcp,
-    /// `POST`/`PUT`/`DELETE`/`PATCH` under `/api/v1`.
-    ControlWrite,
-    /// A read under `/api/v1` that may show server output or definitions
-    /// (logs, the definitions of held tools, `servers/<id>/config`, `import`,
-    /// the activity log, the calls waiting for approval).
-    ControlPrivateRead,
-    /// Other reads under `/api/v1` (status, events).
-    ControlRead,
-    /// The dashboard and its assets, `/login`.
-    Page,
-}
-
-impl Kind {
-    pub fn of(method: &Method, path: &str) -> Self {
-        if let Some(rest) = path.strip_prefix("/api/v1/") {
-            if !matches!(*method, Method::GET | Method::HEAD) {
-                return Self::ControlWrite;
-            }
-            // A server's logs, its held tools' definitions, its definition as
-            // written, the clients' servers, and the activity log (what clients
-            // called and the errors they got).
-            if (rest.starts_with("servers/")
-                && (rest.ends_with("/logs")
-                    || rest.ends_with("/held")
-                    || rest.ends_with("/config")))
-                || rest == "import"
-                || rest == "activity"
-                || rest == "pending"
-            {
-                return Self::ControlPrivateRead;
-            }
-            return Self::ControlRead;
-        }
-        if path == "/mcp"
-            || path.starts_with("/mcp/")
-            || (path.starts_with("/profiles/") && path.ends_with("/mcp"))
-            || (path.starts_with("/servers/") && (path.ends_with("/mcp") || path.contains("/mcp/")))
-        {
-            return Self::Mcp;
-        }
-        Self::Page
-    }
+    /// A read that may show server output or definitions (logs, held tools'
+    /// definitions, a server's config, the import offer, the activity log,
+    /// the calls waiting for approval): the token, or the dashboard's session.
+    PrivateRead,
+    /// A state change: the token, or the dashboard's session from the hub's
+    /// own `Origin`; a foreign (even loopback) `Origin` is refused.
+    Write,
 }
 
 /// Why a request was refused: the HTTP answer to give.
@@ -212,19 +185,19 @@ impl Access {
         sessions.iter().any(|s| same(s, value))
     }
 
-    /// Decides whether a request may go on.
-    pub fn check(&self, method: &Method, path: &str, headers: &HeaderMap) -> Result<(), Refusal> {
-        self.check_kind(Kind::of(method, path), headers)
+    /// Decides whether a request to a route of this privilege may go on.
+    pub fn check(&self, privilege: Privilege, headers: &HeaderMap) -> Result<(), Refusal> {
+        self.check_kind(privilege, headers)
     }
 
     /// Whether a request (already let through [`Access::check`]) may see
     /// private data in an open answer (`stderrTail` in the status and
     /// events): whether it has what a private read needs.
     pub fn may_read_private(&self, headers: &HeaderMap) -> bool {
-        self.check_kind(Kind::ControlPrivateRead, headers).is_ok()
+        self.check_kind(Privilege::PrivateRead, headers).is_ok()
     }
 
-    fn check_kind(&self, kind: Kind, headers: &HeaderMap) -> Result<(), Refusal> {
+    fn check_kind(&self, kind: Privilege, headers: &HeaderMap) -> Result<(), Refusal> {
         let credential = self.credential(headers);
         let host = headers
             .get(header::HOST)
@@ -258,16 +231,16 @@ impl Access {
                 .strip_prefix("http://")
                 .or_else(|| origin.strip_prefix("https://"))
                 .is_some_and(is_loopback_authority);
-            if !loopback || (kind == Kind::ControlWrite && !own_origin) {
+            if !loopback || (kind == Privilege::Write && !own_origin) {
                 return Err(Refusal::Forbidden(format!(
                     "Origin {origin:?} is not allowed"
                 )));
             }
         }
         let needs_credential = match kind {
-            Kind::ControlWrite | Kind::ControlPrivateRead => true,
-            Kind::Mcp => self.allow_remote,
-            Kind::ControlRead | Kind::Page => false,
+            Privilege::Write | Privilege::PrivateRead => true,
+            Privilege::Mcp => self.allow_remote,
+            Privilege::Open => false,
         };
         if !needs_credential {
             return Ok(());
@@ -277,17 +250,17 @@ impl Access {
             // A session counts only on a request from the page itself: a
             // browser always sends `Origin` with a write; a read may come without.
             Credential::Session
-                if (kind == Kind::ControlWrite && own_origin)
-                    || (kind == Kind::ControlPrivateRead && (own_origin || origin.is_none())) =>
+                if (kind == Privilege::Write && own_origin)
+                    || (kind == Privilege::PrivateRead && (own_origin || origin.is_none())) =>
             {
                 Ok(())
             }
             Credential::Wrong => Err(Refusal::Forbidden("the bearer token is not valid".into())),
             _ => Err(Refusal::Unauthorized(match kind {
-                Kind::Mcp => "allowRemote is on: MCP requests need the control token as \
+                Privilege::Mcp => "allowRemote is on: MCP requests need the control token as \
                               `Authorization: Bearer <token>`"
                     .into(),
-                Kind::ControlPrivateRead => "reading this needs the control token \
+                Privilege::PrivateRead => "reading this needs the control token \
                                              (`Authorization: Bearer <token>`, from the \
                                              control-token file) or the dashboard opened with \
                                              `switchboard dashboard`"
@@ -554,8 +527,7 @@ mod tests {
     #[test]
     fn foreign_hosts_and_origins_are_refused() {
         let a = access();
-        let get =
-            |h: &[(header::HeaderName, &str)]| a.check(&Method::GET, "/api/v1/status", &headers(h));
+        let get = |h: &[(header::HeaderName, &str)]| a.check(Privilege::Open, &headers(h));
         assert!(get(&[(header::HOST, "127.0.0.1:8420")]).is_ok());
         assert!(
             get(&[
@@ -579,9 +551,7 @@ mod tests {
     fn writes_need_the_token_and_the_own_origin() {
         let a = access();
         let token = format!("Bearer {}", "t".repeat(64));
-        let post = |h: &[(header::HeaderName, &str)]| {
-            a.check(&Method::POST, "/api/v1/servers/x/disable", &headers(h))
-        };
+        let post = |h: &[(header::HeaderName, &str)]| a.check(Privilege::Write, &headers(h));
         let host = (header::HOST, "127.0.0.1:8420");
         assert!(post(&[host.clone(), (header::AUTHORIZATION, &token)]).is_ok());
         assert!(
@@ -630,9 +600,7 @@ mod tests {
         assert!(a.redeem("nope").is_none());
         let cookie = format!("other=1; {}={session}", a.cookie_name());
         let host = (header::HOST, "127.0.0.1:8420");
-        let post = |h: &[(header::HeaderName, &str)]| {
-            a.check(&Method::POST, "/api/v1/refresh", &headers(h))
-        };
+        let post = |h: &[(header::HeaderName, &str)]| a.check(Privilege::Write, &headers(h));
         assert!(
             post(&[
                 host.clone(),
@@ -672,22 +640,14 @@ mod tests {
     fn a_refused_private_read_says_reading_needs_the_token() {
         let a = access();
         let host = headers(&[(header::HOST, "127.0.0.1:8420")]);
-        for path in [
-            "/api/v1/servers/a/logs",
-            "/api/v1/activity",
-            "/api/v1/import",
-        ] {
-            let Err(Refusal::Unauthorized(text)) = a.check(&Method::GET, path, &host) else {
-                panic!("{path} was not refused with 401");
-            };
-            assert!(
-                text.starts_with("reading this needs the control token"),
-                "{path}: {text}"
-            );
-        }
-        let Err(Refusal::Unauthorized(text)) =
-            a.check(&Method::POST, "/api/v1/servers/a/disable", &host)
-        else {
+        let Err(Refusal::Unauthorized(text)) = a.check(Privilege::PrivateRead, &host) else {
+            panic!("a private read was not refused with 401");
+        };
+        assert!(
+            text.starts_with("reading this needs the control token"),
+            "{text}"
+        );
+        let Err(Refusal::Unauthorized(text)) = a.check(Privilege::Write, &host) else {
             panic!("a write was not refused with 401");
         };
         assert!(
@@ -702,66 +662,24 @@ mod tests {
         let token = format!("Bearer {}", "t".repeat(64));
         let h = headers(&[(header::HOST, "192.168.1.5:8420")]);
         assert!(matches!(
-            a.check(&Method::POST, "/mcp", &h),
+            a.check(Privilege::Mcp, &h),
             Err(Refusal::Unauthorized(_))
         ));
         let h = headers(&[(header::HOST, "127.0.0.1:8420")]);
         assert!(matches!(
-            a.check(&Method::POST, "/mcp", &h),
+            a.check(Privilege::Mcp, &h),
             Err(Refusal::Unauthorized(_))
         ));
         let h = headers(&[
             (header::HOST, "192.168.1.5:8420"),
             (header::AUTHORIZATION, &token),
         ]);
-        assert!(a.check(&Method::POST, "/mcp", &h).is_ok());
-        assert!(a.check(&Method::POST, "/servers/x/mcp", &h).is_ok());
+        assert!(a.check(Privilege::Mcp, &h).is_ok());
+        assert!(a.check(Privilege::Mcp, &h).is_ok());
         // Without allowRemote, MCP on loopback needs nothing.
         let local = access();
         let h = headers(&[(header::HOST, "127.0.0.1:8420")]);
-        assert!(local.check(&Method::POST, "/mcp", &h).is_ok());
-    }
-
-    #[test]
-    fn kinds_by_method_and_path() {
-        assert_eq!(Kind::of(&Method::POST, "/mcp"), Kind::Mcp);
-        assert_eq!(Kind::of(&Method::GET, "/servers/a/mcp"), Kind::Mcp);
-        assert_eq!(
-            Kind::of(&Method::POST, "/api/v1/reload"),
-            Kind::ControlWrite
-        );
-        assert_eq!(Kind::of(&Method::DELETE, "/api/v1/x"), Kind::ControlWrite);
-        assert_eq!(Kind::of(&Method::GET, "/api/v1/status"), Kind::ControlRead);
-        assert_eq!(
-            Kind::of(&Method::GET, "/api/v1/servers/a/held"),
-            Kind::ControlPrivateRead
-        );
-        assert_eq!(
-            Kind::of(&Method::GET, "/api/v1/activity"),
-            Kind::ControlPrivateRead
-        );
-        assert_eq!(
-            Kind::of(&Method::GET, "/api/v1/servers/a/logs"),
-            Kind::ControlPrivateRead
-        );
-        for private in ["/api/v1/servers/a/config", "/api/v1/import"] {
-            assert_eq!(Kind::of(&Method::GET, private), Kind::ControlPrivateRead);
-        }
-        assert_eq!(
-            Kind::of(&Method::PUT, "/api/v1/servers/a"),
-            Kind::ControlWrite
-        );
-        assert_eq!(
-            Kind::of(&Method::POST, "/api/v1/import"),
-            Kind::ControlWrite
-        );
-        for method in [Method::PUT, Method::DELETE] {
-            assert_eq!(
-                Kind::of(&method, "/api/v1/servers/a/tools/t/override"),
-                Kind::ControlWrite
-            );
-        }
-        assert_eq!(Kind::of(&Method::GET, "/"), Kind::Page);
+        assert!(local.check(Privilege::Mcp, &h).is_ok());
     }
 
     #[cfg(unix)]

@@ -5,9 +5,13 @@
 //!   `/profiles/<name>/mcp`, the profiles (token check: `profiles`), with the JSON
 //!   fast path in front of rmcp (`fast_path`) and the session lifetimes of
 //!   `session_manager`;
-//! - the control API under `/api/v1` and the sign-in link at `/login`
-//!   (`control`; editing servers and importing them: `servers`);
+//! - the control API under `/api/v1` and the sign-in link at `/login`, one
+//!   module per resource holding its handlers (`control`: the hub and a
+//!   server's running state; `servers`, `tools`, `pins`, `activity`,
+//!   `pending`, `auth`), sharing the answers of `respond`;
 //! - the dashboard's files at `/` and `/assets/*` (`ui_assets`);
+//! - the route table (`routes`): every route above, each declared with its
+//!   privilege;
 //! - the listener that serves it all within connection bounds (`listener`).
 //!
 //! Every answer names the hub (`switchboard-instance`, see `identity`), and a
@@ -15,11 +19,12 @@
 //! it) is answered `508 Loop Detected`.
 //!
 //! Local access is protected the way a loopback service must be against
-//! browsers: every request first passes [`crate::access`] (one layer over
-//! all routes): loopback `Host` (DNS rebinding), loopback `Origin` (cross-site
-//! requests from web pages; non-browser clients send none), and for
-//! state-changing control routes the hub's own `Origin` plus a credential
-//! (the control token or the dashboard's session cookie). `/login` turns a
+//! browsers: every route is declared in `routes` with its privilege, which
+//! puts [`crate::access`]'s check for it in front of the route's handler, and
+//! a route not declared is refused: loopback `Host` (DNS rebinding), loopback
+//! `Origin` (cross-site requests from web pages; non-browser clients send
+//! none), and for state-changing control routes the hub's own `Origin` plus a
+//! credential (the control token or the dashboard's session cookie). `/login` turns a
 //! one-time sign-in link into that cookie; `POST /api/v1/dashboard` makes
 //! such a link.
 
@@ -29,37 +34,35 @@ use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::json;
 
 use crate::hub::HubHandle;
 use crate::identity::{HubIdentity, INSTANCE_HEADER, VIA_HEADER};
 
-pub mod control;
+mod activity;
+mod auth;
+mod control;
 pub mod fast_path;
 pub mod listener;
 mod mcp;
 mod pending;
 mod pins;
 mod profiles;
+mod respond;
+mod routes;
 mod servers;
 pub mod session_manager;
 mod tools;
 pub mod ui_assets;
 
-/// Builds the router for the hub's listener.
+/// Builds the router for the hub's listener: the route table (each route
+/// behind its declared privilege, see `routes`), every answer named.
 pub fn router(hub: HubHandle) -> Router {
-    Router::new()
-        .merge(mcp::routes(hub.clone()))
-        .nest("/api/v1", control::api(hub.clone()))
-        .route("/login", get(control::sign_in).with_state(hub.clone()))
-        .merge(ui_assets::router())
-        .layer(middleware::from_fn_with_state(hub.access().clone(), guard))
-        .layer(middleware::from_fn_with_state(
-            hub.identity().clone(),
-            identify,
-        ))
+    routes::router(hub.clone()).layer(middleware::from_fn_with_state(
+        hub.identity().clone(),
+        identify,
+    ))
 }
 
 /// Names this hub on every answer ([`INSTANCE_HEADER`]), and answers a
@@ -95,28 +98,6 @@ async fn identify(
         response.headers_mut().insert(INSTANCE_HEADER, value);
     }
     response
-}
-
-/// Refuses what [`crate::access`] refuses: 401 (with `WWW-Authenticate`)
-/// without a needed credential, 403 for foreign hosts, origins and wrong tokens.
-async fn guard(
-    State(access): State<Arc<crate::access::Access>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    use crate::access::Refusal;
-    match access.check(request.method(), request.uri().path(), request.headers()) {
-        Ok(()) => next.run(request).await,
-        Err(Refusal::Forbidden(why)) => {
-            (StatusCode::FORBIDDEN, Json(json!({"error": why}))).into_response()
-        }
-        Err(Refusal::Unauthorized(why)) => (
-            StatusCode::UNAUTHORIZED,
-            [(header::WWW_AUTHENTICATE, "Bearer realm=\"switchboard\"")],
-            Json(json!({"error": why})),
-        )
-            .into_response(),
-    }
 }
 
 #[cfg(test)]

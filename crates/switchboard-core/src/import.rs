@@ -1,7 +1,7 @@
 //! Where the dashboard's import offer comes from: the servers the AI clients
 //! on this machine (Claude Desktop, Cursor, ...) already have, which
-//! `switchboard import` reads. Reading those files is the command line's
-//! business (`crates/switchboard/src/clients/`), which the core cannot depend
+//! `switchboard import` reads. Reading those files is the AI-client crate's
+//! business (`crates/switchboard-clients`), which the core cannot depend
 //! on; so the core names what it needs here, [`ImportSource`], and the
 //! binaries (`switchboard serve`, the desktop app) give the hub one
 //! ([`crate::HubHandle::set_import_source`]). A hub without one answers the

@@ -359,6 +359,112 @@ fn no_rust_file_is_too_long() {
     );
 }
 
+/// The workspace crates a crate's manifest depends on (normal and
+/// target-specific dependencies; dev- and build-dependencies left out).
+fn switchboard_deps(manifest: &str) -> BTreeSet<String> {
+    let mut deps = BTreeSet::new();
+    let mut in_deps = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            let section = line.trim_matches(|c| c == '[' || c == ']');
+            in_deps = section == "dependencies" || section.ends_with(".dependencies");
+            continue;
+        }
+        if !in_deps || line.starts_with('#') {
+            continue;
+        }
+        let key = line.split(['=', '.', ' ']).next().unwrap_or_default();
+        if key.starts_with("switchboard") {
+            deps.insert(key.to_string());
+        }
+    }
+    deps
+}
+
+/// Which crate may depend on which: the engine and the wire types on no
+/// binary, the AI-client crate on no binary, the desktop app not on the CLI
+/// crate (it uses `switchboard-clients`).
+#[test]
+fn crates_depend_only_along_their_boundaries() {
+    let root = workspace_root();
+    let rules: &[(&str, &[&str])] = &[
+        (
+            "crates/switchboard-api",
+            &[
+                "switchboard-core",
+                "switchboard-clients",
+                "switchboard",
+                "switchboard-app",
+            ],
+        ),
+        (
+            "crates/switchboard-core",
+            &["switchboard-clients", "switchboard", "switchboard-app"],
+        ),
+        (
+            "crates/switchboard-clients",
+            &["switchboard", "switchboard-app"],
+        ),
+        ("src-tauri", &["switchboard", "switchboard-fixtures"]),
+    ];
+    let mut problems = Vec::new();
+    for (dir, forbidden) in rules {
+        let manifest = std::fs::read_to_string(root.join(dir).join("Cargo.toml")).unwrap();
+        let deps = switchboard_deps(&manifest);
+        for dep in forbidden.iter() {
+            if deps.contains(*dep) {
+                problems.push(format!("{dir} depends on {dep}"));
+            }
+        }
+    }
+    let app =
+        switchboard_deps(&std::fs::read_to_string(root.join("src-tauri/Cargo.toml")).unwrap());
+    assert!(
+        app.contains("switchboard-core") && app.contains("switchboard-clients"),
+        "the app's manifest was not read: {app:?}"
+    );
+    assert!(
+        problems.is_empty(),
+        "crate boundaries broken:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// The HTTP resources (`control`, `servers`, `tools`, ...) hold handlers and
+/// import none of each other: only the route table (`http/routes.rs`) names
+/// them, and the answers they share are in `http/respond.rs`.
+#[test]
+fn http_resources_import_only_the_shared_answers() {
+    const RESOURCES: &[&str] = &[
+        "activity", "auth", "control", "pending", "pins", "servers", "tools",
+    ];
+    let dir = core_src().join("http");
+    let mut problems = Vec::new();
+    for name in RESOURCES {
+        let text = std::fs::read_to_string(dir.join(format!("{name}.rs"))).unwrap();
+        for (n, line) in code_part(&text).iter().enumerate() {
+            let code = strip_comment(line);
+            for other in RESOURCES {
+                let crate_path = format!("crate::http::{other}");
+                let super_path = format!("super::{other}");
+                if code.contains(&crate_path) || code.contains(&super_path) {
+                    problems.push(format!("http/{name}.rs:{}: imports {other}", n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "an HTTP resource imports another:\n{}",
+        problems.join("\n")
+    );
+    let routes = std::fs::read_to_string(dir.join("routes.rs")).unwrap();
+    assert!(
+        routes.contains("servers::put_server"),
+        "the route table was not read"
+    );
+}
+
 /// The checks themselves, on made-up input, so that the two tests above
 /// cannot pass by finding nothing.
 #[test]

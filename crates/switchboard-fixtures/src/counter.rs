@@ -24,6 +24,10 @@ pub enum CountedRequest {
     ResourcesList,
     ResourceTemplatesList,
     ToolsCall,
+    /// A `tools/call` that arrived (counted before it runs; `ToolsCall`
+    /// counts it once answered): lets a test wait until a slow call is in
+    /// the server instead of sleeping.
+    ToolsCallStarted,
 }
 
 /// The counter file's content, keyed by JSON-RPC method name.
@@ -42,6 +46,8 @@ pub struct RequestCounts {
     pub resource_templates_list: u64,
     #[serde(rename = "tools/call")]
     pub tools_call: u64,
+    #[serde(rename = "tools/call started", default)]
+    pub tools_call_started: u64,
 }
 
 impl RequestCounts {
@@ -53,6 +59,7 @@ impl RequestCounts {
             CountedRequest::ResourcesList => &mut self.resources_list,
             CountedRequest::ResourceTemplatesList => &mut self.resource_templates_list,
             CountedRequest::ToolsCall => &mut self.tools_call,
+            CountedRequest::ToolsCallStarted => &mut self.tools_call_started,
         }
     }
 }

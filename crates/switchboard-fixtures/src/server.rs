@@ -163,6 +163,7 @@ impl ServerHandler for FixtureServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        self.count(CountedRequest::ToolsCallStarted);
         let behavior = self
             .state
             .read(|spec| spec.tool(&request.name).map(|tool| tool.behavior));

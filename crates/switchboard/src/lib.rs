@@ -2,15 +2,15 @@
 //! besides parsing arguments, so integration tests can call it directly.
 //!
 //! - [`activity`]: the table `switchboard activity` prints;
-//! - [`clients`]: AI clients' MCP config files (`import`, `connect`);
-//! - [`import_offer`]: the hub's import offer for the dashboard's first run;
+//! - [`clients`]: AI clients' MCP config files (`import`, `connect`), the
+//!   `switchboard-clients` crate (its `import_offer` is the dashboard's first run);
 //! - [`bridge`]: the stdio bridge (`switchboard stdio`);
 //! - [`remote`]: talking to a running hub's control API (`status`, `refresh`, ...);
 //! - [`log_writer`]: the stderr writer of the log, which redacts every line.
 
 pub mod activity;
 pub mod bridge;
-pub mod clients;
-pub mod import_offer;
 pub mod log_writer;
 pub mod remote;
+
+pub use switchboard_clients as clients;

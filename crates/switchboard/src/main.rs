@@ -553,7 +553,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let endpoint = hub.endpoint().to_string();
     // The dashboard's first run offers what `switchboard import` would add.
     hub.handle().set_import_source(std::sync::Arc::new(
-        switchboard::import_offer::ClientsImport {
+        switchboard::clients::import_offer::ClientsImport {
             endpoint: Some(endpoint.clone()),
             bases: None,
         },

@@ -146,8 +146,8 @@ async fn the_warm_catalog_serves_tools_before_the_server_runs() {
             .unwrap(),
         "warm"
     );
-    hub.wait_server("a", "verified", |s| {
-        s["unverified"] == false && s["state"] == "ready"
+    hub.wait_for("a", "verified", |s| {
+        !s.unverified && s.state == ServerState::Ready
     })
     .await;
     assert_eq!(hub.terminate().await, Some(0));
@@ -169,12 +169,12 @@ async fn an_idle_stdio_server_sleeps_and_a_call_wakes_it() {
             .unwrap(),
         "1"
     );
-    let pid = hub.server("a").await["pid"].as_u64().unwrap() as u32;
+    let pid = hub.server_snapshot("a").await.pid.unwrap();
     let asleep = hub
-        .wait_server("a", "sleeping", |s| s["state"] == "sleeping")
+        .wait_for("a", "sleeping", |s| s.state == ServerState::Sleeping)
         .await;
-    assert_eq!(asleep["pid"], Value::Null);
-    assert_eq!(asleep["toolCount"], 1, "lists are kept while asleep");
+    assert_eq!(asleep.pid, None);
+    assert_eq!(asleep.tool_count, 1, "lists are kept while asleep");
     eventually("the idle process to exit", || async {
         (!pid_alive(pid)).then_some(())
     })

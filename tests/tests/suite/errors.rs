@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::json;
+use switchboard_api::ServerState;
 use switchboard_e2e::{Hub, bin, pid_alive, rpc_error, spec_file, stdio_fixture};
 
 #[tokio::test]
@@ -69,16 +70,16 @@ async fn crashed_upstream_is_reported_and_restarted_on_next_need() {
     );
 
     let c = hub
-        .wait_server("c", "c failed", |s| s["state"] == "failed")
+        .wait_for("c", "c failed", |s| s.state == ServerState::Failed)
         .await;
     assert!(
-        c["lastError"]
-            .as_str()
+        c.last_error
+            .as_deref()
             .unwrap()
             .starts_with("server 'c' exited"),
-        "{c}"
+        "{c:?}"
     );
-    assert_eq!(c["pid"], json!(null));
+    assert_eq!(c.pid, None);
     assert!(!pid_alive(first_pid));
     // Other servers are untouched, and the crashed one comes back on next use.
     assert_eq!(
@@ -144,9 +145,11 @@ async fn server_that_cannot_start_names_its_command() {
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["ok__x"]);
     let missing = hub
-        .wait_server("missing", "missing failed", |s| s["state"] == "failed")
+        .wait_for("missing", "missing failed", |s| {
+            s.state == ServerState::Failed
+        })
         .await;
-    let message = missing["lastError"].as_str().unwrap();
+    let message = missing.last_error.as_deref().unwrap();
     assert!(
         message.starts_with(
             "server 'missing' could not be started (`/nonexistent/switchboard-no-such-binary`)"
@@ -154,11 +157,11 @@ async fn server_that_cannot_start_names_its_command() {
         "{message}"
     );
     let exits = hub
-        .wait_server("exits", "exits failed", |s| s["state"] == "failed")
+        .wait_for("exits", "exits failed", |s| s.state == ServerState::Failed)
         .await;
     assert_eq!(
-        exits["lastError"],
-        "server 'exits' exited; stderr: fixture exiting at start with code 7"
+        exits.last_error.as_deref(),
+        Some("server 'exits' exited; stderr: fixture exiting at start with code 7")
     );
     assert_eq!(hub.terminate().await, Some(0));
 }

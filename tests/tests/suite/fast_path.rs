@@ -152,9 +152,12 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
     // A call the client cancels (this client declared no capabilities, so its
     // plain calls run on the fast path) is cancelled upstream too, and its
     // POST ends without an answer, as on rmcp's path.
-    let calls_before = {
+    let (calls_before, started_before) = {
         let counts: Value = serde_json::from_slice(&std::fs::read(&counter).unwrap()).unwrap();
-        counts["tools/call"].as_u64().unwrap()
+        (
+            counts["tools/call"].as_u64().unwrap(),
+            counts["tools/call started"].as_u64().unwrap(),
+        )
     };
     let slow_id = raw.next_id;
     raw.next_id += 1;
@@ -169,7 +172,12 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
             .await
         })
     };
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // Cancelled once the call is in the server (counted when it arrives).
+    switchboard_e2e::eventually("the slow call to reach the server", || async {
+        let counts: Value = serde_json::from_slice(&std::fs::read(&counter).ok()?).ok()?;
+        (counts["tools/call started"].as_u64() > Some(started_before)).then_some(())
+    })
+    .await;
     let cancelled = raw
         .post(
             &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",

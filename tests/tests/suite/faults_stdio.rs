@@ -165,17 +165,13 @@ async fn a_server_that_stops_reading_stdin_fails_the_call_within_its_timeout() {
     assert_eq!(guards_of(first_pid).len(), 1, "one guard per server");
 
     // 256 KiB fill the pipe (64 KiB) and the server's read buffer; a second,
-    // small call queues behind the stuck write.
+    // small call queues behind the stuck write (`join!` polls the big call
+    // first, so it is sent first; either way the deaf server reads neither).
     let big = "x".repeat(256 * 1024);
     let started = Instant::now();
     let (first, second) = tokio::join!(
         client.call_text("deaf__echo", json!({"text": big})),
-        async {
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            client
-                .call_text("deaf__echo", json!({"text": "small"}))
-                .await
-        }
+        client.call_text("deaf__echo", json!({"text": "small"})),
     );
     let elapsed = started.elapsed();
     eprintln!("both calls failed after {elapsed:?} (callSecs 2)");
@@ -348,21 +344,20 @@ async fn no_process_of_a_server_group_survives_a_killed_hub() {
     let killed = Instant::now();
 
     // Within 5 s nothing of either group is left, and the guards are gone too.
-    loop {
+    eventually("every server process and guard to be gone", || async {
         let left: Vec<u32> = [stubborn, plain]
             .iter()
             .flat_map(|&g| group_members(g))
             .chain(guards.iter().copied().filter(|&g| pid_alive(g)))
             .collect();
-        if left.is_empty() {
-            break;
-        }
-        assert!(
-            killed.elapsed() < Duration::from_secs(5),
-            "still alive 5 s after the hub was killed: {left:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        left.is_empty().then_some(())
+    })
+    .await;
+    assert!(
+        killed.elapsed() < Duration::from_secs(5),
+        "server processes outlived the hub by {:?}",
+        killed.elapsed()
+    );
     eprintln!(
         "every server process gone {:?} after kill -9 of the hub",
         killed.elapsed()

@@ -12,6 +12,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 
 use serde_json::{Value, json};
+use switchboard_api::ServerState;
 use switchboard_e2e::{Hub, bin, eventually, stdio_fixture};
 
 fn mode(path: &Path) -> u32 {
@@ -130,8 +131,10 @@ async fn disable_keeps_the_configs_mode_owner_and_symlink() {
     let file: Value = serde_json::from_slice(&fs::read(&target).unwrap()).unwrap();
     assert_eq!(file["mcpServers"]["beta"]["enabled"], false);
     assert_eq!(mode(&target), 0o640);
-    hub.wait_server("beta", "beta disabled", |s| s["state"] == "disabled")
-        .await;
+    hub.wait_for("beta", "beta disabled", |s| {
+        s.state == ServerState::Disabled
+    })
+    .await;
     let (code, _) = hub.post("/api/v1/servers/beta/enable").await;
     assert_eq!(code, 200);
     let file: Value = serde_json::from_slice(&fs::read(&target).unwrap()).unwrap();

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::json;
+use switchboard_api::Health;
 use switchboard_e2e::{
     HttpFixture, Hub, counts, eventually, free_port, stdio_fixture, write_control,
 };
@@ -136,27 +137,25 @@ async fn a_failing_poll_keeps_the_lists_and_health_recovers() {
     let (addr, mut fixture, mut hub) = polled_remote().await;
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["remote__x"]);
-    hub.wait_server("remote", "healthy", |s| s["health"] == "healthy")
+    hub.wait_for("remote", "healthy", |s| s.health == Health::Healthy)
         .await;
 
     fixture.stop().await;
-    let down = hub
-        .wait_server("remote", "a failed poll", |s| s["stale"] == true)
-        .await;
+    let down = hub.wait_for("remote", "a failed poll", |s| s.stale).await;
     assert!(
-        down["health"] == "degraded" || down["health"] == "down",
-        "{down}"
+        matches!(down.health, Health::Degraded | Health::Down),
+        "{down:?}"
     );
     assert_eq!(
-        down["toolCount"], 1,
+        down.tool_count, 1,
         "a failed poll must keep the cached tools"
     );
     assert!(
-        down["lastError"]
-            .as_str()
+        down.last_error
+            .as_deref()
             .unwrap_or_default()
             .starts_with("server 'remote'"),
-        "{down}"
+        "{down:?}"
     );
     assert_eq!(client.tool_names().await, vec!["remote__x"]);
 
@@ -164,10 +163,10 @@ async fn a_failing_poll_keeps_the_lists_and_health_recovers() {
         .await
         .unwrap();
     let healthy = hub
-        .wait_server("remote", "recovered", |s| s["health"] == "healthy")
+        .wait_for("remote", "recovered", |s| s.health == Health::Healthy)
         .await;
-    assert_eq!(healthy["stale"], false);
-    assert_eq!(healthy["lastError"], serde_json::Value::Null);
+    assert!(!healthy.stale);
+    assert_eq!(healthy.last_error, None);
     assert_eq!(client.received.tools_changed(), 0);
     assert_eq!(hub.terminate().await, Some(0));
 }

@@ -149,7 +149,7 @@ async fn profile(
 ) -> Response {
     use tower_service::Service;
     let Some(profile) = services.hub.profile(&name).filter(|p| p.project.is_none()) else {
-        return super::control::not_found(&name);
+        return super::respond::not_found(&name);
     };
     let mut service = services.profile_service(&profile.name);
     match service.call(request).await {
@@ -167,7 +167,7 @@ async fn pass_through(
 ) -> Response {
     use tower_service::Service;
     let Some(upstream) = services.hub.upstream(&id) else {
-        return super::control::not_found(&id);
+        return super::respond::not_found(&id);
     };
     let mut service = services.pass_through_service(&upstream.id);
     match service.call(request).await {

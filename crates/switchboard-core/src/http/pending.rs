@@ -11,29 +11,20 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
 use switchboard_api as api;
 
 use crate::access::Credential;
 use crate::approval::{Decider, Decision};
 use crate::hub::HubHandle;
 
-/// The routes, merged into the control API.
-pub(super) fn routes() -> axum::Router<HubHandle> {
-    axum::Router::new()
-        .route("/pending", get(list))
-        .route("/pending/{id}/allow", post(allow))
-        .route("/pending/{id}/deny", post(deny))
-}
-
-async fn list(State(hub): State<HubHandle>) -> Response {
+pub(super) async fn list(State(hub): State<HubHandle>) -> Response {
     Json(api::PendingResponse {
         calls: hub.pending().list(),
     })
     .into_response()
 }
 
-async fn allow(
+pub(super) async fn allow(
     State(hub): State<HubHandle>,
     Path(id): Path<String>,
     headers: HeaderMap,
@@ -55,7 +46,7 @@ async fn allow(
     decide(&hub, &id, &headers, true, always).await
 }
 
-async fn deny(
+pub(super) async fn deny(
     State(hub): State<HubHandle>,
     Path(id): Path<String>,
     headers: HeaderMap,

@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use switchboard_api as api;
 
-use super::control::not_found;
+use super::respond::not_found;
 use crate::hub::{ApproveError, HubHandle};
 
 pub(super) async fn held(State(hub): State<HubHandle>, Path(id): Path<String>) -> Response {

@@ -1,5 +1,5 @@
 //! The control API's routes that edit servers and import them (the
-//! dashboard's first run and server form), beside [`super::control`]:
+//! dashboard's first run and server form), beside `control`:
 //! - `GET /servers/<id>/config`: the definition as written, secrets `***`;
 //! - `PUT /servers/<id>`: add or replace a server with the JSON definition
 //!   in the body (checked by the loader; refused → `400`, nothing written);
@@ -11,36 +11,34 @@
 //! header and env values: they are never logged, and messages that could
 //! quote them are masked ([`crate::config::mask_definition_secrets`]).
 
+use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, put};
-use axum::{Json, Router};
 use switchboard_api as api;
 
-use super::control::reload_response;
+use super::respond::reload_response;
 use crate::config::redact_definition;
 use crate::hub::HubHandle;
 use crate::reload::ReloadError;
 use crate::util::redact;
 
-/// The routes, merged into the control API by [`super::control::api`].
-pub(super) fn routes() -> Router<HubHandle> {
-    Router::new()
-        .route("/servers/{id}", put(put_server).delete(delete_server))
-        .route("/servers/{id}/config", get(server_config))
-        .route("/import", get(import_offer).post(import_apply))
-}
-
-async fn server_config(State(hub): State<HubHandle>, Path(id): Path<String>) -> Response {
+pub(super) async fn server_config(
+    State(hub): State<HubHandle>,
+    Path(id): Path<String>,
+) -> Response {
     match hub.server_definition(&id).await {
         Ok(definition) => Json(api::ServerDefinition { id, definition }).into_response(),
         Err(err) => reload_response(Err(err)),
     }
 }
 
-async fn put_server(State(hub): State<HubHandle>, Path(id): Path<String>, body: Bytes) -> Response {
+pub(super) async fn put_server(
+    State(hub): State<HubHandle>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Response {
     let definition: serde_json::Value = match serde_json::from_slice(&body) {
         Ok(value @ serde_json::Value::Object(_)) => value,
         Ok(_) => return bad_request("the body must be a server definition: a JSON object"),
@@ -53,7 +51,10 @@ async fn put_server(State(hub): State<HubHandle>, Path(id): Path<String>, body: 
     reload_response(hub.put_server(&id, &definition).await)
 }
 
-async fn delete_server(State(hub): State<HubHandle>, Path(id): Path<String>) -> Response {
+pub(super) async fn delete_server(
+    State(hub): State<HubHandle>,
+    Path(id): Path<String>,
+) -> Response {
     tracing::info!(server = %id, "server removed from the control API");
     reload_response(hub.remove_server(&id).await)
 }
@@ -96,7 +97,7 @@ fn import_context(hub: &HubHandle) -> Result<ImportContext, (StatusCode, String)
     Ok((source, path))
 }
 
-async fn import_offer(State(hub): State<HubHandle>) -> Response {
+pub(super) async fn import_offer(State(hub): State<HubHandle>) -> Response {
     let (source, path) = match import_context(&hub) {
         Ok(context) => context,
         Err((code, error)) => return import_error(code, error),
@@ -116,7 +117,7 @@ async fn import_offer(State(hub): State<HubHandle>) -> Response {
     }
 }
 
-async fn import_apply(State(hub): State<HubHandle>, body: Bytes) -> Response {
+pub(super) async fn import_apply(State(hub): State<HubHandle>, body: Bytes) -> Response {
     // The config path is checked here; the hub passes it to the source.
     let (source, _path) = match import_context(&hub) {
         Ok(context) => context,

@@ -1,4 +1,4 @@
-//! The control API's per-tool routes, beside [`super::control`]:
+//! The control API's per-tool routes, beside `control`:
 //! - `POST /servers/<id>/tools/<tool>/enable` and `.../disable`: show or hide
 //!   one tool (its own name at the server, percent-encoded in the path) by
 //!   editing the server's `disabledTools` in the config file, then applying
@@ -20,14 +20,13 @@
 //!   tools left out), answering like `switchboard__search_tools`. Nothing is
 //!   started. `limit` defaults to 10 and is at most 50.
 
+use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post, put};
-use axum::{Json, Router};
 use switchboard_api as api;
 
-use super::control::{not_found, reload_response};
+use super::respond::{not_found, reload_response};
 use crate::hub::HubHandle;
 use crate::search::Matched;
 
@@ -36,20 +35,7 @@ const DEFAULT_LIMIT: usize = 10;
 /// Most results of one search.
 const MAX_LIMIT: usize = 50;
 
-/// The routes, merged into the control API by [`super::control::api`].
-pub(super) fn routes() -> Router<HubHandle> {
-    Router::new()
-        .route("/servers/{id}/tools/{tool}/enable", post(enable_tool))
-        .route("/servers/{id}/tools/{tool}/disable", post(disable_tool))
-        .route(
-            "/servers/{id}/tools/{tool}/override",
-            put(put_override).delete(delete_override),
-        )
-        .route("/servers/{id}/tools", get(server_tools))
-        .route("/search", get(search))
-}
-
-async fn enable_tool(
+pub(super) async fn enable_tool(
     State(hub): State<HubHandle>,
     Path((id, tool)): Path<(String, String)>,
 ) -> Response {
@@ -57,7 +43,7 @@ async fn enable_tool(
     reload_response(hub.set_tool_enabled(&id, &tool, true).await)
 }
 
-async fn disable_tool(
+pub(super) async fn disable_tool(
     State(hub): State<HubHandle>,
     Path((id, tool)): Path<(String, String)>,
 ) -> Response {
@@ -65,7 +51,7 @@ async fn disable_tool(
     reload_response(hub.set_tool_enabled(&id, &tool, false).await)
 }
 
-async fn put_override(
+pub(super) async fn put_override(
     State(hub): State<HubHandle>,
     Path((id, tool)): Path<(String, String)>,
     body: Result<Json<api::ToolOverride>, axum::extract::rejection::JsonRejection>,
@@ -94,7 +80,7 @@ async fn put_override(
     reload_response(hub.set_tool_override(&id, &tool, value.as_ref()).await)
 }
 
-async fn delete_override(
+pub(super) async fn delete_override(
     State(hub): State<HubHandle>,
     Path((id, tool)): Path<(String, String)>,
 ) -> Response {
@@ -102,7 +88,7 @@ async fn delete_override(
     reload_response(hub.set_tool_override(&id, &tool, None).await)
 }
 
-async fn server_tools(State(hub): State<HubHandle>, Path(id): Path<String>) -> Response {
+pub(super) async fn server_tools(State(hub): State<HubHandle>, Path(id): Path<String>) -> Response {
     let Some(upstream) = hub.upstream(&id) else {
         return not_found(&id);
     };
@@ -159,13 +145,13 @@ async fn server_tools(State(hub): State<HubHandle>, Path(id): Path<String>) -> R
 
 /// The query of `GET /search`.
 #[derive(Debug, serde::Deserialize)]
-struct SearchQuery {
+pub(super) struct SearchQuery {
     #[serde(default)]
     q: String,
     limit: Option<usize>,
 }
 
-async fn search(
+pub(super) async fn search(
     State(hub): State<HubHandle>,
     query: Result<Query<SearchQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Response {

@@ -118,7 +118,7 @@ mod tests {
     fn typescript() -> String {
         let list = serde_json::to_string_pretty(&ui_snippets()).unwrap_or_else(|_| "[]".into());
         format!(
-            "// Generated from the client table (crates/switchboard/src/clients/table.rs) by\n\
+            "// Generated from the client table (crates/switchboard-clients/src/table.rs) by\n\
              // `SWITCHBOARD_WRITE_TS=1 cargo test -p switchboard --lib ui_snippets`; do not edit.\n\
              // Each text is `switchboard connect <id> --print` for ENDPOINT_PLACEHOLDER.\n\n\
              export const ENDPOINT_PLACEHOLDER = {placeholder};\n\

@@ -6,10 +6,10 @@
 use std::fmt;
 use std::path::Path;
 
-use anyhow::Context;
 use switchboard_core::config::{Config, ConfigValue, LoadFor, process_env};
 use toml_edit::Item;
 
+use super::ClientError;
 use super::connect::SWITCHBOARD_ENTRY;
 
 /// A profile to connect (`connect --profile`): the entry's name and the
@@ -64,12 +64,12 @@ pub(super) fn codex_headers(token: &str) -> Item {
 /// The profile `name` of the config at `path` (`SWITCHBOARD_*` overrides
 /// applied): its token read from the config, or from the OS keyring for
 /// `{"keyring": ...}`.
-pub async fn profile_entry(name: &str, path: &Path) -> anyhow::Result<ProfileEntry> {
+pub async fn profile_entry(name: &str, path: &Path) -> Result<ProfileEntry, ClientError> {
     let config = Config::load_effective(path, LoadFor::Start, process_env)
-        .with_context(|| format!("reading {}", path.display()))?;
+        .map_err(|err| ClientError::Profile(format!("reading {}: {err}", path.display())))?;
     let Some(profile) = config.profiles.iter().find(|p| p.name.as_str() == name) else {
         let known: Vec<&str> = config.profiles.iter().map(|p| p.name.as_str()).collect();
-        anyhow::bail!(
+        return Err(ClientError::Profile(format!(
             "no profile '{name}' in {} ({})",
             path.display(),
             if known.is_empty() {
@@ -77,7 +77,7 @@ pub async fn profile_entry(name: &str, path: &Path) -> anyhow::Result<ProfileEnt
             } else {
                 format!("its profiles: {}", known.join(", "))
             }
-        );
+        )));
     };
     let token = match &profile.token {
         None => None,
@@ -88,12 +88,16 @@ pub async fn profile_entry(name: &str, path: &Path) -> anyhow::Result<ProfileEnt
             let account = store::secret_account(secret);
             let value = store::call(&opened.store, move |s| s.get(&account))
                 .await
-                .with_context(|| format!("reading profile '{name}''s token from the keyring"))?;
-            Some(value.with_context(|| {
-                format!(
+                .map_err(|err| {
+                    ClientError::Profile(format!(
+                        "reading profile '{name}''s token from the keyring: {err}"
+                    ))
+                })?;
+            Some(value.ok_or_else(|| {
+                ClientError::Profile(format!(
                     "profile '{name}''s token is kept in the keyring as '{secret}', which has no \
                      value; store it with `switchboard secret set {secret}`"
-                )
+                ))
             })?)
         }
     };

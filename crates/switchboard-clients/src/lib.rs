@@ -1,6 +1,8 @@
 //! What Switchboard knows about AI clients' MCP config files: where each client
 //! keeps its servers, how to read them into Switchboard's config (`import`), and
-//! how to point a client at Switchboard (`connect`).
+//! how to point a client at Switchboard (`connect`); and the hub's import offer
+//! built on it ([`import_offer`]). A crate of its own, used by the CLI and the
+//! desktop app: it knows config files, not the running hub (no hub types).
 //!
 //! This module owns no state; every function reads the files it is given and
 //! either returns a plan or writes a file. Invariants of every write:
@@ -18,42 +20,24 @@
 //! Paths are computed from [`Bases`] (home and config directories), which the
 //! CLI takes from the environment and tests point at temporary directories.
 //! The clients, their files per OS and where each format is documented are
-//! the rows of the client table (`clients/table.rs`); a client is one row.
+//! the rows of the client table (`table.rs`); a client is one row.
 
-// Submodules live in `clients/`; their paths are spelled out so that this file
-// resolves them the same way whether it is reached from `main.rs` or included
-// by path from an integration test.
-#[path = "clients/catalog.rs"]
 mod catalog;
-#[path = "clients/connect.rs"]
 mod connect;
-#[path = "clients/connect_toml.rs"]
 mod connect_toml;
-#[path = "clients/connect_yaml.rs"]
 mod connect_yaml;
-#[path = "clients/convert.rs"]
 mod convert;
-#[path = "clients/dialect.rs"]
 mod dialect;
-#[path = "clients/fsio.rs"]
 mod fsio;
-#[path = "clients/hub_probe.rs"]
 mod hub_probe;
-#[path = "clients/import.rs"]
 mod import;
-#[path = "clients/jsonc.rs"]
+pub mod import_offer;
 mod jsonc;
-#[path = "clients/listing.rs"]
 mod listing;
-#[path = "clients/profile.rs"]
 mod profile;
-#[path = "clients/read.rs"]
 mod read;
-#[path = "clients/table.rs"]
 mod table;
-#[path = "clients/ui_snippets.rs"]
 mod ui_snippets;
-#[path = "clients/yaml.rs"]
 mod yaml;
 
 use std::path::PathBuf;
@@ -117,6 +101,9 @@ pub enum ClientError {
     )]
     NoHeaders { client: Client, profile: String },
     /// The client keeps its servers somewhere Switchboard cannot edit.
+    /// A profile to connect that cannot be read (`connect --profile`).
+    #[error("{0}")]
+    Profile(String),
     #[error("{reason}")]
     NoFile {
         client: Client,

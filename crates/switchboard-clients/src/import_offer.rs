@@ -1,6 +1,6 @@
 //! The hub's import offer (the dashboard's first run): the core's
 //! [`switchboard_core::ImportSource`], implemented with what `switchboard
-//! import` does ([`crate::clients::import`], [`crate::clients::apply_import`])
+//! import` does ([`crate::import`], [`crate::apply_import`])
 //! so the dashboard offers exactly what `switchboard import --dry-run` lists.
 //! `switchboard serve` and the desktop app give one to their hub.
 
@@ -9,7 +9,7 @@ use std::path::Path;
 use switchboard_api::{ImportCandidate, ImportOffer, ImportSelection};
 use switchboard_core::{ImportApplied, ImportError};
 
-use crate::clients::{self, Bases, Client, FileStatus, ImportPlan, ImportRequest};
+use crate::{self as clients, Bases, Client, FileStatus, ImportPlan, ImportRequest};
 
 /// Every known AI client's user config on this machine.
 #[derive(Debug, Clone, Default)]

@@ -5,7 +5,7 @@
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use switchboard::clients;
+use switchboard_clients as clients;
 
 use std::fs;
 use std::path::{Path, PathBuf};
