@@ -471,6 +471,7 @@ struct RawOAuth {
     grant: super::model::OAuthGrant,
     signing_key: Option<ConfigValue>,
     signing_algorithm: Option<super::model::SigningAlgorithm>,
+    identity_provider: Option<super::model::IdentityProvider>,
 }
 
 /// `oauth.redirectPort`: a port number, or `null` (pick a free one).
@@ -557,6 +558,11 @@ impl RawServer {
                     &raw.signing_key,
                     raw.signing_algorithm,
                 )?;
+                super::transport::check_cross_app(
+                    raw.grant,
+                    &raw.client_id,
+                    raw.identity_provider.as_ref(),
+                )?;
                 Some(OAuthConfig {
                     client_id: raw.client_id,
                     client_secret: raw.client_secret,
@@ -566,6 +572,7 @@ impl RawServer {
                     grant: raw.grant,
                     signing_key: raw.signing_key,
                     signing_algorithm: raw.signing_algorithm,
+                    identity_provider: raw.identity_provider,
                 })
             }
         };
@@ -1087,6 +1094,7 @@ mod tests {
                 grant: crate::config::model::OAuthGrant::AuthorizationCode,
                 signing_key: None,
                 signing_algorithm: None,
+                identity_provider: None,
             })
         );
         let TransportConfig::Stdio { env, .. } = &cfg.servers[1].transport else {
