@@ -1126,6 +1126,45 @@ mod tests {
     }
 
     #[test]
+    fn parses_a_cross_app_access_client() {
+        let cfg = parse(
+            r#"{"mcpServers": {"m": {"url": "https://example.com/mcp", "oauth": {
+                "clientId": "mcp-client", "clientSecret": {"keyring": "as-secret"},
+                "grant": "crossAppAccess", "identityProvider": {
+                    "issuer": "https://idp.example", "tokenEndpoint": "https://idp.example/token",
+                    "clientId": "idp-client", "idToken": {"keyring": "id-token"}}}}}}"#,
+        )
+        .unwrap();
+        let oauth = cfg.servers[0].oauth.clone().unwrap();
+        assert_eq!(
+            oauth.grant,
+            crate::config::model::OAuthGrant::CrossAppAccess
+        );
+        assert_eq!(
+            oauth.identity_provider,
+            Some(crate::config::IdentityProvider {
+                issuer: "https://idp.example".into(),
+                token_endpoint: "https://idp.example/token".into(),
+                client_id: "idp-client".into(),
+                client_secret: None,
+                id_token: ConfigValue::Keyring("id-token".into()),
+            })
+        );
+        let idp = r#"{"issuer": "https://i", "tokenEndpoint": "https://i/t", "clientId": "c", "idToken": "t"}"#;
+        for (oauth, expected) in [
+            (format!(r#"{{"clientId": "c", "identityProvider": {idp}}}"#), "applies only to `oauth.grant: \"crossAppAccess\"`"),
+            (r#"{"clientId": "c", "grant": "crossAppAccess"}"#.to_string(), "needs `oauth.identityProvider`"),
+            (format!(r#"{{"grant": "crossAppAccess", "identityProvider": {idp}}}"#), "needs `oauth.clientId`"),
+            (r#"{"clientId": "c", "grant": "crossAppAccess", "identityProvider": {"issuer": "https://i"}}"#.to_string(), "missing field"),
+            (r#"{"clientId": "c", "grant": "crossAppAccess", "identityProvider": {"issuer": "", "tokenEndpoint": "https://i/t", "clientId": "c", "idToken": "t"}}"#.to_string(), "non-empty `issuer`"),
+        ] {
+            let text = format!(r#"{{"mcpServers": {{"a": {{"url": "http://h/", "oauth": {oauth}}}}}}}"#);
+            let err = parse(&text).unwrap_err().to_string();
+            assert!(err.contains(expected), "{oauth}: {err}");
+        }
+    }
+
+    #[test]
     fn bad_oauth_and_keyring_values_are_refused() {
         for (text, expected) in [
             (

@@ -415,4 +415,59 @@ mod tests {
             assert_eq!(upstream.tasks_in_flight(), 0, "{end:?} ends the hold");
         }
     }
+
+    #[tokio::test]
+    async fn a_servers_id_leads_to_its_hub_id_and_owner_lists_only_their_own() {
+        let upstream = crate::upstream::unstartable_for_tests();
+        let table = TaskTable::default();
+        let alice = owner("/mcp", "s-alice");
+        let bob = owner("/mcp", "s-bob");
+        let first = table.adopt(&upstream, alice.clone(), "up-1".into(), "t", Some(60_000));
+        let second = table.adopt(&upstream, alice.clone(), "up-2".into(), "t", None);
+        let theirs = table.adopt(&upstream, bob.clone(), "up-3".into(), "t", None);
+        let origin = Origin {
+            session: Some("s-alice".into()),
+            experimental: true,
+            ..Origin::default()
+        };
+        table.annotate(&first, origin, Some(500));
+        let (id, found) = table.by_upstream(&upstream.id, "up-1").unwrap();
+        assert_eq!(id, first);
+        assert!(found.experimental);
+        assert_eq!(found.session.as_deref(), Some("s-alice"));
+        assert!(
+            table
+                .by_upstream(&ServerId::new("other").unwrap(), "up-1")
+                .is_none()
+        );
+        assert!(table.by_upstream(&upstream.id, "up-9").is_none());
+        let listed: Vec<_> = table
+            .owned(&alice)
+            .into_iter()
+            .map(|(id, _, up)| (id, up))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                (first.clone(), "up-1".to_string()),
+                (second, "up-2".to_string())
+            ]
+        );
+        assert_eq!(table.owned(&bob).len(), 1, "{theirs}");
+        // Timing: given at creation, kept when a later answer lacks it.
+        assert_eq!(
+            table.find(&first, &alice).unwrap().timing,
+            (Some(60_000), Some(500))
+        );
+        table.note_timing(&first, (None, Some(250)));
+        assert_eq!(
+            table.find(&first, &alice).unwrap().timing,
+            (Some(60_000), Some(250))
+        );
+        // A status change carries what the log needs.
+        let changed = table.observe(&first, TaskStatus::Completed).unwrap();
+        let record = changed.record(None);
+        assert_eq!(record.session.as_deref(), Some("s-alice"));
+        assert_eq!(record.task.unwrap().status, "completed");
+    }
 }
