@@ -23,6 +23,7 @@
 //! message here contains one.
 
 pub mod chunked;
+mod cross_app;
 mod legacy;
 pub mod login;
 mod machine;
@@ -235,6 +236,51 @@ impl Auth {
         Ok(())
     }
 
+    /// Gets a token by cross-app access (SEP-990) and stores it like a
+    /// login's ([`cross_app`]): the ID token of `oauth.identityProvider`
+    /// exchanged for an ID-JAG, presented to the server's authorization server.
+    async fn cross_app_access(
+        &self,
+        id: &ServerId,
+        url: &str,
+        oauth: &OAuthConfig,
+    ) -> Result<(), AuthError> {
+        let (Some(client_id), Some(idp)) = (oauth.client_id.as_deref(), &oauth.identity_provider)
+        else {
+            return Err(AuthError::Other {
+                server: id.clone(),
+                message: "cross-app access needs `oauth.clientId` and `oauth.identityProvider`"
+                    .into(),
+            });
+        };
+        let client_secret = match &oauth.client_secret {
+            Some(secret) => Some(self.resolve(secret).await?),
+            None => None,
+        };
+        let idp_secret = match &idp.client_secret {
+            Some(secret) => Some(self.resolve(secret).await?),
+            None => None,
+        };
+        let id_token = self.resolve(&idp.id_token).await?;
+        // The ID token is a secret whatever its source: mask it in every output.
+        crate::util::redact::remember([id_token.as_str()]);
+        let secrets = cross_app::Secrets {
+            client_secret,
+            idp_secret,
+            id_token,
+        };
+        let server = self.server(id);
+        if let Err(err) =
+            cross_app::obtain(id, server.clone(), url, oauth, client_id, idp, secrets).await
+        {
+            server.update(|s| s.problem = Some(err.to_string()));
+            return Err(err);
+        }
+        server.update(|s| s.problem = None);
+        tracing::info!(server = %id, "got a token by cross-app access");
+        Ok(())
+    }
+
     /// An HTTP client for the server at `url` that sends its stored token
     /// (and refreshes it), or `None` when no token is stored. Resolves the
     /// authorization server's metadata (needed to refresh).
@@ -253,6 +299,15 @@ impl Auth {
                 oauth.filter(|o| o.grant == crate::config::OAuthGrant::ClientCredentials) =>
             {
                 self.client_credentials(id, url, oauth).await?;
+                match server.load().await? {
+                    Some(stored) if stored.token_response.is_some() => stored,
+                    _ => return Ok(None),
+                }
+            }
+            _ if let Some(oauth) =
+                oauth.filter(|o| o.grant == crate::config::OAuthGrant::CrossAppAccess) =>
+            {
+                self.cross_app_access(id, url, oauth).await?;
                 match server.load().await? {
                     Some(stored) if stored.token_response.is_some() => stored,
                     _ => return Ok(None),

@@ -73,8 +73,8 @@ pub use editor::{
 pub use expand::{ExpandError, Vars, escape_foreign, expand as expand_vars};
 pub use load::{ConfigError, LoadFor, MAX_CONFIG_BYTES, default_config_path, process_env};
 pub use model::{
-    Config, ConfigValue, DEFAULT_LISTEN, MAX_SERVER_ID_LEN, OAuthConfig, OAuthGrant, ServerConfig,
-    ServerId, ServerTimeouts, SigningAlgorithm, TransportConfig,
+    Config, ConfigValue, DEFAULT_LISTEN, IdentityProvider, MAX_SERVER_ID_LEN, OAuthConfig,
+    OAuthGrant, ServerConfig, ServerId, ServerTimeouts, SigningAlgorithm, TransportConfig,
 };
 pub use overrides::{MAX_TOOL_NAME_LEN, ToolOverride};
 pub use profiles::{MAX_PROFILE_NAME_LEN, MIN_TOKEN_LEN, ProfileConfig, ProfileName};

@@ -40,6 +40,22 @@ pub enum UpstreamEvent {
     /// Subscribed resources changed while no update was pending: forward the
     /// pending updates until none is left (see [`Inbound`]).
     ResourcesUpdated(ServerId, Arc<Inbound>),
+    /// A server reported the status of one of its tasks: the hub notes it
+    /// (activity log, idle hold) and tells the client that owns the task.
+    TaskStatus(ServerId, TaskNotice),
+}
+
+/// A task status notification of a server.
+#[derive(Debug, Clone)]
+pub struct TaskNotice {
+    /// The server's id of the task.
+    pub upstream_id: String,
+    pub status: rmcp::model::TaskStatus,
+    /// The notification's parameters as the server sent them.
+    pub params: rmcp::model::JsonObject,
+    /// Sent as 2025-11-25's `notifications/tasks/status` (else 2026-07-28's
+    /// `notifications/tasks`).
+    pub experimental: bool,
 }
 
 /// The sending end of the hub's event channel.

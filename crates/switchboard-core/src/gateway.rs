@@ -52,6 +52,7 @@ use crate::sessions::{ListKind, Scope, Session};
 use crate::upstream::{Downstream, Upstream};
 
 mod approval;
+mod experimental_tasks;
 mod input_flow;
 mod input_required;
 mod lists;
@@ -64,6 +65,7 @@ mod route;
 mod search_mode;
 mod tasks;
 
+pub(crate) use experimental_tasks::{METHOD_PREFIX as EXPERIMENTAL_TASK_PREFIX, TASK_METHODS};
 pub(crate) use route::Target;
 use route::removed;
 pub use route::upstream_error;
@@ -113,6 +115,7 @@ impl Gateway {
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Result<CallToolResponse, ErrorData> {
         let mut request = request;
+        let experimental_task = downstream.as_ref().is_some_and(|d| d.task.is_some());
         let mut started = self.begin_call(Method::Tool, &request.name, request.arguments.as_ref());
         let mut served = Served::Nobody;
         let mut notes = record::CallNotes::default();
@@ -133,7 +136,7 @@ impl Gateway {
             && let Some(upstream) = self.hub.upstream(id.as_str())
         {
             // The client gets a hub id for the task, never the server's.
-            notes.task = Some(self.adopt_task(&upstream, started.name(), task));
+            notes.task = Some(self.adopt_task(&upstream, started.name(), task, experimental_task));
         }
         started.set_notes(notes);
         self.end_call(started, served, &result, cancel);
@@ -231,6 +234,8 @@ fn downstream(context: &RequestContext<RoleServer>) -> Option<Downstream> {
         progress_token: context.meta.get_progress_token(),
         collect: None,
         capabilities: None,
+        task: None,
+        related_task: None,
     })
 }
 
@@ -366,6 +371,25 @@ impl ServerHandler for Gateway {
             self.legacy_call(request, &context).await
         };
         result.map(|r| r.for_request(&context))
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        self.note_http_session(&context.extensions);
+        match request.method.strip_prefix(EXPERIMENTAL_TASK_PREFIX) {
+            Some(method) => {
+                self.experimental_task_request(method, request.params, &context)
+                    .await
+            }
+            None => Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            )),
+        }
     }
 
     async fn get_task(

@@ -82,6 +82,7 @@ mod version;
 
 pub use crate::events::{Inbound, UpstreamEvent, inbound};
 use client::Calls;
+pub(crate) use client::EXPERIMENTAL_TASK_STATUS;
 pub use client::{Asked, Downstream};
 use connect::Connection;
 pub use error::UpstreamError;
@@ -89,7 +90,9 @@ pub(crate) use parked::{CallFuture, Parked, ParkedCall, Pending, new_id as new_r
 pub use process::guard;
 pub(crate) use redirect::client as http_client;
 use refresh::ListOutcome;
-pub(crate) use request::{Ask, TaskHold};
+#[cfg(test)]
+pub(crate) use request::experimental_task_handle;
+pub(crate) use request::{Ask, TaskHold, experimental_task};
 pub use status::Health;
 use status::{LogLimits, LogLine, Status, StderrLog};
 

@@ -471,6 +471,7 @@ struct RawOAuth {
     grant: super::model::OAuthGrant,
     signing_key: Option<ConfigValue>,
     signing_algorithm: Option<super::model::SigningAlgorithm>,
+    identity_provider: Option<super::model::IdentityProvider>,
 }
 
 /// `oauth.redirectPort`: a port number, or `null` (pick a free one).
@@ -557,6 +558,11 @@ impl RawServer {
                     &raw.signing_key,
                     raw.signing_algorithm,
                 )?;
+                super::transport::check_cross_app(
+                    raw.grant,
+                    &raw.client_id,
+                    raw.identity_provider.as_ref(),
+                )?;
                 Some(OAuthConfig {
                     client_id: raw.client_id,
                     client_secret: raw.client_secret,
@@ -566,6 +572,7 @@ impl RawServer {
                     grant: raw.grant,
                     signing_key: raw.signing_key,
                     signing_algorithm: raw.signing_algorithm,
+                    identity_provider: raw.identity_provider,
                 })
             }
         };
@@ -1087,6 +1094,7 @@ mod tests {
                 grant: crate::config::model::OAuthGrant::AuthorizationCode,
                 signing_key: None,
                 signing_algorithm: None,
+                identity_provider: None,
             })
         );
         let TransportConfig::Stdio { env, .. } = &cfg.servers[1].transport else {
@@ -1115,6 +1123,45 @@ mod tests {
             Some(crate::config::model::SigningAlgorithm::ES256)
         );
         assert_eq!(oauth.client_secret, None);
+    }
+
+    #[test]
+    fn parses_a_cross_app_access_client() {
+        let cfg = parse(
+            r#"{"mcpServers": {"m": {"url": "https://example.com/mcp", "oauth": {
+                "clientId": "mcp-client", "clientSecret": {"keyring": "as-secret"},
+                "grant": "crossAppAccess", "identityProvider": {
+                    "issuer": "https://idp.example", "tokenEndpoint": "https://idp.example/token",
+                    "clientId": "idp-client", "idToken": {"keyring": "id-token"}}}}}}"#,
+        )
+        .unwrap();
+        let oauth = cfg.servers[0].oauth.clone().unwrap();
+        assert_eq!(
+            oauth.grant,
+            crate::config::model::OAuthGrant::CrossAppAccess
+        );
+        assert_eq!(
+            oauth.identity_provider,
+            Some(crate::config::IdentityProvider {
+                issuer: "https://idp.example".into(),
+                token_endpoint: "https://idp.example/token".into(),
+                client_id: "idp-client".into(),
+                client_secret: None,
+                id_token: ConfigValue::Keyring("id-token".into()),
+            })
+        );
+        let idp = r#"{"issuer": "https://i", "tokenEndpoint": "https://i/t", "clientId": "c", "idToken": "t"}"#;
+        for (oauth, expected) in [
+            (format!(r#"{{"clientId": "c", "identityProvider": {idp}}}"#), "applies only to `oauth.grant: \"crossAppAccess\"`"),
+            (r#"{"clientId": "c", "grant": "crossAppAccess"}"#.to_string(), "needs `oauth.identityProvider`"),
+            (format!(r#"{{"grant": "crossAppAccess", "identityProvider": {idp}}}"#), "needs `oauth.clientId`"),
+            (r#"{"clientId": "c", "grant": "crossAppAccess", "identityProvider": {"issuer": "https://i"}}"#.to_string(), "missing field"),
+            (r#"{"clientId": "c", "grant": "crossAppAccess", "identityProvider": {"issuer": "", "tokenEndpoint": "https://i/t", "clientId": "c", "idToken": "t"}}"#.to_string(), "non-empty `issuer`"),
+        ] {
+            let text = format!(r#"{{"mcpServers": {{"a": {{"url": "http://h/", "oauth": {oauth}}}}}}}"#);
+            let err = parse(&text).unwrap_err().to_string();
+            assert!(err.contains(expected), "{oauth}: {err}");
+        }
     }
 
     #[test]

@@ -138,6 +138,29 @@ pub struct OAuthConfig {
     pub signing_key: Option<ConfigValue>,
     /// How the assertion is signed; `None` means RS256.
     pub signing_algorithm: Option<SigningAlgorithm>,
+    /// With `grant: "crossAppAccess"`: the enterprise identity provider whose
+    /// ID token the hub exchanges for an authorization grant (ID-JAG) to the
+    /// server's authorization server.
+    pub identity_provider: Option<IdentityProvider>,
+}
+
+/// `oauth.identityProvider`: the enterprise IdP of cross-app access
+/// (SEP-990, RFC 8693 token exchange then an RFC 7523 JWT bearer grant).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct IdentityProvider {
+    /// The IdP's issuer identifier.
+    pub issuer: String,
+    /// The IdP's token endpoint (where the ID token is exchanged).
+    pub token_endpoint: String,
+    /// The hub's client id at the IdP.
+    pub client_id: String,
+    /// The hub's secret at the IdP (`client_secret_basic`); none for a
+    /// public client.
+    pub client_secret: Option<ConfigValue>,
+    /// The person's ID token from the IdP's sign-in, usually
+    /// `{"keyring": "<name>"}`.
+    pub id_token: ConfigValue,
 }
 
 /// `oauth.signingAlgorithm`: the JWS algorithm of a `private_key_jwt` assertion.
@@ -159,6 +182,11 @@ pub enum OAuthGrant {
     AuthorizationCode,
     /// OAuth 2.0 client credentials (SEP-1046): `clientId` + `clientSecret`.
     ClientCredentials,
+    /// Cross-app access (SEP-990, enterprise-managed authorization): the
+    /// ID token of `identityProvider` is exchanged there for an ID-JAG, which
+    /// the server's authorization server takes for a token (`clientId` +
+    /// `clientSecret` there). No browser.
+    CrossAppAccess,
 }
 
 /// A config value given literally or kept in the OS keyring:

@@ -92,6 +92,35 @@ pub(super) fn check_signing_key(
     }
 }
 
+/// `oauth.identityProvider` goes with `oauth.grant: "crossAppAccess"`, which
+/// needs it and the client at the server's authorization server.
+pub(super) fn check_cross_app(
+    grant: super::model::OAuthGrant,
+    client_id: &Option<String>,
+    identity_provider: Option<&super::model::IdentityProvider>,
+) -> Result<(), String> {
+    let cross_app = grant == super::model::OAuthGrant::CrossAppAccess;
+    match (cross_app, identity_provider) {
+        (false, Some(_)) => {
+            Err("`oauth.identityProvider` applies only to `oauth.grant: \"crossAppAccess\"`".into())
+        }
+        (true, None) => Err(
+            "`oauth.grant: \"crossAppAccess\"` needs `oauth.identityProvider` \
+             (issuer, tokenEndpoint, clientId, idToken)"
+                .into(),
+        ),
+        (true, Some(_)) if client_id.is_none() => Err(
+            "`oauth.grant: \"crossAppAccess\"` needs `oauth.clientId` (the client at the \
+             server's authorization server)"
+                .into(),
+        ),
+        (true, Some(idp)) if idp.issuer.trim().is_empty() || idp.client_id.trim().is_empty() => {
+            Err("`oauth.identityProvider` needs a non-empty `issuer` and `clientId`".into())
+        }
+        _ => Ok(()),
+    }
+}
+
 /// `oauth.clientMetadataUrl`: an `https` URL with a path (the client id a
 /// Client ID Metadata Document is published under).
 fn check_client_metadata_url(url: &str) -> Result<(), String> {

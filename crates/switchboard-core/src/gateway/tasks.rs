@@ -9,7 +9,6 @@
 //! so the log follows a task from the call that made it to its final status.
 
 use std::sync::Arc;
-use std::time::SystemTime;
 
 use rmcp::model::{
     CancelTaskParams, CreateTaskResult, ErrorData, GetTaskParams, GetTaskResult, TaskStatus,
@@ -17,22 +16,13 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::json;
-use switchboard_api::{ActivityOutcome, ActivityTask};
+use switchboard_api::ActivityTask;
 
 use super::{Gateway, downstream, upstream_error};
-use crate::activity::{CallRecord, Method, Served};
 use crate::sessions::Scope;
-use crate::sessions::tasks::{Found, Owner, TaskError};
+use crate::sessions::tasks::{Found, Origin, Owner, TaskError, status_name};
 use crate::upstream::Ask;
 use crate::upstream::Upstream;
-
-/// A status as the protocol spells it.
-fn status_name(status: TaskStatus) -> String {
-    serde_json::to_value(status)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_else(|| "unknown".to_string())
-}
 
 /// The client behind a `tasks/*` request: a 2026-07-28 request names its
 /// capabilities (the tasks extension among them) in its own `_meta`, and the
@@ -47,13 +37,13 @@ fn task_downstream(context: &RequestContext<RoleServer>) -> Option<crate::upstre
     ds
 }
 
-fn refused(err: TaskError) -> ErrorData {
+pub(super) fn refused(err: TaskError) -> ErrorData {
     ErrorData::invalid_params(err.to_string(), Some(json!({"kind": "unknownTask"})))
 }
 
 impl Gateway {
     /// Who this request's client is, for the task table.
-    fn task_owner(&self) -> Owner {
+    pub(super) fn task_owner(&self) -> Owner {
         let route = match self.session.scope() {
             Scope::Merged => "/mcp".to_string(),
             Scope::Server(id) => format!("/servers/{id}/mcp"),
@@ -73,24 +63,45 @@ impl Gateway {
         upstream: &Arc<Upstream>,
         tool: &str,
         task: &mut CreateTaskResult,
+        experimental: bool,
     ) -> ActivityTask {
         let upstream_id = std::mem::take(&mut task.task.task_id);
-        let id = self.hub.sessions().tasks().adopt(
+        let tasks = self.hub.sessions().tasks();
+        let id = tasks.adopt(
             upstream,
             self.task_owner(),
             upstream_id,
             tool,
             task.task.ttl_ms,
         );
+        tasks.annotate(
+            &id,
+            self.task_origin(experimental),
+            task.task.poll_interval_ms,
+        );
         task.task.task_id.clone_from(&id);
-        self.hub.sessions().tasks().observe(&id, task.task.status);
+        tasks.observe(&id, task.task.status);
         ActivityTask {
             id,
             status: status_name(task.task.status),
         }
     }
 
-    fn find_task(&self, id: &str) -> Result<Found, ErrorData> {
+    /// Where this request's tasks are made, for their log entries and
+    /// notifications.
+    fn task_origin(&self, experimental: bool) -> Origin {
+        Origin {
+            route: match self.session.scope() {
+                Scope::Server(server) => Some(server.clone()),
+                _ => None,
+            },
+            client: self.session.client_name().cloned(),
+            session: self.session.http_id().cloned(),
+            experimental,
+        }
+    }
+
+    pub(super) fn find_task(&self, id: &str) -> Result<Found, ErrorData> {
         self.hub
             .sessions()
             .tasks()
@@ -120,7 +131,7 @@ impl Gateway {
                 .map(str::to_string),
             _ => None,
         };
-        self.note_task_status(&id, &found, result.task.status(), error);
+        self.note_task_status(&id, result.task.status(), error);
         Ok(result)
     }
 
@@ -163,40 +174,9 @@ impl Gateway {
     }
 
     /// Records a status change of task `id` (nothing when it is unchanged).
-    fn note_task_status(&self, id: &str, found: &Found, status: TaskStatus, error: Option<String>) {
-        let Some(changed) = self.hub.sessions().tasks().observe(id, status) else {
-            return;
-        };
-        let outcome = match status {
-            TaskStatus::Failed => ActivityOutcome::Error,
-            TaskStatus::Cancelled => ActivityOutcome::Cancelled,
-            _ => ActivityOutcome::Ok,
-        };
-        let route = match self.session.scope() {
-            Scope::Server(server) => Some(server.clone()),
-            _ => None,
-        };
-        self.hub.activity().record(CallRecord {
-            at: SystemTime::now(),
-            duration: changed.age,
-            method: Method::Task,
-            name: found.tool.clone(),
-            route,
-            served: Served::Server(changed.server),
-            client: self.session.client_name().cloned(),
-            session: self.session.http_id().cloned(),
-            outcome,
-            error: error
-                .or_else(|| (status == TaskStatus::Failed).then(|| "the task failed".to_string())),
-            argument_bytes: 0,
-            result_bytes: 0,
-            arguments: None,
-            approval: None,
-            result_secrets: Vec::new(),
-            task: Some(ActivityTask {
-                id: id.to_string(),
-                status: status_name(changed.status),
-            }),
-        });
+    pub(super) fn note_task_status(&self, id: &str, status: TaskStatus, error: Option<String>) {
+        if let Some(changed) = self.hub.sessions().tasks().observe(id, status) {
+            self.hub.activity().record(changed.record(error));
+        }
     }
 }

@@ -28,6 +28,11 @@
 //!    event stream as rmcp made it, from its first byte, so ordering, keep-alive
 //!    and long calls are unchanged.
 //!
+//! 4. **2025-11-25 tasks.** A task-augmented `tools/call` and the
+//!    `tasks/*` requests of a session that negotiated 2025-11-25 go to rmcp
+//!    under a method of the hub's own, so that the gateway reads them as the
+//!    client wrote them (see `gateway::experimental_tasks`).
+//!
 //! Anything unusual (no or large `Content-Length`, batches, unknown sessions,
 //! extra parameters, protocol headers rmcp must check) goes to rmcp untouched,
 //! so its validation stays the only one. Where rmcp's answers break the
@@ -161,6 +166,15 @@ pub(crate) async fn layer(State(state): State<FastPath>, request: Request, next:
     {
         task_name_header(&mut parts.headers, &bytes);
     }
+    let mut bytes = bytes;
+    if let Some(method) = probe.as_ref().and_then(|p| p.method.as_deref())
+        && let Some(marked) = experimental_task(hub, &parts.headers, method, &bytes)
+    {
+        parts
+            .headers
+            .insert(header::CONTENT_LENGTH, HeaderValue::from(marked.len()));
+        bytes = marked;
+    }
     if probe.as_ref().and_then(|p| p.method.as_deref()) == Some("initialize")
         && !parts.headers.contains_key(SESSION_HEADER)
         && !hub.sessions().table().has_room()
@@ -209,6 +223,46 @@ pub(crate) async fn layer(State(state): State<FastPath>, request: Request, next:
         .run(Request::from_parts(parts, Body::from(bytes.clone())))
         .await;
     prefer_json(response, &id, &method, &bytes).await
+}
+
+/// A 2025-11-25 task request (a `tools/call` with `params.task`, or
+/// `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`) of a session
+/// that negotiated 2025-11-25, with its method marked for the gateway (see
+/// `gateway::experimental_tasks`): rmcp would read the call without its task
+/// and the `tasks/*` requests as 2026-07-28's. `None` for anything else.
+fn experimental_task(
+    hub: &HubHandle,
+    headers: &HeaderMap,
+    method: &str,
+    body: &[u8],
+) -> Option<Bytes> {
+    if method != "tools/call" && !crate::gateway::TASK_METHODS.contains(&method) {
+        return None;
+    }
+    let session = headers.get(SESSION_HEADER)?.to_str().ok()?;
+    let version = hub
+        .sessions()
+        .by_http_id(session)?
+        .peer()?
+        .peer_info()?
+        .protocol_version
+        .clone();
+    if version.as_str() != rmcp::model::ProtocolVersion::V_2025_11_25.as_str() {
+        return None;
+    }
+    let mut message: serde_json::Value = serde_json::from_slice(body).ok()?;
+    if method == "tools/call"
+        && !message
+            .pointer("/params/task")
+            .is_some_and(|t| t.is_object())
+    {
+        return None;
+    }
+    message["method"] = serde_json::Value::String(format!(
+        "{}{method}",
+        crate::gateway::EXPERIMENTAL_TASK_PREFIX
+    ));
+    serde_json::to_vec(&message).ok().map(Bytes::from)
 }
 
 /// `DELETE` of a session: 404 if the route has no such session, else rmcp
@@ -396,6 +450,8 @@ async fn fast_call(
         progress_token: None,
         collect: None,
         capabilities: None,
+        task: None,
+        related_task: None,
     };
     // The call runs in its own task: if the client goes away, this handler is
     // dropped, the guard cancels the token, and the task tells the upstream.

@@ -45,6 +45,7 @@ pub(super) async fn event_loop(
             match event {
                 UpstreamEvent::StateChanged => dirty = true,
                 UpstreamEvent::Log(server, params) => hub.inner.sessions.log(&server, &params),
+                UpstreamEvent::TaskStatus(server, notice) => task_status(&hub, &server, notice),
                 UpstreamEvent::ResourcesUpdated(server, inbound) => {
                     let hub = hub.clone();
                     hub.inner
@@ -75,6 +76,51 @@ pub(super) async fn event_loop(
             hub.inner.poller_wake.notify_one();
         }
     }
+}
+
+/// A task status a server sent: logged once per change, and told to the
+/// task's client as its revision has it: 2025-11-25's
+/// `notifications/tasks/status` goes to the session that made the task, with
+/// the hub's id. (2026-07-28's `notifications/tasks` has no way to a client in
+/// rmcp 3.11, whose `subscriptions/listen` refuses it: those clients poll.)
+fn task_status(hub: &HubHandle, server: &ServerId, notice: crate::events::TaskNotice) {
+    let tasks = hub.inner.sessions.tasks();
+    let Some((id, origin)) = tasks.by_upstream(server, &notice.upstream_id) else {
+        return;
+    };
+    let message = notice
+        .params
+        .get("statusMessage")
+        .and_then(|m| m.as_str())
+        .map(str::to_string);
+    if let Some(changed) = tasks.observe(&id, notice.status) {
+        let failed = notice.status == rmcp::model::TaskStatus::Failed;
+        hub.activity()
+            .record(changed.record(message.filter(|_| failed)));
+    }
+    if !(notice.experimental && origin.experimental) {
+        return;
+    }
+    let Some(peer) = origin
+        .session
+        .as_deref()
+        .and_then(|s| hub.inner.sessions.by_http_id(s))
+        .and_then(|session| session.peer().cloned())
+    else {
+        return;
+    };
+    let mut params = notice.params;
+    params.insert("taskId".into(), serde_json::Value::String(id));
+    let notification =
+        rmcp::model::ServerNotification::CustomNotification(rmcp::model::CustomNotification::new(
+            crate::upstream::EXPERIMENTAL_TASK_STATUS,
+            Some(serde_json::Value::Object(params)),
+        ));
+    tokio::spawn(async move {
+        if let Err(err) = peer.send_notification(notification).await {
+            tracing::debug!(%err, "could not forward a task status");
+        }
+    });
 }
 
 /// Refreshes `server` while it has list changes pending: one refresh under

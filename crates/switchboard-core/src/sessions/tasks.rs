@@ -12,8 +12,15 @@
 //! is seen to end (terminal status, cancel) or its time is up, so idle
 //! shutdown never stops a server with a task in flight.
 //!
-//! Only the gateway changes the table; the lock is a std `Mutex` held for
-//! map operations only, never across an `.await`.
+//! Both task revisions share the table: the 2026-07-28 extension and
+//! 2025-11-25's experimental tasks ([`Origin::experimental`]); an entry also
+//! keeps who made it ([`Origin`]), so a status a server reports by
+//! notification is logged and told to the task's own client, and what the
+//! server last said of its timing (`ttl`, `pollInterval`), which rmcp's
+//! reading of a 2025-11-25 `tasks/get` answer drops.
+//!
+//! Only the gateway and the hub's event loop change the table; the lock is a
+//! std `Mutex` held for map operations only, never across an `.await`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -51,6 +58,18 @@ impl Owner {
     }
 }
 
+/// Where a task was made, for the activity log and the task's notifications.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Origin {
+    /// The pass-through route's server (`None` for `/mcp` and profiles).
+    pub(crate) route: Option<ServerId>,
+    pub(crate) client: Option<Arc<str>>,
+    /// The HTTP session that made it (its notifications go there).
+    pub(crate) session: Option<Arc<str>>,
+    /// Made by a 2025-11-25 client (experimental tasks), not a 2026-07-28 one.
+    pub(crate) experimental: bool,
+}
+
 /// Why a task id was refused.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub(crate) enum TaskError {
@@ -75,13 +94,17 @@ struct Entry {
     upstream: Arc<Upstream>,
     created: Instant,
     expires: Instant,
+    origin: Origin,
+    /// The task's `ttlMs` and `pollIntervalMs` as the server last gave them.
+    timing: (Option<u64>, Option<u64>),
 }
 
 /// What a `tasks/*` request needs to reach the task's server.
 pub(crate) struct Found {
     pub(crate) upstream: Arc<Upstream>,
     pub(crate) upstream_id: String,
-    pub(crate) tool: String,
+    /// The task's `ttlMs` and `pollIntervalMs` as the server last gave them.
+    pub(crate) timing: (Option<u64>, Option<u64>),
 }
 
 /// A status change the activity log should show.
@@ -90,6 +113,53 @@ pub(crate) struct Changed {
     pub(crate) status: TaskStatus,
     /// Since the task was made.
     pub(crate) age: Duration,
+    /// The hub's id of the task.
+    pub(crate) id: String,
+    pub(crate) tool: String,
+    pub(crate) origin: Origin,
+}
+
+/// A status as the protocol spells it.
+pub(crate) fn status_name(status: TaskStatus) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+impl Changed {
+    /// The activity entry of this change: one per status a task reaches,
+    /// under the name of the tool that made it.
+    pub(crate) fn record(self, error: Option<String>) -> crate::activity::CallRecord {
+        use switchboard_api::ActivityOutcome;
+        let outcome = match self.status {
+            TaskStatus::Failed => ActivityOutcome::Error,
+            TaskStatus::Cancelled => ActivityOutcome::Cancelled,
+            _ => ActivityOutcome::Ok,
+        };
+        let failed = self.status == TaskStatus::Failed;
+        crate::activity::CallRecord {
+            at: std::time::SystemTime::now(),
+            duration: self.age,
+            method: crate::activity::Method::Task,
+            name: self.tool,
+            route: self.origin.route,
+            served: crate::activity::Served::Server(self.server),
+            client: self.origin.client,
+            session: self.origin.session,
+            outcome,
+            error: error.or_else(|| failed.then(|| "the task failed".to_string())),
+            argument_bytes: 0,
+            result_bytes: 0,
+            arguments: None,
+            approval: None,
+            result_secrets: Vec::new(),
+            task: Some(switchboard_api::ActivityTask {
+                id: self.id,
+                status: status_name(self.status),
+            }),
+        }
+    }
 }
 
 /// The hub's tasks (see the module docs).
@@ -143,9 +213,62 @@ impl TaskTable {
                 upstream: upstream.clone(),
                 created: now,
                 expires: now + ttl,
+                origin: Origin::default(),
+                timing: (ttl_ms, None),
             },
         );
         id
+    }
+
+    /// Notes where task `id` was made and the timing its server gave.
+    pub(crate) fn annotate(&self, id: &str, origin: Origin, poll_interval_ms: Option<u64>) {
+        if let Some(e) = self.lock().get_mut(id) {
+            e.origin = origin;
+            e.timing.1 = poll_interval_ms;
+        }
+    }
+
+    /// Notes the timing a server gave for `id` in an answer that had it.
+    pub(crate) fn note_timing(&self, id: &str, timing: (Option<u64>, Option<u64>)) {
+        if let Some(e) = self.lock().get_mut(id) {
+            e.timing = (timing.0.or(e.timing.0), timing.1.or(e.timing.1));
+        }
+    }
+
+    /// The hub's id of `server`'s task `upstream_id`, and where it was made.
+    pub(crate) fn by_upstream(
+        &self,
+        server: &ServerId,
+        upstream_id: &str,
+    ) -> Option<(String, Origin)> {
+        let now = Instant::now();
+        self.lock()
+            .iter()
+            .find(|(_, e)| &e.server == server && e.upstream_id == upstream_id && e.expires > now)
+            .map(|(id, e)| (id.clone(), e.origin.clone()))
+    }
+
+    /// The tasks of `owner` not yet forgotten: hub id, server, server's id.
+    pub(crate) fn owned(&self, owner: &Owner) -> Vec<(String, Arc<Upstream>, String)> {
+        let now = Instant::now();
+        let mut tasks: Vec<_> = self
+            .lock()
+            .iter()
+            .filter(|(_, e)| &e.owner == owner && e.expires > now)
+            .map(|(id, e)| {
+                (
+                    e.created,
+                    id.clone(),
+                    e.upstream.clone(),
+                    e.upstream_id.clone(),
+                )
+            })
+            .collect();
+        tasks.sort_by_key(|t| t.0);
+        tasks
+            .into_iter()
+            .map(|(_, id, u, up)| (id, u, up))
+            .collect()
     }
 
     /// The task `id` of `owner`.
@@ -160,7 +283,7 @@ impl TaskTable {
             Some(e) if &e.owner == owner => Ok(Found {
                 upstream: e.upstream.clone(),
                 upstream_id: e.upstream_id.clone(),
-                tool: e.tool.clone(),
+                timing: e.timing,
             }),
             _ => Err(TaskError::Unknown(id.to_string())),
         }
@@ -182,6 +305,9 @@ impl TaskTable {
             server: e.server.clone(),
             status,
             age: e.created.elapsed(),
+            id: id.to_string(),
+            tool: e.tool.clone(),
+            origin: e.origin.clone(),
         })
     }
 }
@@ -206,10 +332,7 @@ mod tests {
         assert_ne!(id, again);
 
         let found = table.find(&id, &alice).unwrap();
-        assert_eq!(
-            (found.upstream_id.as_str(), found.tool.as_str()),
-            ("up-7", "ghost__slow")
-        );
+        assert_eq!(found.upstream_id, "up-7");
         assert_eq!(found.upstream.id, upstream.id);
         // Another session, another route, the same client name over stateless
         // requests, or the server's own id: all the same error as no task.
@@ -291,5 +414,60 @@ mod tests {
             assert!(table.observe(&other, end).is_some());
             assert_eq!(upstream.tasks_in_flight(), 0, "{end:?} ends the hold");
         }
+    }
+
+    #[tokio::test]
+    async fn a_servers_id_leads_to_its_hub_id_and_owner_lists_only_their_own() {
+        let upstream = crate::upstream::unstartable_for_tests();
+        let table = TaskTable::default();
+        let alice = owner("/mcp", "s-alice");
+        let bob = owner("/mcp", "s-bob");
+        let first = table.adopt(&upstream, alice.clone(), "up-1".into(), "t", Some(60_000));
+        let second = table.adopt(&upstream, alice.clone(), "up-2".into(), "t", None);
+        let theirs = table.adopt(&upstream, bob.clone(), "up-3".into(), "t", None);
+        let origin = Origin {
+            session: Some("s-alice".into()),
+            experimental: true,
+            ..Origin::default()
+        };
+        table.annotate(&first, origin, Some(500));
+        let (id, found) = table.by_upstream(&upstream.id, "up-1").unwrap();
+        assert_eq!(id, first);
+        assert!(found.experimental);
+        assert_eq!(found.session.as_deref(), Some("s-alice"));
+        assert!(
+            table
+                .by_upstream(&ServerId::new("other").unwrap(), "up-1")
+                .is_none()
+        );
+        assert!(table.by_upstream(&upstream.id, "up-9").is_none());
+        let listed: Vec<_> = table
+            .owned(&alice)
+            .into_iter()
+            .map(|(id, _, up)| (id, up))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                (first.clone(), "up-1".to_string()),
+                (second, "up-2".to_string())
+            ]
+        );
+        assert_eq!(table.owned(&bob).len(), 1, "{theirs}");
+        // Timing: given at creation, kept when a later answer lacks it.
+        assert_eq!(
+            table.find(&first, &alice).unwrap().timing,
+            (Some(60_000), Some(500))
+        );
+        table.note_timing(&first, (None, Some(250)));
+        assert_eq!(
+            table.find(&first, &alice).unwrap().timing,
+            (Some(60_000), Some(250))
+        );
+        // A status change carries what the log needs.
+        let changed = table.observe(&first, TaskStatus::Completed).unwrap();
+        let record = changed.record(None);
+        assert_eq!(record.session.as_deref(), Some("s-alice"));
+        assert_eq!(record.task.unwrap().status, "completed");
     }
 }

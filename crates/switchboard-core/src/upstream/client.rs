@@ -51,6 +51,9 @@ use crate::events::inbound::{Inbound, LOG_BURST, LOG_INTERVAL};
 use crate::events::{ListKind, UpstreamEvent};
 use crate::limiter::Verdict;
 
+/// 2025-11-25's task status notification.
+pub(crate) const EXPERIMENTAL_TASK_STATUS: &str = "notifications/tasks/status";
+
 /// Progress notifications of one call being forwarded at once; more are
 /// dropped (a server may send them faster than a client reads them).
 const PROGRESS_IN_FLIGHT: usize = 16;
@@ -71,6 +74,14 @@ pub struct Downstream {
     /// The capabilities a 2026-07-28 client declared in its request's
     /// `_meta` (an older client's are in its peer info).
     pub capabilities: Option<ClientCapabilities>,
+    /// A 2025-11-25 client's `params.task` of a `tools/call`: the server is
+    /// asked to run the call as a task (rmcp's request type has no such
+    /// field, so the call goes as written; see `request.rs`).
+    pub task: Option<rmcp::model::JsonObject>,
+    /// The server's and the client's id of the task this request is about
+    /// (a 2025-11-25 `tasks/result`): a server→client request that names the
+    /// task in its `_meta` reaches the client with the client's id.
+    pub related_task: Option<(String, String)>,
 }
 
 impl Downstream {
@@ -276,6 +287,25 @@ impl UpstreamClient {
         }
     }
 
+    /// A status a server reported for one of its tasks, for the hub.
+    fn task_status(
+        &self,
+        upstream_id: String,
+        status: rmcp::model::TaskStatus,
+        params: rmcp::model::JsonObject,
+        experimental: bool,
+    ) {
+        let _ = self.events.send(UpstreamEvent::TaskStatus(
+            self.server.clone(),
+            crate::events::TaskNotice {
+                upstream_id,
+                status,
+                params,
+                experimental,
+            },
+        ));
+    }
+
     fn no_client(&self, what: &str) -> ErrorData {
         ErrorData::new(
             ErrorCode::INTERNAL_ERROR,
@@ -358,6 +388,31 @@ impl UpstreamClient {
     }
 }
 
+/// The extensions of a request forwarded to the client on its call's
+/// stream: the call's origin, and the task the request belongs to (2025-11-25's
+/// related-task `_meta`) when it is the task of that call, under the client's
+/// id (a server's task id never reaches a client; nothing else of the
+/// server's `_meta`, such as its progress token, means anything there).
+fn forwarded_extensions(
+    downstream: &Downstream,
+    from: &rmcp::model::RequestMetaObject,
+) -> rmcp::model::Extensions {
+    const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+    let mut extensions = on_stream_of(downstream);
+    let named = from
+        .get(RELATED_TASK)
+        .and_then(|task| task.get("taskId"))
+        .and_then(|id| id.as_str());
+    if let (Some(named), Some((upstream_id, id))) = (named, &downstream.related_task)
+        && named == upstream_id
+    {
+        let mut meta = rmcp::model::JsonObject::new();
+        meta.insert(RELATED_TASK.into(), serde_json::json!({"taskId": id}));
+        extensions.insert(rmcp::model::RequestMetaObject::from(meta));
+    }
+    extensions
+}
+
 fn on_stream_of(downstream: &Downstream) -> rmcp::model::Extensions {
     let mut extensions = rmcp::model::Extensions::default();
     extensions.insert(OriginatingRequestId(downstream.request_id.clone()));
@@ -426,7 +481,7 @@ impl ClientHandler for UpstreamClient {
         if !supported {
             return Err(self.unsupported("sampling"));
         }
-        request.extensions = on_stream_of(&downstream);
+        request.extensions = forwarded_extensions(&downstream, &context.meta);
         match self
             .ask(
                 &downstream,
@@ -474,7 +529,7 @@ impl ClientHandler for UpstreamClient {
         if !supported {
             return Err(self.unsupported("elicitation"));
         }
-        request.extensions = on_stream_of(&downstream);
+        request.extensions = forwarded_extensions(&downstream, &context.meta);
         match self
             .ask(&downstream, ServerRequest::ElicitRequest(request), &context)
             .await?
@@ -579,6 +634,44 @@ impl ClientHandler for UpstreamClient {
         _context: NotificationContext<RoleClient>,
     ) {
         self.resource_updated(params);
+    }
+
+    async fn on_task_status(
+        &self,
+        params: rmcp::model::TaskStatusNotificationParams,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let status = params.task.status();
+        let upstream_id = params.task.task.task_id.clone();
+        let Ok(serde_json::Value::Object(params)) = serde_json::to_value(&params) else {
+            return;
+        };
+        self.task_status(upstream_id, status, params, false);
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: rmcp::model::CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        // 2025-11-25's experimental tasks: `notifications/tasks/status`, the
+        // task's fields as `tasks/get` gives them.
+        if notification.method != EXPERIMENTAL_TASK_STATUS {
+            return;
+        }
+        let Some(serde_json::Value::Object(params)) = notification.params else {
+            return;
+        };
+        let id = params
+            .get("taskId")
+            .and_then(|v| v.as_str())
+            .map(str::to_string);
+        let status = params
+            .get("status")
+            .and_then(|v| serde_json::from_value::<rmcp::model::TaskStatus>(v.clone()).ok());
+        if let (Some(id), Some(status)) = (id, status) {
+            self.task_status(id, status, params, true);
+        }
     }
 
     async fn on_progress(

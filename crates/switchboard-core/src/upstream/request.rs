@@ -138,13 +138,41 @@ impl Upstream {
         A::answer(result).map_err(|other| self.unexpected(&other))
     }
 
+    /// Calls a tool; a 2025-11-25 client's task request
+    /// ([`Downstream::task`]) goes with the call as `params.task`, and the
+    /// task handle the server answers with comes back as a
+    /// [`CallToolResponse::Task`] (see [`experimental_task_handle`]).
     pub async fn call_tool(
         self: &Arc<Self>,
         params: CallToolRequestParams,
         downstream: Option<Downstream>,
         cancel: &CancellationToken,
     ) -> Result<CallToolResponse, UpstreamError> {
-        self.send(params, downstream, cancel).await
+        let Some(task) = downstream.as_ref().and_then(|d| d.task.clone()) else {
+            return self.send(params, downstream, cancel).await;
+        };
+        let mut raw = match serde_json::to_value(&params) {
+            Ok(serde_json::Value::Object(raw)) => raw,
+            _ => rmcp::model::JsonObject::new(),
+        };
+        // The client's progress token is its own; rmcp's stands for it upstream.
+        if let Some(serde_json::Value::Object(meta)) = raw.get_mut("_meta") {
+            meta.remove("progressToken");
+        }
+        raw.insert("task".into(), serde_json::Value::Object(task));
+        let request = ClientRequest::CustomRequest(rmcp::model::CustomRequest::new(
+            "tools/call",
+            Some(serde_json::Value::Object(raw)),
+        ));
+        let result = self.request(request, downstream, cancel).await?;
+        let result = match result {
+            ServerResult::CustomResult(custom) => match experimental_task_handle(&custom.0) {
+                Some(task) => return Ok(CallToolResponse::Task(task)),
+                None => ServerResult::CustomResult(custom),
+            },
+            other => other,
+        };
+        CallToolRequestParams::answer(result).map_err(|other| self.unexpected(&other))
     }
 
     pub async fn complete(
@@ -496,6 +524,36 @@ impl Ask for rmcp::model::CancelTaskParams {
             other => Err(Box::new(other)),
         }
     }
+}
+
+/// A 2025-11-25 task handle (`{"task": {taskId, status, ..., ttl,
+/// pollInterval}}`, no `resultType`) as the hub keeps tasks: the same fields,
+/// spelled as 2026-07-28 spells them (`ttlMs`, `pollIntervalMs`).
+pub(crate) fn experimental_task_handle(
+    result: &serde_json::Value,
+) -> Option<rmcp::model::CreateTaskResult> {
+    let task = experimental_task(result.get("task")?)?;
+    let mut handle = rmcp::model::CreateTaskResult::new(task);
+    handle.meta = result
+        .get("_meta")
+        .and_then(|m| serde_json::from_value(m.clone()).ok());
+    Some(handle)
+}
+
+/// A 2025-11-25 `Task` object, read into the hub's task type.
+pub(crate) fn experimental_task(task: &serde_json::Value) -> Option<rmcp::model::Task> {
+    let text = |key: &str| task.get(key).and_then(|v| v.as_str()).map(str::to_string);
+    let status = serde_json::from_value(task.get("status")?.clone()).ok()?;
+    let mut out = rmcp::model::Task::new(
+        text("taskId")?,
+        status,
+        text("createdAt").unwrap_or_default(),
+        text("lastUpdatedAt").unwrap_or_default(),
+    );
+    out.status_message = text("statusMessage");
+    out.ttl_ms = task.get("ttl").and_then(serde_json::Value::as_u64);
+    out.poll_interval_ms = task.get("pollInterval").and_then(serde_json::Value::as_u64);
+    Some(out)
 }
 
 /// One task (SEP-2663) a client started on this server and that has not

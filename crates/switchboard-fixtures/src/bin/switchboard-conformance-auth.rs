@@ -25,7 +25,11 @@
 //! `"grant": "clientCredentials"` and the suite's client: the hub gets its
 //! token itself when it connects, and step 1 already succeeds; when the
 //! context gives a private key instead of a secret (`private_key_pem`,
-//! `signing_algorithm`), it is the server's `oauth.signingKey`.
+//! `signing_algorithm`), it is the server's `oauth.signingKey`. For
+//! cross-app access (the context names an enterprise IdP, `idp_issuer`,
+//! `idp_token_endpoint`, `idp_client_id`, and the person's `idp_id_token`)
+//! it is `"grant": "crossAppAccess"` with that `identityProvider`: again no
+//! login.
 //!
 //! ```text
 //! switchboard-conformance-auth [--scenario NAME] URL
@@ -103,7 +107,10 @@ fn oauth_block(scenario: &str) -> anyhow::Result<Value> {
         oauth["clientId"] = json!(client_id);
         if let Some(secret) = context.get("client_secret").and_then(Value::as_str) {
             oauth["clientSecret"] = json!(secret);
-            if scenario.starts_with("auth/client-credentials") {
+            if let Some(idp) = identity_provider(&context) {
+                oauth["grant"] = json!("crossAppAccess");
+                oauth["identityProvider"] = idp;
+            } else if scenario.starts_with("auth/client-credentials") {
                 oauth["grant"] = json!("clientCredentials");
             }
         } else if let Some(key) = context.get("private_key_pem").and_then(Value::as_str) {
@@ -116,6 +123,18 @@ fn oauth_block(scenario: &str) -> anyhow::Result<Value> {
         }
     }
     Ok(oauth)
+}
+
+/// Cross-app access (SEP-990): the context's enterprise IdP and the
+/// person's ID token from it become `oauth.identityProvider`.
+fn identity_provider(context: &Value) -> Option<Value> {
+    let text = |key: &str| context.get(key).and_then(Value::as_str);
+    Some(json!({
+        "issuer": text("idp_issuer")?,
+        "tokenEndpoint": text("idp_token_endpoint")?,
+        "clientId": text("idp_client_id")?,
+        "idToken": text("idp_id_token")?,
+    }))
 }
 
 fn hub_config(url: &str, scenario: &str) -> anyhow::Result<Config> {
