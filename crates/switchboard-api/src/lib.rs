@@ -18,6 +18,7 @@ mod control;
 mod endpoints;
 mod pending;
 mod pins;
+mod registry;
 mod servers;
 mod snapshot;
 mod tools;
@@ -32,6 +33,10 @@ pub use pending::{ActivityApproval, DecideRequest, DecideResponse, PendingCall, 
 pub use pins::{
     ApproveRequest, ApproveResponse, ApproveTool, HeldDefinition, HeldResponse, HeldTool,
     ReviewedTool, ToolFinding,
+};
+pub use registry::{
+    RegistryInput, RegistryInstallRequest, RegistryInstallResponse, RegistrySearchResponse,
+    RegistryServer,
 };
 pub use servers::{
     ImportCandidate, ImportOffer, ImportResponse, ImportSelection, ServerDefinition,

@@ -43,6 +43,7 @@ mod mcp;
 mod pending;
 mod pins;
 mod profiles;
+mod registry;
 mod servers;
 pub mod session_manager;
 mod tools;

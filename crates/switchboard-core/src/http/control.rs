@@ -38,6 +38,7 @@ pub(super) fn api(hub: HubHandle) -> Router {
         .merge(super::servers::routes())
         .merge(super::tools::routes())
         .merge(super::pending::routes())
+        .merge(super::registry::routes())
         .route("/activity", get(activity::activity))
         .with_state(hub)
 }
