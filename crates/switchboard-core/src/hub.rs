@@ -46,7 +46,7 @@ pub use approve::ApproveError;
 mod discovery;
 mod login;
 mod mcp_registry;
-pub use mcp_registry::RegistryInstallError;
+pub use mcp_registry::{RegistryInstallError, wire_server as registry_server};
 mod pending;
 mod poll;
 mod profiles;

@@ -67,7 +67,7 @@ pub use config::{Config, ConfigError, ServerConfig, ServerId, Settings};
 pub use fingerprint::Fingerprint;
 #[doc(hidden)]
 pub use http::fast_path::fuzz_sniff;
-pub use hub::{ApproveError, Hub, HubError, HubHandle, HubOptions, Unrouted};
+pub use hub::{ApproveError, Hub, HubError, HubHandle, HubOptions, Unrouted, registry_server};
 pub use identity::{INSTANCE_HEADER, VIA_ENV, VIA_HEADER};
 pub use import::{ImportApplied, ImportError, ImportOffer, ImportSelection, ImportSource};
 pub use listing::{Capabilities, RefreshTrigger};
@@ -93,6 +93,7 @@ pub use search::{
     Fusion as SearchFusion, Hit as SearchHit, Index as SearchIndex, Matched as SearchMatched,
     ToolDoc, baseline as search_baseline,
 };
+pub use snapshot::timestamp;
 pub use snapshot::{BreakerSnapshot, HubSnapshot, ServerSnapshot};
 pub use token_count::{count_text as count_tokens, count_tools as count_tool_tokens};
 pub use upstream::guard;
