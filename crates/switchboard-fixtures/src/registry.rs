@@ -77,7 +77,10 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         .nest("/v0.1", api())
         .nest("/v0", api())
         .route("/requests", get(requests))
-        .layer(axum::middleware::from_fn_with_state(shared.clone(), misbehave))
+        .layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            misbehave,
+        ))
         .with_state(shared);
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     let addr = listener.local_addr()?;
@@ -101,7 +104,11 @@ async fn misbehave(
         shared.requests.fetch_add(1, Ordering::Relaxed);
     }
     match shared.mode {
-        Mode::Down => (StatusCode::SERVICE_UNAVAILABLE, "registry down for maintenance").into_response(),
+        Mode::Down => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "registry down for maintenance",
+        )
+            .into_response(),
         Mode::Garbage => (
             StatusCode::OK,
             [("content-type", "text/html")],
@@ -129,8 +136,9 @@ fn documents(shared: &Shared) -> Vec<Value> {
             let path = entry.path();
             if path.extension().is_some_and(|e| e == "json")
                 && let Ok(text) = std::fs::read_to_string(&path)
-                && let Ok(doc) =
-                    serde_json::from_str::<Value>(&text.replace("{REMOTE_BASE}", &shared.remote_base))
+                && let Ok(doc) = serde_json::from_str::<Value>(
+                    &text.replace("{REMOTE_BASE}", &shared.remote_base),
+                )
             {
                 docs.push(doc);
             }
@@ -175,7 +183,10 @@ async fn list(
     Query(query): Query<std::collections::HashMap<String, String>>,
 ) -> Response {
     let all = documents(&shared);
-    let search = query.get("search").map(|s| s.to_lowercase()).unwrap_or_default();
+    let search = query
+        .get("search")
+        .map(|s| s.to_lowercase())
+        .unwrap_or_default();
     let latest_only = query.get("version").is_some_and(|v| v == "latest");
     let limit: usize = query
         .get("limit")
@@ -197,7 +208,11 @@ async fn list(
         })
         .filter(|e| {
             cursor.is_empty()
-                || format!("{}:{}", e["server"]["name"].as_str().unwrap_or_default(), e["server"]["version"].as_str().unwrap_or_default()) > cursor
+                || format!(
+                    "{}:{}",
+                    e["server"]["name"].as_str().unwrap_or_default(),
+                    e["server"]["version"].as_str().unwrap_or_default()
+                ) > cursor
         })
         .collect();
     let next = (found.len() > limit).then(|| {

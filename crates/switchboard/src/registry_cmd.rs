@@ -181,7 +181,11 @@ pub(crate) async fn registry(action: RegistryAction) -> anyhow::Result<ExitCode>
             } else {
                 for r in &rows {
                     let note = if r["outdated"] == true {
-                        format!("→ {}  (switchboard update {})", r["latest"].as_str().unwrap_or_default(), r["id"].as_str().unwrap_or_default())
+                        format!(
+                            "→ {}  (switchboard update {})",
+                            r["latest"].as_str().unwrap_or_default(),
+                            r["id"].as_str().unwrap_or_default()
+                        )
                     } else {
                         "up to date".to_string()
                     };
@@ -213,7 +217,11 @@ fn show(doc: &switchboard_core::ServerDocument) -> String {
             p.registry_type,
             p.identifier,
             p.version.as_deref().unwrap_or("(no version)"),
-            if p.transport.kind.is_empty() { "stdio" } else { &p.transport.kind }
+            if p.transport.kind.is_empty() {
+                "stdio"
+            } else {
+                &p.transport.kind
+            }
         ));
         for e in &p.environment_variables {
             out.push_str(&format!("    env {}{}\n", e.name, flags(e)));
@@ -292,8 +300,7 @@ pub(crate) async fn add(args: AddArgs) -> anyhow::Result<ExitCode> {
         let (want_env, want_headers) = switchboard_core::registry_inputs(&doc);
         for (wanted, given) in [(want_env, &mut env), (want_headers, &mut headers)] {
             for input in wanted {
-                if input.is_required && input.value.is_none() && !given.contains_key(&input.name)
-                {
+                if input.is_required && input.value.is_none() && !given.contains_key(&input.name) {
                     let value = crate::secret::prompt_value(&input.name, input.is_secret)?;
                     given.insert(input.name.clone(), value);
                 }
@@ -323,17 +330,18 @@ pub(crate) async fn add(args: AddArgs) -> anyhow::Result<ExitCode> {
             headers,
         };
         let http = reqwest::Client::new();
-        let installed =
-            switchboard_core::registry_install::install(&client, &http, &opened.store, &path, &request)
-                .await?;
+        let installed = switchboard_core::registry_install::install(
+            &client,
+            &http,
+            &opened.store,
+            &path,
+            &request,
+        )
+        .await?;
         installed.id
     };
     let lock = Lockfile::read(&path)?;
-    let spec = lock
-        .servers
-        .get(&id)
-        .map(|e| e.spec())
-        .unwrap_or_default();
+    let spec = lock.servers.get(&id).map(|e| e.spec()).unwrap_or_default();
     print(&format!(
         "added '{id}' ({spec}) from {name}; its tools are held until you approve them \
          (`switchboard approve {id}`); until then it runs without its secrets, offline, in a strict sandbox"
@@ -345,8 +353,7 @@ pub(crate) async fn update(id: String, hub: HubAddress) -> anyhow::Result<ExitCo
     let (path, config) = settings(hub.config.clone())?;
     let client = client(&config);
     let http = reqwest::Client::new();
-    let installed =
-        switchboard_core::registry_install::update(&client, &http, &path, &id).await?;
+    let installed = switchboard_core::registry_install::update(&client, &http, &path, &id).await?;
     print(&format!(
         "'{id}': {} → {} ({}), fetched and checked",
         installed.previous_version.as_deref().unwrap_or("?"),

@@ -76,10 +76,12 @@ impl HubHandle {
                     env.insert(name, ConfigValue::Literal(value));
                 }
                 let own = dir.to_string_lossy().into_owned();
+                let mut read = vec![own.clone()];
+                read.extend(fetch::interpreters(&entry.kind, &dir));
                 server.sandbox = ServerSandbox::On(SandboxPolicy {
                     expose: Vec::new(),
                     filesystem: Some(FilesystemPolicy {
-                        read: vec![own.clone()],
+                        read,
                         write: vec![own],
                     }),
                     network: NetworkPolicy::None,

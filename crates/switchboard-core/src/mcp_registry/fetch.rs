@@ -101,6 +101,32 @@ pub fn offline_env(kind: &PackageKind, dir: &Path) -> Vec<(String, String)> {
     }
 }
 
+/// The installations of the interpreters the package's environments in
+/// `dir` run on (a uv tool environment links to its base Python): the
+/// vetting sandbox must let the server read and run them.
+pub fn interpreters(kind: &PackageKind, dir: &Path) -> Vec<String> {
+    if *kind != PackageKind::Pypi {
+        return Vec::new();
+    }
+    let Ok(envs) = std::fs::read_dir(dir.join("uv-tools")) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for env in envs.flatten() {
+        let Ok(python) = std::fs::canonicalize(env.path().join("bin").join("python")) else {
+            continue;
+        };
+        // `<root>/bin/python3.11` → `<root>`.
+        if let Some(root) = python.parent().and_then(Path::parent) {
+            let root = root.to_string_lossy().into_owned();
+            if !out.contains(&root) {
+                out.push(root);
+            }
+        }
+    }
+    out
+}
+
 /// Fetches `identifier` at `version` into `dir` and returns its checked
 /// digest; `locked` is the digest locked earlier for this version.
 pub async fn fetch(
