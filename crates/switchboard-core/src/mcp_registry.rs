@@ -118,6 +118,9 @@ pub struct RegistryClient {
     http: reqwest::Client,
     /// Where answers are cached (`None`: no cache).
     cache: Option<PathBuf>,
+    /// Ask the registry even when a fresh answer is cached (`outdated`,
+    /// `update`); the cache then only stands in when the registry is down.
+    revalidate: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -134,7 +137,15 @@ impl RegistryClient {
             base: base.trim_end_matches('/').to_string(),
             http,
             cache,
+            revalidate: false,
         }
+    }
+
+    /// The same client, asking the registry even when a fresh answer is
+    /// cached (for questions about what is newest).
+    pub fn revalidating(mut self) -> Self {
+        self.revalidate = true;
+        self
     }
 
     /// A client with its own HTTP client and the state directory's cache.
@@ -217,6 +228,7 @@ impl RegistryClient {
         let key = format!("{}/{path}", self.base);
         let cached = self.cached(&key);
         if let Some(c) = &cached
+            && !self.revalidate
             && c.fetched_at.elapsed().is_ok_and(|age| age < CACHE_FRESH)
         {
             return Ok(Answer {

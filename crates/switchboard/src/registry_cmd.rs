@@ -160,7 +160,7 @@ pub(crate) async fn registry(action: RegistryAction) -> anyhow::Result<ExitCode>
         }
         RegistryAction::Outdated { json, config } => {
             let (path, config) = settings(config)?;
-            let client = client(&config);
+            let client = client(&config).revalidating();
             let lock = Lockfile::read(&path)?;
             let mut rows = Vec::new();
             for (id, entry) in &lock.servers {
@@ -351,7 +351,7 @@ pub(crate) async fn add(args: AddArgs) -> anyhow::Result<ExitCode> {
 
 pub(crate) async fn update(id: String, hub: HubAddress) -> anyhow::Result<ExitCode> {
     let (path, config) = settings(hub.config.clone())?;
-    let client = client(&config);
+    let client = client(&config).revalidating();
     let http = reqwest::Client::new();
     let installed = switchboard_core::registry_install::update(&client, &http, &path, &id).await?;
     print(&format!(

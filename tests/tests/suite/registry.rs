@@ -499,35 +499,23 @@ async fn outdated_and_update_vet_the_new_version_and_show_the_tool_diff() {
         docs.path().join("memory-2026.8.31.json"),
     )
     .unwrap();
-    // The registry's answer is cached for minutes: a fresh state dir asks again.
-    let mut outdated = hub.cli();
-    outdated
-        .args(["registry", "outdated", "--json"])
-        .env("SWITCHBOARD_CONFIG", &hub.config_path)
-        .env("SWITCHBOARD_CACHE_DIR", hub.dir.path().join("fresh-state"));
-    let out = outdated.output().await.unwrap();
-    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // `outdated` asks the registry again (its answers are cached for minutes).
+    let (ok, out, err) = cli(
+        &hub.config_path,
+        &hub.state_dir,
+        packages.path(),
+        &["registry", "outdated", "--json"],
+    )
+    .await;
+    assert!(ok, "{err}");
+    let rows: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
         rows,
         json!([{"id": "memory", "name": MEMORY, "locked": MEMORY_OLD, "latest": MEMORY_NEW,
                 "outdated": true, "vetting": false}])
     );
-    let mut update = hub.cli();
-    update
-        .args(["update", "memory", "--url", &hub.base])
-        .env("SWITCHBOARD_CONFIG", &hub.config_path)
-        .env("SWITCHBOARD_CACHE_DIR", hub.dir.path().join("fresh-state"))
-        .env("SWITCHBOARD_PACKAGES_DIR", packages.path());
-    let out = tokio::time::timeout(Duration::from_secs(240), update.output())
-        .await
-        .unwrap()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (ok, text, err) = hub_cli(&hub, packages.path(), &["update", "memory"]).await;
+    assert!(ok, "{text}{err}");
     assert!(
         text.contains(&format!("'memory': {MEMORY_OLD} → {MEMORY_NEW}")) && text.contains("tools:"),
         "{text}"
