@@ -1268,3 +1268,62 @@ by: string,
  * How long the call waited for the decision, in milliseconds.
  */
 waitedMs: number, };
+
+/**
+ * The servers a registry search found.
+ */
+export type RegistrySearchResponse = { 
+/**
+ * The registry asked (`settings.registryUrl`).
+ */
+registry: string, servers: Array<RegistryServer>, 
+/**
+ * When the registry could not be reached and a cached answer is shown:
+ * when it was cached (RFC 3339).
+ */
+staleSince?: string | null, };
+
+/**
+ * One server of a search.
+ */
+export type RegistryServer = { 
+/**
+ * The registry name (`io.github.owner/server`).
+ */
+name: string, version: string, title: string | null, description: string | null, 
+/**
+ * `stdio (npm)`, `stdio (pypi)`, `stdio (oci)`, `streamable-http`, `sse`.
+ */
+transports: Array<string>, 
+/**
+ * The id it is configured under, when it was added from the registry.
+ */
+installed: string | null, 
+/**
+ * The values an install asks for: env variables of a package.
+ */
+env: Array<RegistryInput>, 
+/**
+ * The values an install asks for: headers of a remote.
+ */
+headers: Array<RegistryInput>, };
+
+/**
+ * An env variable or header a server's document declares.
+ */
+export type RegistryInput = { name: string, description: string | null, required: boolean, 
+/**
+ * Kept in the OS keyring, never in the config file.
+ */
+secret: boolean, default: string | null, };
+
+/**
+ * `POST /api/v1/registry/install`.
+ */
+export type RegistryInstallRequest = { name: string, version?: string | null, id?: string | null, env?: { [key in string]?: string } | null, headers?: { [key in string]?: string } | null, };
+
+/**
+ * The answer to an install: the server's id (being vetted: its tools are
+ * held with change `new server` until approved).
+ */
+export type RegistryInstallResponse = { id: string, };
