@@ -61,7 +61,9 @@ async fn install(State(hub): State<HubHandle>, body: Bytes) -> Response {
             let code = match &err {
                 RegistryInstallError::NoConfigFile => StatusCode::CONFLICT,
                 RegistryInstallError::Install(InstallError::Registry(e)) => registry_status(e),
-                RegistryInstallError::Install(InstallError::Exists(_)) => StatusCode::CONFLICT,
+                RegistryInstallError::Install(InstallError::Exists(_)) => {
+                    StatusCode::UNPROCESSABLE_ENTITY
+                }
                 RegistryInstallError::Install(
                     InstallError::Plan(_) | InstallError::InvalidId(_) | InstallError::Edit(_),
                 ) => StatusCode::BAD_REQUEST,
