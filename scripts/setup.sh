@@ -134,6 +134,21 @@ install_tasks_venv() {
     echo "$want_stamp" >"$stamp"
 }
 
+# uv and uvx (.tools/uv/bin), for the registry tests' PyPI installs (`uvx <pkg>==<version>`,
+# tests/tests/suite/registry.rs): the PyPI `uv` wheel in a venv of its own.
+UV_VERSION=0.13.9
+UV_VENV="$TOOLS/uv"
+install_uv() {
+    if [[ -x "$UV_VENV/bin/uv" ]] && [[ "$("$UV_VENV/bin/uv" --version 2>/dev/null)" == "uv $UV_VERSION"* ]]; then
+        echo "uv up to date: $UV_VENV" >&2
+        return 0
+    fi
+    echo "installing uv $UV_VERSION into $UV_VENV" >&2
+    rm -rf "$UV_VENV"
+    python3 -m venv "$UV_VENV"
+    "$UV_VENV/bin/python" -m pip install --disable-pip-version-check --no-input -q "uv==$UV_VERSION"
+}
+
 installed_server_everything_version() {
     [[ -f "$SERVER_EVERYTHING_PKG_JSON" && -x "$SERVER_EVERYTHING_BIN" ]] || return 0
     node -p "require(process.argv[1]).version" "$SERVER_EVERYTHING_PKG_JSON" 2>/dev/null || true
@@ -326,6 +341,7 @@ install_ext_apps() {
 install_test_tools() {
     install_python_venv
     install_tasks_venv
+    install_uv
     install_server_everything
     smoke_server_everything
     install_gemini_cli

@@ -44,7 +44,7 @@ ui_unit_tests() {
 ui_browser_tests() {
     node --test tests/ui/browser.test.mjs tests/ui/firstrun.test.mjs tests/ui/held.test.mjs \
         tests/ui/activity.test.mjs tests/ui/tools.test.mjs tests/ui/pending.test.mjs \
-        tests/ui/apps.test.mjs tests/ui/overrides.test.mjs
+        tests/ui/apps.test.mjs tests/ui/overrides.test.mjs tests/ui/registry.test.mjs
 }
 
 # `node --test FILE` in a virtual X display with its own session bus. xvfb-run goes on when

@@ -458,6 +458,35 @@ impl HttpFixture {
     }
 }
 
+/// The fake MCP Registry (`switchboard-registry-fixture`) on a free loopback port.
+pub struct RegistryFixture {
+    pub child: Child,
+    pub url: String,
+}
+
+impl RegistryFixture {
+    /// Starts it with `args` (`--docs DIR`, `--mode down|garbage|hang|v0-only`, ...).
+    pub async fn start(args: &[&str]) -> Result<Self> {
+        let (child, url) = spawn_listening("switchboard-registry-fixture", args).await?;
+        Ok(Self { child, url })
+    }
+
+    /// How many registry requests it answered (or held).
+    pub async fn requests(&self) -> u64 {
+        let text = reqwest::get(format!("{}/requests", self.url))
+            .await
+            .expect("GET /requests")
+            .text()
+            .await
+            .expect("body");
+        text.trim().parse().expect("a count")
+    }
+
+    pub async fn stop(&mut self) {
+        let _ = self.child.kill().await;
+    }
+}
+
 /// Counts of notifications a test client received.
 #[derive(Clone, Default)]
 pub struct Received {

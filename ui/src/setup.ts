@@ -10,6 +10,7 @@ import { html, nothing, type TemplateResult } from 'lit-html';
 import { call } from './api';
 import type { HubSnapshot, ImportOffer, ImportResponse, ReloadResponse, ServerDefinition } from './api.gen';
 import { definitionFromForm, emptyForm, formFromDefinition, type ServerForm } from './server_form';
+import { emptyRegistry, installBody, registryApi, registryPanel, type RegistryActions, type RegistryState } from './registry';
 
 export interface SetupState {
   /** The import offer; null until asked (or when the hub has none). */
@@ -18,9 +19,11 @@ export interface SetupState {
   offerError: string | null;
   importing: boolean;
   form: ServerForm | null;
+  /** The registry search of the add dialog (registry.ts). */
+  registry: RegistryState;
 }
 
-export interface SetupActions {
+export interface SetupActions extends RegistryActions {
   importAll(): void;
   openAdd(): void;
   openEdit(id: string): void;
@@ -61,7 +64,7 @@ export function createSetup(host: Host): {
   actions: SetupActions;
   observe(snapshot: HubSnapshot): void;
 } {
-  const state: SetupState = { offer: null, offerError: null, importing: false, form: null };
+  const state: SetupState = { offer: null, offerError: null, importing: false, form: null, registry: emptyRegistry() };
   let asked = false;
 
   const loadOffer = async () => {
@@ -104,7 +107,58 @@ export function createSetup(host: Host): {
         });
     },
     openAdd() {
+      state.registry = emptyRegistry();
       showForm(emptyForm());
+    },
+    registryQuery(query) {
+      state.registry = { ...state.registry, query };
+      host.update();
+    },
+    registrySearch() {
+      const r = state.registry;
+      if (r.searching) return;
+      state.registry = { ...r, searching: true, error: null };
+      host.update();
+      registryApi.search(r.query).then(
+        (answer) => {
+          state.registry = { ...state.registry, searching: false, answer };
+          host.update();
+        },
+        (err: unknown) => {
+          state.registry = { ...state.registry, searching: false, answer: null, error: message(err) };
+          host.update();
+        },
+      );
+    },
+    registryPick(server) {
+      state.registry = { ...state.registry, picked: server, id: '', values: {}, error: null };
+      host.update();
+    },
+    registryValue(name, value) {
+      state.registry = { ...state.registry, values: { ...state.registry.values, [name]: value } };
+      host.update();
+    },
+    registryId(id) {
+      state.registry = { ...state.registry, id };
+      host.update();
+    },
+    registryInstall() {
+      const r = state.registry;
+      if (!r.picked || r.installing) return;
+      const body = installBody(r);
+      state.registry = { ...r, installing: true, error: null };
+      host.update();
+      registryApi.install(body).then(
+        (done) => {
+          host.notify('ok', `${done.id} added; its tools are held until you approve them.`);
+          state.registry = emptyRegistry();
+          actions.closeForm();
+        },
+        (err: unknown) => {
+          state.registry = { ...state.registry, installing: false, error: message(err) };
+          host.update();
+        },
+      );
     },
     openEdit(id) {
       serversApi.definition(id).then(
@@ -269,6 +323,8 @@ export function serverFormDialog(s: SetupState, a: SetupActions): TemplateResult
           }}
         >
           <h2 id="server-form-h">${f.mode === 'add' ? 'Add a server' : `Edit ${f.id}`}</h2>
+          ${f.mode === 'add' ? registryPanel(s.registry, a) : nothing}
+          ${f.mode === 'add' ? html`<p class="muted">Or write its definition:</p>` : nothing}
           ${field('Name', 'id', f.id, (id) => a.edit({ id }), { readonly: f.mode === 'edit', placeholder: 'github' })}
           <fieldset class="transport">
             <legend>Runs as</legend>

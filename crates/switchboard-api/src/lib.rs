@@ -18,6 +18,7 @@ mod control;
 mod endpoints;
 mod pending;
 mod pins;
+mod registry;
 mod routes;
 mod servers;
 mod snapshot;
@@ -33,6 +34,10 @@ pub use pending::{ActivityApproval, DecideRequest, DecideResponse, PendingCall, 
 pub use pins::{
     ApproveRequest, ApproveResponse, ApproveTool, HeldDefinition, HeldResponse, HeldTool,
     ReviewedTool, ToolFinding,
+};
+pub use registry::{
+    RegistryInput, RegistryInstallRequest, RegistryInstallResponse, RegistrySearchResponse,
+    RegistryServer,
 };
 pub use routes::{API_ROUTES, ApiRoute};
 pub use servers::{

@@ -185,6 +185,20 @@ pub const API_ROUTES: &[ApiRoute] = &[
         None,
         "LogoutResponse",
     ),
+    route(
+        "GET",
+        "/api/v1/registry",
+        PRIVATE,
+        None,
+        "RegistrySearchResponse",
+    ),
+    route(
+        "POST",
+        "/api/v1/registry/install",
+        WRITE,
+        Some("RegistryInstallRequest"),
+        "RegistryInstallResponse",
+    ),
 ];
 
 /// The `ApiRoutes` TypeScript type: `"<METHOD> <path>"` → the route's

@@ -75,6 +75,11 @@ pub fn render() -> String {
         decl::<DecideRequest>(),
         decl::<DecideResponse>(),
         decl::<ActivityApproval>(),
+        decl::<RegistrySearchResponse>(),
+        decl::<RegistryServer>(),
+        decl::<RegistryInput>(),
+        decl::<RegistryInstallRequest>(),
+        decl::<RegistryInstallResponse>(),
     ];
     for decl in decls {
         out.push('\n');

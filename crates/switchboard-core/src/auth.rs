@@ -119,6 +119,11 @@ impl Auth {
         self.opened.kind()
     }
 
+    /// The store secrets are kept in (the registry install writes there).
+    pub(crate) fn secret_store(&self) -> std::sync::Arc<dyn TokenStore> {
+        self.opened.store.clone()
+    }
+
     /// Why tokens are not kept in the OS keyring, when they are not.
     pub fn keyring_note(&self) -> Option<&str> {
         self.opened.note.as_deref()

@@ -49,6 +49,7 @@ mod mcp;
 mod pending;
 mod pins;
 mod profiles;
+mod registry;
 mod respond;
 mod routes;
 mod servers;

@@ -45,6 +45,8 @@ mod approve;
 pub use approve::ApproveError;
 mod discovery;
 mod login;
+mod mcp_registry;
+pub use mcp_registry::{RegistryInstallError, wire_server as registry_server};
 mod pending;
 mod poll;
 mod profiles;
@@ -55,6 +57,7 @@ mod servers;
 mod tokens;
 pub(crate) use tokens::count_each_tool;
 mod tool_mode;
+mod vetting;
 #[cfg(test)]
 pub(crate) use tool_mode::SEARCH_TOOL_COUNT;
 pub(crate) use tool_mode::SearchIndex;
@@ -329,6 +332,16 @@ impl Hub {
             started_at: SystemTime::now(),
         });
         let handle = HubHandle { inner };
+        let mut config = config;
+        let refused = handle.vet(&mut config);
+        if !refused.is_empty() {
+            let mut result = crate::reload::ReloadResult {
+                at: crate::snapshot::timestamp(SystemTime::now()),
+                ..Default::default()
+            };
+            result.errors = refused;
+            handle.set_last_reload(result);
+        }
         let upstreams = config
             .servers
             .into_iter()

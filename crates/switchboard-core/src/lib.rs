@@ -25,6 +25,7 @@ mod identity;
 mod import;
 mod limiter;
 mod listing;
+mod mcp_registry;
 mod persist;
 mod pins;
 mod registry;
@@ -66,10 +67,24 @@ pub use config::{Config, ConfigError, ServerConfig, ServerId, Settings};
 pub use fingerprint::Fingerprint;
 #[doc(hidden)]
 pub use http::fast_path::fuzz_sniff;
-pub use hub::{ApproveError, Hub, HubError, HubHandle, HubOptions, Unrouted};
+pub use hub::{ApproveError, Hub, HubError, HubHandle, HubOptions, Unrouted, registry_server};
 pub use identity::{INSTANCE_HEADER, VIA_ENV, VIA_HEADER};
 pub use import::{ImportApplied, ImportError, ImportOffer, ImportSelection, ImportSource};
 pub use listing::{Capabilities, RefreshTrigger};
+pub use mcp_registry::document::{
+    Input as RegistryInput, PackageKind, ServerDocument, inputs as registry_inputs,
+    transports as registry_transports,
+};
+pub use mcp_registry::install::{InstallError, InstallRequest, Installed, default_id};
+pub use mcp_registry::lock::{LOCK_FILE, LockEntry, Lockfile};
+pub use mcp_registry::{
+    Answer as RegistryAnswer, RegistryClient, RegistryError, ServerEntry as RegistryEntry,
+    ServerList as RegistryList,
+};
+/// The registry's install and update flow (`switchboard add`, `update`).
+pub mod registry_install {
+    pub use crate::mcp_registry::install::{install, update};
+}
 pub use persist::state_dir;
 pub use reload::{ReloadError, ReloadResult};
 pub use resilience::BreakerState;
@@ -78,6 +93,7 @@ pub use search::{
     Fusion as SearchFusion, Hit as SearchHit, Index as SearchIndex, Matched as SearchMatched,
     ToolDoc, baseline as search_baseline,
 };
+pub use snapshot::timestamp;
 pub use snapshot::{BreakerSnapshot, HubSnapshot, ServerSnapshot};
 pub use token_count::{count_text as count_tokens, count_tools as count_tool_tokens};
 pub use upstream::guard;

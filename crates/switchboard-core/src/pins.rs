@@ -53,6 +53,10 @@ pub use switchboard_api::{ApproveTool, HeldDefinition, HeldTool, ToolFinding};
 /// The `change` of a tool held (or flagged) on first sight for its findings.
 pub const FIRST_LISTING: &str = "first listing";
 
+/// The `change` of every tool of a server added from the registry (or
+/// updated) until a person approves them: the server is being vetted.
+pub const NEW_SERVER: &str = "new server";
+
 /// The on-disk format version; a file with another version starts afresh.
 const VERSION: u32 = 1;
 
@@ -127,6 +131,9 @@ pub struct Pins {
     held: AtomicUsize,
     /// Wakes [`save_loop`].
     dirty: tokio::sync::Notify,
+    /// The servers being vetted (`hub/vetting.rs`): a tool of theirs not
+    /// pinned yet is held with change [`NEW_SERVER`], findings or not.
+    vetting: Mutex<std::collections::BTreeSet<String>>,
 }
 
 impl Pins {
@@ -142,9 +149,22 @@ impl Pins {
             file: Mutex::new(file),
             held: AtomicUsize::new(0),
             dirty: tokio::sync::Notify::new(),
+            vetting: Mutex::default(),
         };
         pins.count_held(&pins.lock());
         pins
+    }
+
+    /// Sets the servers being vetted (see [`NEW_SERVER`]).
+    pub fn set_vetting(&self, servers: std::collections::BTreeSet<String>) {
+        *self.vetting.lock().unwrap_or_else(|e| e.into_inner()) = servers;
+    }
+
+    fn is_vetting(&self, server: &str) -> bool {
+        self.vetting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(server)
     }
 
     fn lock(&self) -> MutexGuard<'_, File> {
@@ -173,6 +193,7 @@ impl Pins {
         if self.mode == ToolPinning::Off {
             return caps;
         }
+        let vetting = self.is_vetting(server);
         let mut file = self.lock();
         let known = file
             .servers
@@ -194,6 +215,24 @@ impl Pins {
                 }
                 None => {
                     let findings = crate::scan::scan_tool(tool);
+                    if vetting {
+                        if self.mode == ToolPinning::Hold {
+                            tracing::info!(%server, tool = %name, "new server's tool; held until approved");
+                            withheld.push(name.to_string());
+                        }
+                        entry.changed.insert(
+                            name.to_string(),
+                            Changed {
+                                hash,
+                                definition: tool.clone(),
+                                change: NEW_SERVER.to_string(),
+                                since: now,
+                                findings,
+                            },
+                        );
+                        modified = true;
+                        continue;
+                    }
                     if !findings.is_empty() {
                         let rules: Vec<&str> = findings.iter().map(|f| f.rule.as_str()).collect();
                         if self.mode == ToolPinning::Hold {

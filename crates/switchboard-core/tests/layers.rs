@@ -42,6 +42,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("token_count", 1),
     ("sandbox", 1),
     ("scan", 1),
+    ("mcp_registry", 1),
     // 2: one upstream server.
     ("upstream", 2),
     // 3: the set of servers and sessions, and the hub that owns them.

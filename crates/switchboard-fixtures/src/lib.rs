@@ -40,6 +40,7 @@ pub mod lifecycle;
 pub mod peers;
 pub mod poisoned;
 pub mod probe;
+pub mod registry;
 pub mod serve;
 pub mod server;
 pub mod spec;

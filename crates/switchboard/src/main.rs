@@ -17,6 +17,7 @@ use switchboard_core::config::{ConfigError, LoadFor, process_env};
 
 mod commands;
 mod pending;
+mod registry_cmd;
 mod secret;
 
 use secret::{SecretAction, secret};
@@ -154,6 +155,21 @@ enum Command {
     },
     /// Forget a remote server's OAuth tokens (deletes them from the keyring).
     Logout {
+        id: String,
+        #[command(flatten)]
+        hub: HubAddress,
+    },
+    /// Find servers in the MCP Registry (`settings.registryUrl`).
+    Registry {
+        #[command(subcommand)]
+        action: registry_cmd::RegistryAction,
+    },
+    /// Add a server from the MCP Registry at an exact version; it is vetted
+    /// (no secrets, no network, tools held) until you approve its tools.
+    Add(registry_cmd::AddArgs),
+    /// Move a server added from the registry to its latest version: vetted
+    /// again, with the tool diff shown before you approve it.
+    Update {
         id: String,
         #[command(flatten)]
         hub: HubAddress,
@@ -403,6 +419,9 @@ async fn dispatch(command: Command) -> anyhow::Result<std::process::ExitCode> {
         } => commands::login(&hub.remote()?, &id, no_browser).await,
         Command::Logout { id, hub } => commands::logout(&hub.remote()?, &id).await,
         Command::Secret { action } => secret(action).await,
+        Command::Registry { action } => registry_cmd::registry(action).await,
+        Command::Add(args) => registry_cmd::add(args).await,
+        Command::Update { id, hub } => registry_cmd::update(id, hub).await,
     }
 }
 

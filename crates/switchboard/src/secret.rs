@@ -69,6 +69,23 @@ pub(crate) async fn secret(action: SecretAction) -> anyhow::Result<std::process:
     Ok(std::process::ExitCode::SUCCESS)
 }
 
+/// A value `switchboard add` asks for on a terminal: typed without echo
+/// when `secret`.
+pub(crate) fn prompt_value(name: &str, secret: bool) -> anyhow::Result<String> {
+    if secret {
+        return read_secret_value(name);
+    }
+    let _ = write!(std::io::stderr(), "Value for {name}: ");
+    let _ = std::io::stderr().flush();
+    let mut value = String::new();
+    std::io::stdin()
+        .read_line(&mut value)
+        .context("reading the value")?;
+    let value = value.trim_end_matches(['\n', '\r']).to_string();
+    anyhow::ensure!(!value.is_empty(), "no value given for {name}");
+    Ok(value)
+}
+
 /// The secret's value from stdin: typed without echo on a terminal, else
 /// everything piped in (one trailing newline removed).
 fn read_secret_value(name: &str) -> anyhow::Result<String> {

@@ -35,6 +35,7 @@ mod pins_review;
 mod priming;
 mod profiles;
 mod redirects;
+mod registry;
 mod reload;
 mod result_secrets;
 mod revision;

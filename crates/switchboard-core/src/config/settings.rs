@@ -249,7 +249,14 @@ settings_table! {
     /// folder as a root (an unnamed profile for that folder).
     project_files: bool = true;
         "projectFiles", "SWITCHBOARD_PROJECT_FILES", Switch { empty_is_false: true }, restart: true;
+    /// The MCP Registry that `switchboard registry` and `add` search and
+    /// install from (its generic API, `/v0.1/servers`).
+    registry_url: String = DEFAULT_REGISTRY_URL.to_string();
+        "registryUrl", "SWITCHBOARD_REGISTRY_URL", HttpUrl, restart: false;
 }
+
+/// The official MCP Registry (`settings.registryUrl`'s default).
+pub const DEFAULT_REGISTRY_URL: &str = "https://registry.modelcontextprotocol.io";
 
 // ---------------------------------------------------------------------------
 // Kinds: how one setting's value is read from the file and from its variable.
@@ -496,6 +503,25 @@ impl HttpUrl {
                 "expected a URL starting with http:// or https:// (like http://127.0.0.1:4318), not {text:?}"
             )),
         }
+    }
+}
+
+impl Kind<String> for HttpUrl {
+    fn read_file<'de, A: MapAccess<'de>>(
+        &self,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<Option<String>, A::Error> {
+        match map.next_value::<Option<String>>()? {
+            None => Ok(None),
+            Some(text) => Self::check(&text)
+                .map(Some)
+                .map_err(|why| de::Error::custom(format!("`{name}`: {why}"))),
+        }
+    }
+
+    fn read_env(&self, text: &str) -> Result<String, String> {
+        Self::check(text)
     }
 }
 
@@ -783,6 +809,11 @@ mod tests {
             ("confirmTimeoutSecs", "30", "30"),
             ("resultSecrets", r#""warn""#, "warn"),
             ("projectFiles", "false", "off"),
+            (
+                "registryUrl",
+                r#""http://127.0.0.1:9""#,
+                "http://127.0.0.1:9/",
+            ),
         ];
         assert_eq!(
             cases.iter().map(|c| c.0).collect::<Vec<_>>(),
@@ -942,7 +973,8 @@ mod tests {
              `coldListTimeoutMs`, `idleShutdownSecs`, `builtinTools`, `tokenStore`, \
              `maxSessions`, `sessionIdleSecs`, `maxConnections`, `headerTimeoutSecs`, \
              `allowRemote`, `toolPinning`, `activityArguments`, `activityMaxBytes`, `toolMode`, `pinnedTools`, `warmOnSearch`, \
-             `otlpEndpoint`, `sandbox`, `confirmCalls`, `confirmTimeoutSecs`, `resultSecrets`, `projectFiles`"
+             `otlpEndpoint`, `sandbox`, `confirmCalls`, `confirmTimeoutSecs`, `resultSecrets`, `projectFiles`, \
+             `registryUrl`"
         );
         let (_, _, message) =
             invalid(file_settings(r#"{"listen": null, "listen": "127.0.0.1:1"}"#).unwrap_err());

@@ -30,7 +30,9 @@ use axum::routing::{self, MethodRouter};
 use axum::{Json, Router};
 use serde_json::json;
 
-use super::{activity, auth, control, mcp, pending, pins, servers, tools, ui_assets};
+use super::{
+    activity, auth, control, mcp, pending, pins, registry, servers, tools, ui_assets,
+};
 use crate::access::{Access, Privilege, Refusal};
 use crate::hub::HubHandle;
 
@@ -285,10 +287,12 @@ fn table(hub: &HubHandle) -> Table {
         )
 }
 
-/// The registry's routes (`/api/v1/registry...`): none yet; the registry
-/// work declares its routes here.
+/// The registry's routes (`/api/v1/registry...`, see `docs/registry.md`):
+/// searching shows which servers are installed, installing adds one.
 fn registry(table: Table) -> Table {
     table
+        .private_read(api!("/registry"), registry::search)
+        .write(Post, api!("/registry/install"), registry::install)
 }
 
 /// The hub's router: every route of [`table`] behind its privilege.

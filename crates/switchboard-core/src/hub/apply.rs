@@ -59,7 +59,8 @@ impl HubHandle {
     /// Carries out the plan from what runs to `config`: computes the next
     /// set of upstreams, swaps it in, retires what left, then publishes the
     /// outcome once (catalog, last reload, snapshot).
-    fn apply_locked(&self, config: Config) -> ReloadResult {
+    fn apply_locked(&self, mut config: Config) -> ReloadResult {
+        let refused = self.vet(&mut config);
         let running = self.inner.registry.all();
         let views: Vec<RunningServer> = running
             .iter()
@@ -77,7 +78,8 @@ impl HubHandle {
             },
             &config,
         );
-        let result = plan.result(timestamp(std::time::SystemTime::now()));
+        let mut result = plan.result(timestamp(std::time::SystemTime::now()));
+        result.errors.extend(refused);
         let find = |id: &ServerId| running.iter().find(|u| u.id == *id);
         let mut next: Vec<Arc<Upstream>> = Vec::with_capacity(plan.servers.len());
         let mut retire: Vec<Arc<Upstream>> = Vec::new();

@@ -59,6 +59,7 @@ impl HubHandle {
             });
         }
         self.publish_snapshot();
+        self.finish_vetting(id).await;
         Ok(approved)
     }
 

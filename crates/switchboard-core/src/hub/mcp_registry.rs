@@ -1,0 +1,118 @@
+//! The hub's side of the MCP Registry (`settings.registryUrl`): searching it
+//! for the dashboard and installing from it (`POST /api/v1/registry/install`).
+//! The install itself is `crate::mcp_registry::install` (the CLI runs the
+//! same flow without a hub); the hub then applies the config, and
+//! `vetting.rs` takes it from there.
+
+use super::HubHandle;
+use crate::mcp_registry::install::{self, InstallError, InstallRequest};
+use crate::mcp_registry::lock::Lockfile;
+use crate::mcp_registry::{RegistryClient, RegistryError, document};
+use switchboard_api as api;
+
+/// How many servers a dashboard search shows.
+const SEARCH_LIMIT: u32 = 30;
+
+impl HubHandle {
+    fn registry_client(&self) -> RegistryClient {
+        RegistryClient::new(
+            &self.inner.settings.registry_url,
+            self.inner.http.get(),
+            Some(crate::persist::state_dir().join("registry")),
+        )
+    }
+
+    /// The registry's servers matching `query`, marked when installed.
+    pub async fn registry_search(
+        &self,
+        query: &str,
+    ) -> Result<api::RegistrySearchResponse, RegistryError> {
+        let client = self.registry_client();
+        let answer = client.search(query, SEARCH_LIMIT).await?;
+        let lock = self
+            .config_path()
+            .and_then(|p| Lockfile::read(&p).ok())
+            .unwrap_or_default();
+        Ok(api::RegistrySearchResponse {
+            registry: client.base().to_string(),
+            servers: answer
+                .value
+                .servers
+                .iter()
+                .map(|entry| wire_server(&entry.server, &lock))
+                .collect(),
+            stale_since: answer.stale_since.map(crate::snapshot::timestamp),
+        })
+    }
+
+    /// Installs a server from the registry into the config file (see
+    /// `crate::mcp_registry::install`) and applies the file; returns its id.
+    pub async fn registry_install(
+        &self,
+        request: api::RegistryInstallRequest,
+    ) -> Result<String, RegistryInstallError> {
+        let path = self
+            .config_path()
+            .ok_or(RegistryInstallError::NoConfigFile)?;
+        let request = InstallRequest {
+            name: request.name,
+            version: request.version,
+            id: request.id,
+            env: request.env.unwrap_or_default(),
+            headers: request.headers.unwrap_or_default(),
+        };
+        let installed = install::install(
+            &self.registry_client(),
+            &self.inner.http.get(),
+            &self.inner.auth.secret_store(),
+            &path,
+            &request,
+        )
+        .await?;
+        if let Err(err) = self.reload_from_file().await {
+            tracing::warn!(server = %installed.id, error = %err, "applying the config after an install failed");
+        }
+        Ok(installed.id)
+    }
+}
+
+/// Why an install through the hub failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryInstallError {
+    #[error("this hub has no config file to add servers to")]
+    NoConfigFile,
+    #[error(transparent)]
+    Install(#[from] InstallError),
+}
+
+/// One document as the dashboard and `registry search --json` show it.
+pub fn wire_server(doc: &document::ServerDocument, lock: &Lockfile) -> api::RegistryServer {
+    let (env, headers) = document::inputs(doc);
+    let wire = |inputs: Vec<document::Input>| {
+        inputs
+            .into_iter()
+            .filter(|i| !i.name.is_empty() && i.value.is_none())
+            .map(|i| api::RegistryInput {
+                name: i.name,
+                description: i.description,
+                required: i.is_required,
+                secret: i.is_secret,
+                default: i.default,
+            })
+            .collect()
+    };
+    api::RegistryServer {
+        name: doc.name.clone(),
+        version: doc.version.clone(),
+        title: doc.title.clone(),
+        description: doc.description.clone(),
+        transports: document::transports(doc),
+        installed: lock
+            .servers
+            .iter()
+            .find(|(_, e)| e.registry_name == doc.name)
+            .map(|(id, _)| id.clone()),
+        env: wire(env),
+        headers: wire(headers),
+    }
+}

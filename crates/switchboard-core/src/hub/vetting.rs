@@ -1,0 +1,136 @@
+//! Vetting servers added from the MCP Registry before they get anything, and
+//! enforcing `servers.lock.json` (see `crate::mcp_registry::lock`).
+//!
+//! Every config the hub applies (at start and at each reload) first passes
+//! through [`HubHandle::vet`], which reads the lockfile beside the config:
+//! - a server whose config entry runs another package or version than its
+//!   lock entry is not started (kept disabled) and the reload reports why
+//!   and how to update;
+//! - a server whose lock entry has no approved catalog yet is being vetted:
+//!   its stdio start gets none of its secrets (the env values the lock names
+//!   and every keyring value are left out), runs offline from its own folder
+//!   (the npm or uv cache the install filled) under a strict sandbox (no
+//!   network; its own folder only, plus what the runtime needs; refused if
+//!   the sandbox cannot be enforced), and the pins hold each of its tools
+//!   with change `new server` until a person approves them.
+//!
+//! When the last held tool of a vetted server is approved
+//! ([`HubHandle::finish_vetting`]), the catalog's hash goes into the lock and
+//! the config is applied again: the server's fingerprint changed, so it
+//! restarts with its env and headers. Remote servers run no local code: they
+//! are held the same way but connect with their headers (documented in
+//! docs/registry.md).
+
+use std::collections::BTreeSet;
+
+use super::HubHandle;
+use crate::config::{
+    Config, ConfigValue, FilesystemPolicy, NetworkPolicy, SandboxPolicy, ServerSandbox,
+    TransportConfig,
+};
+use crate::mcp_registry::fetch;
+use crate::mcp_registry::lock::{Lockfile, catalog_hash};
+
+impl HubHandle {
+    /// Applies the lockfile to `config` (see the module docs); returns the
+    /// refusals to report.
+    pub(super) fn vet(&self, config: &mut Config) -> Vec<String> {
+        let Some(path) = self.config_path() else {
+            return Vec::new();
+        };
+        let lock = match Lockfile::read(&path) {
+            Ok(lock) => lock,
+            Err(err) => {
+                tracing::warn!(error = %err, "the lockfile cannot be read; servers added from the registry are not started");
+                let message = err.to_string();
+                let mut refused = Vec::new();
+                for server in &mut config.servers {
+                    server.enabled = false;
+                    refused.push(format!("server '{}': {message}", server.id));
+                }
+                return refused;
+            }
+        };
+        let mut refused = Vec::new();
+        let mut vetting = BTreeSet::new();
+        for server in &mut config.servers {
+            let Some(entry) = lock.servers.get(server.id.as_str()) else {
+                continue;
+            };
+            if let Some(why) = entry.mismatch(&server.transport) {
+                tracing::warn!(server = %server.id, "{why}");
+                refused.push(format!("server '{}': {why}", server.id));
+                server.enabled = false;
+                continue;
+            }
+            if !entry.vetting() {
+                continue;
+            }
+            vetting.insert(server.id.to_string());
+            if let TransportConfig::Stdio { env, .. } = &mut server.transport {
+                env.retain(|name, value| {
+                    !entry.secrets.contains(name) && !matches!(value, ConfigValue::Keyring(_))
+                });
+                let dir = fetch::server_dir(server.id.as_str());
+                for (name, value) in fetch::offline_env(&entry.kind, &dir) {
+                    env.insert(name, ConfigValue::Literal(value));
+                }
+                let own = dir.to_string_lossy().into_owned();
+                let mut read = vec![own.clone()];
+                read.extend(fetch::interpreters(&entry.kind, &dir));
+                server.sandbox = ServerSandbox::On(SandboxPolicy {
+                    expose: Vec::new(),
+                    filesystem: Some(FilesystemPolicy {
+                        read,
+                        write: vec![own],
+                    }),
+                    network: NetworkPolicy::None,
+                    required: true,
+                });
+            }
+        }
+        self.inner.pins.set_vetting(vetting);
+        refused
+    }
+
+    /// After an approval: when server `id` is being vetted and none of its
+    /// tools is held any more, locks its approved catalog and applies the
+    /// config again so that it restarts with its secrets.
+    pub(super) async fn finish_vetting(&self, id: &str) {
+        let Some(path) = self.config_path() else {
+            return;
+        };
+        let Ok(lock) = Lockfile::read(&path) else {
+            return;
+        };
+        if !lock.servers.get(id).is_some_and(|e| e.vetting()) {
+            return;
+        }
+        if !self.inner.pins.held_names(id).is_empty() {
+            return;
+        }
+        let Some(caps) = self.upstream(id).and_then(|u| u.raw_capabilities()) else {
+            return;
+        };
+        let hash = catalog_hash(&caps.tools);
+        let mut tools: Vec<String> = caps.tools.iter().map(|t| t.name.to_string()).collect();
+        tools.sort();
+        let written = Lockfile::update(&path, |lock| {
+            if let Some(entry) = lock.servers.get_mut(id) {
+                entry.approved_catalog = Some(hash);
+                entry.approved_tools = tools;
+            }
+        });
+        match written {
+            Ok(_) => {
+                tracing::info!(server = %id, "vetted tools approved; restarting with its env and headers");
+                if let Err(err) = self.reload_from_file().await {
+                    tracing::warn!(server = %id, error = %err, "applying the config after vetting failed");
+                }
+            }
+            Err(err) => {
+                tracing::warn!(server = %id, error = %err, "cannot lock the approved tools")
+            }
+        }
+    }
+}

@@ -1,0 +1,362 @@
+//! Fetching a package before its first start, at its exact version, with
+//! its own package manager, into the server's own folder
+//! ([`packages_dir`]`/<id>`), and checking its digest:
+//! - npm: `npm view <id>@<v> dist.integrity` is what the registry vouches
+//!   for; `npm pack` fetches the tarball into the folder's npm cache and
+//!   its SHA-512 must be that integrity; `npm install --ignore-scripts`
+//!   then puts its dependencies (each checked by npm against its own
+//!   `dist.integrity`) in the same cache, so the vetting start runs
+//!   offline from it;
+//! - PyPI: the release's `sha256` digests from PyPI's JSON API; `uv pip
+//!   install --require-hashes --no-deps` fetches the file and refuses one
+//!   whose digest is not among them, and `uv tool install` fills the
+//!   folder's uv cache with the dependencies for the offline start.
+//!
+//! A digest that differs from the one locked earlier for the same version
+//! is refused ([`FetchError::LockedDigest`]). Commands run with a deadline
+//! ([`FETCH_TIMEOUT`]); their output tail is kept for the error.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use base64::Engine as _;
+use sha2::{Digest, Sha512};
+
+use super::document::PackageKind;
+
+/// How long one package-manager command may take.
+pub const FETCH_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Why a package could not be fetched or checked.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error("`{command}` could not run: {message} (is it installed and on PATH?)")]
+    Spawn { command: String, message: String },
+    #[error("`{command}` failed ({status}): {tail}")]
+    Failed {
+        command: String,
+        status: String,
+        tail: String,
+    },
+    #[error("`{command}` did not finish within {} s", .after.as_secs())]
+    Timeout { command: String, after: Duration },
+    #[error("{package}: {message}")]
+    Metadata { package: String, message: String },
+    #[error(
+        "{package}: the fetched file's digest {actual} is not the one its registry publishes ({expected}); nothing was installed"
+    )]
+    Digest {
+        package: String,
+        expected: String,
+        actual: String,
+    },
+    #[error(
+        "{package}: its registry now gives digest {actual}, but servers.lock.json locked {locked} for this version; \
+         refusing it (the package changed under the same version)"
+    )]
+    LockedDigest {
+        package: String,
+        locked: String,
+        actual: String,
+    },
+    #[error("cannot prepare {}: {message}", .path.display())]
+    Folder { path: PathBuf, message: String },
+}
+
+/// Where the servers' own folders are: `SWITCHBOARD_PACKAGES_DIR`, else
+/// the OS data dir's `switchboard-packages` (outside the state and config
+/// folders, which the sandbox hides from servers).
+pub fn packages_dir() -> PathBuf {
+    std::env::var_os("SWITCHBOARD_PACKAGES_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            dirs::data_local_dir()
+                .unwrap_or_else(std::env::temp_dir)
+                .join("switchboard-packages")
+        })
+}
+
+/// Server `id`'s own folder.
+pub fn server_dir(id: &str) -> PathBuf {
+    packages_dir().join(id)
+}
+
+/// The environment a start from the server's own folder needs (the npm or
+/// uv cache there, offline).
+pub fn offline_env(kind: &PackageKind, dir: &Path) -> Vec<(String, String)> {
+    let path = |p: &str| dir.join(p).to_string_lossy().into_owned();
+    match kind {
+        PackageKind::Npm => vec![
+            ("npm_config_cache".into(), path("npm")),
+            ("npm_config_offline".into(), "true".into()),
+            ("npm_config_update_notifier".into(), "false".into()),
+        ],
+        PackageKind::Pypi => vec![
+            ("UV_CACHE_DIR".into(), path("uv")),
+            ("UV_OFFLINE".into(), "1".into()),
+            ("UV_TOOL_DIR".into(), path("uv-tools")),
+            ("UV_PYTHON_DOWNLOADS".into(), "never".into()),
+        ],
+        PackageKind::Remote => Vec::new(),
+    }
+}
+
+/// The installations of the interpreters the package's environments in
+/// `dir` run on (a uv tool environment links to its base Python): the
+/// vetting sandbox must let the server read and run them.
+pub fn interpreters(kind: &PackageKind, dir: &Path) -> Vec<String> {
+    if *kind != PackageKind::Pypi {
+        return Vec::new();
+    }
+    let Ok(envs) = std::fs::read_dir(dir.join("uv-tools")) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for env in envs.flatten() {
+        let Ok(python) = std::fs::canonicalize(env.path().join("bin").join("python")) else {
+            continue;
+        };
+        // `<root>/bin/python3.11` → `<root>`.
+        if let Some(root) = python.parent().and_then(Path::parent) {
+            let root = root.to_string_lossy().into_owned();
+            if !out.contains(&root) {
+                out.push(root);
+            }
+        }
+    }
+    out
+}
+
+/// Fetches `identifier` at `version` into `dir` and returns its checked
+/// digest; `locked` is the digest locked earlier for this version.
+pub async fn fetch(
+    http: &reqwest::Client,
+    kind: &PackageKind,
+    identifier: &str,
+    version: &str,
+    dir: &Path,
+    locked: Option<&str>,
+) -> Result<String, FetchError> {
+    std::fs::create_dir_all(dir).map_err(|err| FetchError::Folder {
+        path: dir.to_path_buf(),
+        message: err.to_string(),
+    })?;
+    let digest = match kind {
+        PackageKind::Npm => fetch_npm(identifier, version, dir).await?,
+        PackageKind::Pypi => fetch_pypi(http, identifier, version, dir).await?,
+        PackageKind::Remote => return Ok(String::new()),
+    };
+    if let Some(locked) = locked
+        && locked != digest
+    {
+        return Err(FetchError::LockedDigest {
+            package: format!("{identifier} {version}"),
+            locked: locked.to_string(),
+            actual: digest,
+        });
+    }
+    Ok(digest)
+}
+
+async fn fetch_npm(identifier: &str, version: &str, dir: &Path) -> Result<String, FetchError> {
+    let spec = format!("{identifier}@{version}");
+    let cache = dir.join("npm");
+    let cache = cache.to_string_lossy();
+    let package = || spec.clone();
+    let view = run(
+        "npm",
+        &["view", &spec, "dist.integrity", "--json", "--cache", &cache],
+        dir,
+        &[],
+    )
+    .await?;
+    let expected: String = serde_json::from_str(view.trim()).map_err(|_| FetchError::Metadata {
+        package: package(),
+        message: format!("npm gave no integrity for this version ({})", view.trim()),
+    })?;
+    let packed = run(
+        "npm",
+        &[
+            "pack",
+            &spec,
+            "--json",
+            "--pack-destination",
+            &dir.to_string_lossy(),
+            "--cache",
+            &cache,
+        ],
+        dir,
+        &[],
+    )
+    .await?;
+    let filename = serde_json::from_str::<serde_json::Value>(&packed)
+        .ok()
+        .and_then(|v| v.get(0)?.get("filename")?.as_str().map(str::to_string))
+        .ok_or_else(|| FetchError::Metadata {
+            package: package(),
+            message: "npm pack named no file".into(),
+        })?;
+    let tarball = dir.join(filename);
+    let bytes = std::fs::read(&tarball).map_err(|err| FetchError::Folder {
+        path: tarball.clone(),
+        message: err.to_string(),
+    })?;
+    let actual = format!(
+        "sha512-{}",
+        base64::engine::general_purpose::STANDARD.encode(Sha512::digest(&bytes))
+    );
+    if actual != expected {
+        return Err(FetchError::Digest {
+            package: package(),
+            expected,
+            actual,
+        });
+    }
+    let prefix = dir.join("install");
+    run(
+        "npm",
+        &[
+            "install",
+            "--prefix",
+            &prefix.to_string_lossy(),
+            "--cache",
+            &cache,
+            "--no-audit",
+            "--no-fund",
+            "--ignore-scripts",
+            "--no-save",
+            &spec,
+        ],
+        dir,
+        &[],
+    )
+    .await?;
+    Ok(expected)
+}
+
+async fn fetch_pypi(
+    http: &reqwest::Client,
+    identifier: &str,
+    version: &str,
+    dir: &Path,
+) -> Result<String, FetchError> {
+    let package = || format!("{identifier}=={version}");
+    let base =
+        std::env::var("SWITCHBOARD_PYPI_URL").unwrap_or_else(|_| "https://pypi.org".to_string());
+    let url = format!(
+        "{}/pypi/{}/json",
+        base.trim_end_matches('/'),
+        super::encode(identifier)
+    );
+    let metadata = |message: String| FetchError::Metadata {
+        package: package(),
+        message,
+    };
+    let answer: serde_json::Value = http
+        .get(&url)
+        .timeout(super::REQUEST_TIMEOUT)
+        .send()
+        .await
+        .and_then(reqwest::Response::error_for_status)
+        .map_err(|err| metadata(format!("PyPI: {}", crate::util::error_chain(&err))))?
+        .json()
+        .await
+        .map_err(|err| metadata(format!("PyPI answered no JSON: {err}")))?;
+    let files = answer
+        .get("releases")
+        .and_then(|r| r.get(version))
+        .and_then(serde_json::Value::as_array)
+        .filter(|files| !files.is_empty())
+        .ok_or_else(|| metadata("PyPI has no files for this version".into()))?;
+    let digests: Vec<(String, String)> = files
+        .iter()
+        .filter_map(|f| {
+            Some((
+                f.get("filename")?.as_str()?.to_string(),
+                f.get("digests")?.get("sha256")?.as_str()?.to_string(),
+            ))
+        })
+        .collect();
+    let requirement = std::iter::once(package())
+        .chain(digests.iter().map(|(_, d)| format!("--hash=sha256:{d}")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let requirements = dir.join("requirements.txt");
+    std::fs::write(&requirements, format!("{requirement}\n")).map_err(|err| {
+        FetchError::Folder {
+            path: requirements.clone(),
+            message: err.to_string(),
+        }
+    })?;
+    let env = offline_env(&PackageKind::Pypi, dir);
+    let online: Vec<(String, String)> =
+        env.into_iter().filter(|(k, _)| k != "UV_OFFLINE").collect();
+    run(
+        "uv",
+        &[
+            "pip",
+            "install",
+            "--no-deps",
+            "--require-hashes",
+            "-r",
+            &requirements.to_string_lossy(),
+            "--target",
+            &dir.join("checked").to_string_lossy(),
+            "-q",
+        ],
+        dir,
+        &online,
+    )
+    .await?;
+    let mut with_bin = online.clone();
+    with_bin.push((
+        "UV_TOOL_BIN_DIR".into(),
+        dir.join("bin").to_string_lossy().into_owned(),
+    ));
+    run("uv", &["tool", "install", "-q", &package()], dir, &with_bin).await?;
+    // The wheel's digest (what uv installs when there is one), else the first file's.
+    let chosen = digests
+        .iter()
+        .find(|(name, _)| name.ends_with(".whl"))
+        .or_else(|| digests.first())
+        .map(|(_, d)| format!("sha256:{d}"))
+        .unwrap_or_default();
+    Ok(chosen)
+}
+
+/// Runs `program args` in `dir` with `env` added; its stdout on success.
+async fn run(
+    program: &str,
+    args: &[&str],
+    dir: &Path,
+    env: &[(String, String)],
+) -> Result<String, FetchError> {
+    let command = format!("{program} {}", args.first().copied().unwrap_or_default());
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.args(args)
+        .current_dir(dir)
+        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let output = tokio::time::timeout(FETCH_TIMEOUT, cmd.output())
+        .await
+        .map_err(|_| FetchError::Timeout {
+            command: command.clone(),
+            after: FETCH_TIMEOUT,
+        })?
+        .map_err(|err| FetchError::Spawn {
+            command: command.clone(),
+            message: err.to_string(),
+        })?;
+    if !output.status.success() {
+        let text = String::from_utf8_lossy(&output.stderr);
+        let tail: Vec<&str> = text.lines().rev().take(6).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        return Err(FetchError::Failed {
+            command,
+            status: output.status.to_string(),
+            tail: crate::util::redact::text(&tail.join(" | ")),
+        });
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
