@@ -52,6 +52,7 @@ use crate::sessions::{ListKind, Scope, Session};
 use crate::upstream::{Downstream, Upstream};
 
 mod approval;
+mod code_mode;
 mod input_flow;
 mod input_required;
 mod lists;
@@ -73,6 +74,9 @@ pub use route::upstream_error;
 pub struct Gateway {
     hub: HubHandle,
     session: Arc<Session>,
+    /// Set on the gateway a code mode run makes its calls through: the
+    /// run's id, recorded with each call (see `code_mode`).
+    run: Option<Arc<str>>,
 }
 
 impl Gateway {
@@ -80,6 +84,7 @@ impl Gateway {
         Self {
             hub,
             session: Arc::new(Session::new(scope)),
+            run: None,
         }
     }
 
@@ -118,6 +123,11 @@ impl Gateway {
         let mut notes = record::CallNotes::default();
         let mut result = match self.search_mode_call(&mut request, &mut served).await {
             Some(answer) => answer.map(CallToolResponse::Complete),
+            None if self.is_run_code(&request.name) => {
+                served = Served::Builtin;
+                let run = self.run_code(&request, downstream, cancel, &mut notes);
+                Ok(CallToolResponse::Complete(run.await))
+            }
             None => {
                 if started.name() != request.name {
                     // `switchboard__call_tool`: the log shows the call it names.
@@ -195,7 +205,11 @@ impl Gateway {
 
     /// A gateway for an existing session (the HTTP fast path's way in).
     pub(crate) fn for_session(hub: HubHandle, session: Arc<Session>) -> Self {
-        Self { hub, session }
+        Self {
+            hub,
+            session,
+            run: None,
+        }
     }
 
     /// The profile's name, for a session of a profile's endpoint.

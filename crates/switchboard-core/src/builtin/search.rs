@@ -4,7 +4,9 @@
 //! a server, except that servers never listed are listed first as any merged
 //! list does (bounded by the cold-list deadline); `switchboard__call_tool`
 //! names a tool and its arguments, which the gateway forwards like a direct
-//! call. Both are listed, and answered, only when `toolMode` is `search`.
+//! call. Both are listed, and answered, only when `toolMode` is `search`
+//! or `code`. Each hit carries its `signature`: the TypeScript declaration
+//! of the tool as a code mode script calls it (`crate::codemode::signature`).
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Value, json};
@@ -154,6 +156,11 @@ pub async fn search(
                 "name": tool.name,
                 "description": tool.description.as_deref().unwrap_or_default(),
                 "inputSchema": tool.input_schema,
+                "signature": crate::codemode::signature::signature(
+                    &tool.name,
+                    &tool.input_schema,
+                    tool.output_schema.as_deref(),
+                ),
                 "server": route.server.as_str(),
                 "running": running.contains(route.server.as_str()),
                 "matched": matched.as_str(),

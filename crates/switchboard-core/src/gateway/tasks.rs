@@ -197,6 +197,7 @@ impl Gateway {
                 id: id.to_string(),
                 status: status_name(changed.status),
             }),
+            run: None,
         });
     }
 }
