@@ -141,6 +141,8 @@ async def test_code_mode_lists_run_code_and_searches_with_signatures(hub_factory
         assert hit["signature"] == (
             "tools.gh.list_issues(args: {repo: string; label?: string}): "
             "Promise<{issues: {number: number; title: string}[]}>")
+        # The signature stands in for the whole schema in code mode.
+        assert "inputSchema" not in hit
 
 
 @pytest.mark.anyio
@@ -362,3 +364,23 @@ return [a.from, d.from];
     assert initializes(counters["d"]) == 1
     eventually(lambda: initializes(counters["b"]) == 1, "b started before the script ran")
     assert not counters["c"].exists(), "c was started although no script names it"
+
+
+def test_the_interpreter_helper_contains_itself_before_it_runs_a_script():
+    """`switchboard __run-code` as the hub starts it: its first line says how it is contained
+    (on Linux: a network namespace and Landlock with no file access), then it runs one script."""
+    import subprocess
+    import sys
+
+    from conftest import switchboard_bin
+
+    run = {"type": "run", "code": "return [1 + 1, typeof fetch];", "timeoutMs": 5000,
+           "memoryBytes": 16 << 20}
+    done = subprocess.run([str(switchboard_bin()), "__run-code"], input=json.dumps(run) + "\n",
+                          capture_output=True, text=True, timeout=30, check=True)
+    ready, answer = [json.loads(line) for line in done.stdout.splitlines()]
+    assert ready["type"] == "ready"
+    if sys.platform == "linux":
+        assert ready["contained"] is True, ready
+        assert "network namespace" in ready["mechanism"] and "Landlock" in ready["mechanism"]
+    assert answer == {"type": "done", "result": [2, "undefined"]}

@@ -105,6 +105,7 @@ impl Gateway {
                 &self.hub,
                 self.profile_name().as_deref(),
                 request.arguments.as_ref(),
+                self.tool_mode() == ToolMode::Code,
             )
             .await));
         }
