@@ -52,7 +52,7 @@ describe('endpoints', () => {
 
   it('names code mode', () => {
     const [row] = endpointRows([
-      { path: '/mcp', toolMode: 'code', tools: 6, toolTokens: 700, tokensCounted: true, profile: null },
+      { path: '/mcp', toolMode: 'code', tools: 6, toolTokens: 700, tokensCounted: true },
     ]);
     expect(row.detail).toBe('code mode · 6 tools · ≈700 tokens');
   });
