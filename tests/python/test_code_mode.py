@@ -384,3 +384,41 @@ def test_the_interpreter_helper_contains_itself_before_it_runs_a_script():
         assert ready["contained"] is True, ready
         assert "network namespace" in ready["mechanism"] and "Landlock" in ready["mechanism"]
     assert answer == {"type": "done", "result": [2, "undefined"]}
+
+
+@pytest.mark.anyio
+async def test_cancelling_a_run_cancels_its_calls_in_flight(hub_factory, mcp_connect, tmp_path):
+    import anyio
+
+    hub = hub_factory(code_config(tmp_path))
+    in_flight = anyio.Event()
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        in_flight.set()  # the script's nap reports progress: it is under way
+
+    async with mcp_connect(hub.url) as session:
+        request_id = session._request_id  # the id the next request gets
+        async with anyio.create_task_group() as group:
+            async def run() -> None:
+                await session.call_tool(RUN, {"code": "await tools.gh.nap({ms: 60000});\nreturn 1;"},
+                                        progress_callback=on_progress)
+            group.start_soon(run)
+            with anyio.fail_after(20):
+                await in_flight.wait()
+            await session.send_notification(types.ClientNotification(types.CancelledNotification(
+                params=types.CancelledNotificationParams(requestId=request_id, reason="test"))))
+
+            def ended():
+                calls = activity(hub)
+                runs = [c for c in calls if c["name"] == RUN]
+                naps = [c for c in calls if c["name"] == "gh__nap"]
+                return (runs, naps) if runs and naps else None
+            # Polled without blocking the loop: the client's tasks must send the cancellation.
+            with anyio.fail_after(15):
+                while (found := ended()) is None:
+                    await anyio.sleep(0.05)
+            runs, naps = found
+            group.cancel_scope.cancel()
+    assert naps[0]["run"] == runs[0]["run"]
+    assert naps[0]["outcome"] == "cancelled", naps
+    assert runs[0]["outcome"] == "cancelled", runs

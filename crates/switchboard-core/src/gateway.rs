@@ -125,8 +125,15 @@ impl Gateway {
             Some(answer) => answer.map(CallToolResponse::Complete),
             None if self.is_run_code(&request.name) => {
                 served = Served::Builtin;
-                let run = self.run_code(&request, downstream, cancel, &mut notes);
-                Ok(CallToolResponse::Complete(run.await))
+                let run = self
+                    .run_code(&request, downstream, cancel, &mut notes)
+                    .await;
+                if cancel.is_cancelled() {
+                    // Recorded as cancelled; the client that cancelled gets no answer.
+                    Err(code_mode::cancelled())
+                } else {
+                    Ok(CallToolResponse::Complete(run))
+                }
             }
             None => {
                 if started.name() != request.name {

@@ -86,6 +86,16 @@ impl Gateway {
     }
 }
 
+/// The error a cancelled run ends with (the activity log records it as
+/// cancelled; the client that cancelled gets no answer).
+pub(super) fn cancelled() -> rmcp::model::ErrorData {
+    rmcp::model::ErrorData::new(
+        rmcp::model::ErrorCode::INTERNAL_ERROR,
+        format!("{RUN_CODE}: the run was cancelled"),
+        Some(serde_json::json!({"kind": "cancelled"})),
+    )
+}
+
 /// The calls of one run: through the session's gateway, marked with the run.
 struct Inner {
     gateway: Gateway,
