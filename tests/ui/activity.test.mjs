@@ -62,3 +62,44 @@ describe('the Activity view in Chromium', () => {
     await page.close();
   });
 });
+
+describe('a code mode run in the Activity view', () => {
+  let hub;
+  let browser;
+
+  before(async () => {
+    hub = await Hub.start({
+      mcpServers: { alpha: stdioFixture(['--tools', 'echo,shout']) },
+      settings: { toolMode: 'code' },
+    });
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    const code = await hub?.stop();
+    assert.equal(code, 0, `the hub exited with ${code}; its log:\n${hub?.log}`);
+  });
+
+  it('shows the calls of a run under it', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(await hub.signInUrl());
+    await page.getByTestId('activity-empty').waitFor();
+    const call = await mcpSession(hub.endpoint, 'code-test');
+    await call('switchboard__run_code', {
+      code: 'const a = await tools.alpha.echo({text: "x"});\nconst b = await tools.alpha.shout({text: a});\nreturn b;',
+    });
+    const run = page.getByTestId('code-run');
+    await run.waitFor({ timeout: 20000 });
+    assert.match(await run.innerText(), /switchboard__run_code \(2 calls\)/);
+    const rows = page.locator('[data-testid="activity"] tbody tr');
+    const texts = await rows.allInnerTexts();
+    // The run, then its two calls in the order the script made them.
+    assert.match(texts[0], /switchboard__run_code/);
+    assert.match(texts[1], /alpha__echo/);
+    assert.match(texts[2], /alpha__shout/);
+    assert.equal(await page.getByTestId('inner-call').count(), 2);
+    await page.screenshot({ path: artifactPath('dashboard-activity-code-run.png'), fullPage: true });
+    await page.close();
+  });
+});

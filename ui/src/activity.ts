@@ -2,7 +2,8 @@
 // /api/v1/activity), newest first. It polls every few seconds for calls newer
 // than the newest it has (`after=<seq>`) and keeps at most MAX_ROWS. The log
 // needs the dashboard's session, so a page opened without signing in says how
-// to see it instead.
+// to see it instead. A code mode run (`switchboard__run_code`) is one row,
+// with the calls its script made (same `run` id) right under it, indented.
 
 import { html, nothing, type TemplateResult } from 'lit-html';
 import type { ActivityEntry, ActivityResponse } from './api.gen';
@@ -10,6 +11,9 @@ import { ago, parseTime } from './format';
 
 /** Rows the view keeps and shows. */
 export const MAX_ROWS = 100;
+
+/** Code mode's tool: its entries group the calls of their run. */
+export const RUN_CODE = 'switchboard__run_code';
 
 export interface ActivityState {
   /** Newest first. */
@@ -35,6 +39,10 @@ export interface ActivityRow {
   duration: string;
   outcome: ActivityEntry['outcome'];
   error: string | null;
+  /** A call a code mode script made (shown under its run when that is listed). */
+  inner: boolean;
+  /** For a run's own row: how many of its calls are listed under it. */
+  innerCalls: number;
 }
 
 /** Milliseconds for people: "0.4 ms", "12 ms", "3.2 s". */
@@ -44,8 +52,34 @@ export function callDuration(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
+/**
+ * The entries in the order the table shows them: newest first, except that a
+ * run's inner calls follow its own entry in the order they were made. Inner
+ * calls of a run not listed (still running, or gone from the window) stay
+ * where they are, marked inner.
+ */
+export function groupRuns(calls: readonly ActivityEntry[]): { entry: ActivityEntry; inner: boolean; innerCalls: number }[] {
+  const isRun = (c: ActivityEntry) => c.name === RUN_CODE && !!c.run;
+  const runs = new Set(calls.filter(isRun).map((c) => c.run));
+  const under = new Map<string, ActivityEntry[]>();
+  for (const c of calls) {
+    if (c.run && !isRun(c) && runs.has(c.run)) under.set(c.run, [...(under.get(c.run) ?? []), c]);
+  }
+  const out: { entry: ActivityEntry; inner: boolean; innerCalls: number }[] = [];
+  for (const c of calls) {
+    if (c.run && !isRun(c)) {
+      if (!runs.has(c.run)) out.push({ entry: c, inner: true, innerCalls: 0 });
+      continue;
+    }
+    const mine = isRun(c) && c.run ? [...(under.get(c.run) ?? [])].sort((a, b) => a.seq - b.seq) : [];
+    out.push({ entry: c, inner: false, innerCalls: mine.length });
+    for (const i of mine) out.push({ entry: i, inner: true, innerCalls: 0 });
+  }
+  return out;
+}
+
 export function activityRows(calls: readonly ActivityEntry[], now: number): ActivityRow[] {
-  return calls.map((c) => {
+  return groupRuns(calls).map(({ entry: c, inner, innerCalls }) => {
     const at = parseTime(c.time);
     return {
       seq: c.seq,
@@ -57,6 +91,8 @@ export function activityRows(calls: readonly ActivityEntry[], now: number): Acti
       duration: callDuration(c.durationMs),
       outcome: c.outcome,
       error: c.error,
+      inner,
+      innerCalls,
     };
   });
 }
@@ -93,11 +129,21 @@ export function activitySection(s: ActivityState, now: number): TemplateResult {
                 </thead>
                 <tbody>
                   ${rows.map(
-                    (r) => html`<tr data-seq=${r.seq} class=${`outcome-${r.outcome}`}>
+                    (r) => html`<tr
+                      data-seq=${r.seq}
+                      class=${`outcome-${r.outcome}${r.inner ? ' inner-call' : ''}`}
+                      data-testid=${r.inner ? 'inner-call' : r.innerCalls > 0 ? 'code-run' : nothing}
+                    >
                       <td><time datetime=${r.at} title=${r.at}>${r.when}</time></td>
                       <td>${r.client}</td>
                       <td>${r.server}</td>
-                      <td><code>${r.name}</code></td>
+                      <td>
+                        ${r.inner ? html`<span class="inner-mark" aria-label="called by the script above">↳ </span>` : nothing}<code
+                          >${r.name}</code
+                        >${r.innerCalls > 0
+                          ? html` <span class="muted">(${r.innerCalls} ${r.innerCalls === 1 ? 'call' : 'calls'})</span>`
+                          : nothing}
+                      </td>
                       <td>${r.duration}</td>
                       <td data-testid="outcome">
                         <span class=${`pill outcome-${r.outcome}`}>${r.outcome}</span>

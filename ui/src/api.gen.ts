@@ -370,7 +370,7 @@ project?: string, };
 /**
  * What a merged endpoint lists (`settings.toolMode`).
  */
-export type ToolMode = "all" | "search";
+export type ToolMode = "all" | "search" | "code";
 
 /**
  * What the snapshot says about one remote server's authorization. Never a token.
@@ -1174,7 +1174,12 @@ resultSecrets?: Array<string>,
  * answered with a task, then one `tasks/get` entry per status change the
  * hub saw, up to the final one.
  */
-task?: ActivityTask, };
+task?: ActivityTask, 
+/**
+ * The code mode run (`switchboard__run_code`) the call belongs to: the
+ * run's own entry and each call its script made carry the same id.
+ */
+run?: string, };
 
 /**
  * How a recorded call ended.

@@ -22,7 +22,7 @@ export interface EndpointRow {
 export function endpointRows(endpoints: readonly EndpointSnapshot[] | undefined): EndpointRow[] {
   return (endpoints ?? []).map((e) => {
     const parts = [
-      e.toolMode === 'search' ? 'search mode' : 'all tools',
+      e.toolMode === 'search' ? 'search mode' : e.toolMode === 'code' ? 'code mode' : 'all tools',
       plural(e.tools, 'tool'),
       e.tokensCounted ? `≈${e.toolTokens.toLocaleString('en-US')} tokens` : 'counting tokens…',
     ];

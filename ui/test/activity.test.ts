@@ -42,6 +42,30 @@ describe('activity rows', () => {
   });
 });
 
+describe('code mode runs', () => {
+  it('list the calls of a run under it, in the order they were made', () => {
+    const now = Date.parse('2026-11-30T19:03:00.000Z');
+    const calls = [
+      entry(6, { name: 'notes__echo' }),
+      entry(5, { name: 'switchboard__run_code', server: 'switchboard', run: 'r1-1' }),
+      entry(4, { name: 'b__second', server: 'b', run: 'r1-1' }),
+      entry(3, { name: 'a__first', server: 'a', run: 'r1-1', outcome: 'error', error: 'boom' }),
+      entry(2, { name: 'c__orphan', server: 'c', run: 'r1-0' }),
+      entry(1),
+    ];
+    const rows = activityRows(calls, now);
+    expect(rows.map((r) => [r.seq, r.name, r.inner, r.innerCalls])).toEqual([
+      [6, 'notes__echo', false, 0],
+      [5, 'switchboard__run_code', false, 2],
+      [3, 'a__first', true, 0],
+      [4, 'b__second', true, 0],
+      // Its run is not listed: it stays where it is, still marked.
+      [2, 'c__orphan', true, 0],
+      [1, 'notes__echo', false, 0],
+    ]);
+  });
+});
+
 describe('merging polls', () => {
   it('puts new calls first, skips ones it has, and keeps at most MAX_ROWS', () => {
     let state = mergeCalls(emptyActivity(), { calls: [entry(2), entry(1)], dropped: 0 });

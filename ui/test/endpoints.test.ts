@@ -50,6 +50,13 @@ describe('endpoints', () => {
     ]);
   });
 
+  it('names code mode', () => {
+    const [row] = endpointRows([
+      { path: '/mcp', toolMode: 'code', tools: 6, toolTokens: 700, tokensCounted: true },
+    ]);
+    expect(row.detail).toBe('code mode · 6 tools · ≈700 tokens');
+  });
+
   it('is empty without endpoints', () => {
     expect(endpointRows(undefined)).toEqual([]);
     expect(endpointRows([])).toEqual([]);

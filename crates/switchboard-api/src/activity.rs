@@ -83,6 +83,11 @@ pub struct ActivityEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub task: Option<ActivityTask>,
+    /// The code mode run (`switchboard__run_code`) the call belongs to: the
+    /// run's own entry and each call its script made carry the same id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub run: Option<String>,
 }
 
 /// A task in the activity log.

@@ -16,6 +16,8 @@ pub enum ToolMode {
     All,
     /// The pinned tools, the built-in tools and the two search tools.
     Search,
+    /// Search mode's tools and `switchboard__run_code`.
+    Code,
 }
 
 /// One merged MCP endpoint: `/mcp`, or a profile's `/profiles/<name>/mcp`.

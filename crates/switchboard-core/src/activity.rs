@@ -114,6 +114,8 @@ pub(crate) struct CallRecord {
     pub(crate) result_secrets: Vec<&'static str>,
     /// The task the call made, or whose new status it reports.
     pub(crate) task: Option<switchboard_api::ActivityTask>,
+    /// The code mode run the call belongs to (see `crate::codemode`).
+    pub(crate) run: Option<Arc<str>>,
 }
 
 /// The newest entries and the next sequence number.
@@ -326,6 +328,7 @@ fn entry(record: CallRecord, seq: u64) -> ActivityEntry {
                 .collect()
         }),
         task: record.task,
+        run: record.run.map(|r| r.to_string()),
     }
 }
 
@@ -406,6 +409,7 @@ mod tests {
             approval: None,
             result_secrets: Vec::new(),
             task: None,
+            run: None,
         }
     }
 

@@ -52,6 +52,7 @@ use crate::sessions::{ListKind, Scope, Session};
 use crate::upstream::{Downstream, Upstream};
 
 mod approval;
+mod code_mode;
 mod experimental_tasks;
 mod input_flow;
 mod input_required;
@@ -75,6 +76,9 @@ pub use route::upstream_error;
 pub struct Gateway {
     hub: HubHandle,
     session: Arc<Session>,
+    /// Set on the gateway a code mode run makes its calls through: the
+    /// run's id, recorded with each call (see `code_mode`).
+    run: Option<Arc<str>>,
 }
 
 impl Gateway {
@@ -82,6 +86,7 @@ impl Gateway {
         Self {
             hub,
             session: Arc::new(Session::new(scope)),
+            run: None,
         }
     }
 
@@ -121,6 +126,18 @@ impl Gateway {
         let mut notes = record::CallNotes::default();
         let mut result = match self.search_mode_call(&mut request, &mut served).await {
             Some(answer) => answer.map(CallToolResponse::Complete),
+            None if self.is_run_code(&request.name) => {
+                served = Served::Builtin;
+                let run = self
+                    .run_code(&request, downstream, cancel, &mut notes)
+                    .await;
+                if cancel.is_cancelled() {
+                    // Recorded as cancelled; the client that cancelled gets no answer.
+                    Err(code_mode::cancelled())
+                } else {
+                    Ok(CallToolResponse::Complete(run))
+                }
+            }
             None => {
                 if started.name() != request.name {
                     // `switchboard__call_tool`: the log shows the call it names.
@@ -198,7 +215,11 @@ impl Gateway {
 
     /// A gateway for an existing session (the HTTP fast path's way in).
     pub(crate) fn for_session(hub: HubHandle, session: Arc<Session>) -> Self {
-        Self { hub, session }
+        Self {
+            hub,
+            session,
+            run: None,
+        }
     }
 
     /// The profile's name, for a session of a profile's endpoint.

@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{NetworkPolicy, SandboxMode, SandboxPolicy, ServerConfig, TransportConfig};
 
 pub(crate) mod env;
+pub(crate) mod interpreter;
 #[cfg(target_os = "linux")]
 mod linux;
 mod machine;

@@ -59,13 +59,17 @@ fn serve_http(
         let split = builtin.len();
         let mut tools = builtin;
         tools.extend(crate::builtin::search::tools());
+        // Code mode's tool last.
+        tools.push(crate::codemode::tool());
         let count = tokio::task::spawn_blocking(move || crate::hub::count_each_tool(&tools));
-        if let Ok(counts) = count.await {
+        if let Ok(mut counts) = count.await {
+            let code = counts.pop().unwrap_or(0);
             let (builtin, search) = counts.split_at(split.min(counts.len()));
             if split > 0 {
                 counting.set_builtin_tool_tokens(builtin.iter().sum());
             }
             counting.set_search_tool_tokens(search.iter().sum());
+            counting.set_code_tool_tokens(code);
         }
         counting.set_fixed_tools_counted();
     });

@@ -40,6 +40,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("approval", 1),
     ("search", 1),
     ("token_count", 1),
+    ("interpreter", 1),
     ("sandbox", 1),
     ("scan", 1),
     ("mcp_registry", 1),
@@ -53,6 +54,7 @@ const LAYERS: &[(&str, u8)] = &[
     // 4: routing a request to a server.
     ("builtin", 4),
     ("gateway", 4),
+    ("codemode", 4),
     // 5: the HTTP surface.
     ("http", 5),
     // 6: composition.

@@ -167,6 +167,16 @@ impl ServerHandler for FixtureServer {
         let behavior = self
             .state
             .read(|spec| spec.tool(&request.name).map(|tool| tool.behavior));
+        if behavior == Some(Behavior::Data) {
+            let responses = self.state.read(|spec| {
+                spec.tool(&request.name)
+                    .map(|tool| tool.responses.clone())
+                    .unwrap_or_default()
+            });
+            self.count(CountedRequest::ToolsCall);
+            let arguments = request.arguments.unwrap_or_default();
+            return Ok(tools::data(&responses, &arguments).into());
+        }
         if behavior == Some(Behavior::Ask) {
             self.count(CountedRequest::ToolsCall);
             return crate::ask::call(&request, &context).await;

@@ -58,6 +58,23 @@ pub struct ToolSpec {
     pub annotations: Option<ToolAnnotations>,
     #[serde(default)]
     pub behavior: Behavior,
+    /// What a `data` tool answers: the first response whose `when` the
+    /// arguments match (each of its members equal), else an `isError` result.
+    #[serde(default)]
+    pub responses: Vec<DataResponse>,
+}
+
+/// One canned answer of a `data` tool (deterministic data for code mode's
+/// tests and benchmark).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DataResponse {
+    /// The arguments this answer is for (a subset of them; empty matches all).
+    #[serde(default)]
+    pub when: JsonObject,
+    /// The answer: an object is sent as `structuredContent` and as JSON
+    /// text, anything else as JSON text only.
+    pub result: Value,
 }
 
 /// What a tool does when called (see [`crate::tools`]).
@@ -90,6 +107,8 @@ pub enum Behavior {
     /// on 2026-07-28 with an input-required result and the retry, before
     /// that with an `elicitation/create` request (see [`crate::ask`]).
     Ask,
+    /// Answers from the tool's `responses` (see [`DataResponse`]).
+    Data,
     /// Tries what a sandbox should refuse and says what happened:
     /// `{"op": "read" | "write" | "list", "path"}`, `{"op": "connect",
     /// "port"}` (127.0.0.1), `{"op": "env", "name"}` (see [`crate::probe`]).
@@ -248,6 +267,7 @@ impl ToolSpec {
             output_schema: None,
             annotations: None,
             behavior: Behavior::Echo,
+            responses: Vec::new(),
         }
     }
 

@@ -30,6 +30,29 @@ const DEFAULT_LARGE_BYTES: u64 = 20_000_000;
 /// Exit code of the `crash` behaviour.
 pub const CRASH_EXIT_CODE: i32 = 3;
 
+/// A `data` tool's answer to `arguments`: the first matching response.
+pub fn data(responses: &[crate::spec::DataResponse], arguments: &JsonObject) -> CallToolResult {
+    let found = responses.iter().find(|r| {
+        r.when
+            .iter()
+            .all(|(key, value)| arguments.get(key) == Some(value))
+    });
+    match found {
+        Some(response) => {
+            let text = response.result.to_string();
+            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+            if response.result.is_object() {
+                result.structured_content = Some(response.result.clone());
+            }
+            result
+        }
+        None => CallToolResult::error(vec![ContentBlock::text(format!(
+            "nothing found for {}",
+            Value::Object(arguments.clone())
+        ))]),
+    }
+}
+
 /// Runs `behavior` on `arguments` for the request described by `context`.
 pub async fn call(
     behavior: Behavior,
@@ -73,6 +96,8 @@ pub async fn call(
         Behavior::Probe => Ok(crate::probe::call(&arguments)),
         // Answered by `crate::ask` before it gets here (it needs the whole request).
         Behavior::Ask => Err(ErrorData::internal_error("ask is not a plain tool", None)),
+        // Answered by `data` before it gets here (it needs the tool's responses).
+        Behavior::Data => Err(ErrorData::internal_error("data is not a plain tool", None)),
     }
 }
 

@@ -103,6 +103,7 @@ mod tests {
             approval: None,
             result_secrets: None,
             task: None,
+            run: None,
         }
     }
 

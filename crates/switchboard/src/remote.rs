@@ -262,6 +262,7 @@ pub fn endpoint_line(endpoint: &switchboard_api::EndpointSnapshot) -> String {
     let mode = match endpoint.tool_mode {
         switchboard_api::ToolMode::All => "all tools",
         switchboard_api::ToolMode::Search => "search mode",
+        switchboard_api::ToolMode::Code => "code mode",
     };
     // Right after a start or a change the hub is still counting: a number
     // then would be too low (it used to say "0 tokens").

@@ -4,7 +4,10 @@
 //! a server, except that servers never listed are listed first as any merged
 //! list does (bounded by the cold-list deadline); `switchboard__call_tool`
 //! names a tool and its arguments, which the gateway forwards like a direct
-//! call. Both are listed, and answered, only when `toolMode` is `search`.
+//! call. Both are listed, and answered, only when `toolMode` is `search`
+//! or `code`. Each hit carries its `signature`: the TypeScript declaration
+//! of the tool as a code mode script calls it (`crate::codemode::signature`);
+//! in search mode also its whole `inputSchema`, which code mode leaves out.
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Value, json};
@@ -112,10 +115,13 @@ pub fn bad_argument(tool: &str, err: &BadArgument) -> CallToolResult {
 
 /// Runs `switchboard__search_tools` over the merged catalog, or over a
 /// profile's (`profile`: its name) when it is called on a profile's endpoint.
+/// In code mode (`code_mode`) a hit carries its `signature` instead of its
+/// `inputSchema`: a script needs the declaration, not the whole schema.
 pub async fn search(
     hub: &HubHandle,
     profile: Option<&str>,
     arguments: Option<&JsonObject>,
+    code_mode: bool,
 ) -> CallToolResult {
     let (query, limit) = match search_arguments(arguments) {
         Ok(checked) => checked,
@@ -150,14 +156,22 @@ pub async fn search(
         .into_iter()
         .filter_map(|hit| Some((index.route(hit.doc)?, hit.matched)))
         .map(|((tool, route), matched)| {
-            json!({
+            let mut hit = json!({
                 "name": tool.name,
                 "description": tool.description.as_deref().unwrap_or_default(),
-                "inputSchema": tool.input_schema,
+                "signature": crate::codemode::signature::signature(
+                    &tool.name,
+                    &tool.input_schema,
+                    tool.output_schema.as_deref(),
+                ),
                 "server": route.server.as_str(),
                 "running": running.contains(route.server.as_str()),
                 "matched": matched.as_str(),
-            })
+            });
+            if !code_mode {
+                hit["inputSchema"] = Value::Object((*tool.input_schema).clone());
+            }
+            hit
         })
         .collect();
     super::json_result(&json!({ "tools": tools }))

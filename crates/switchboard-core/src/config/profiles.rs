@@ -194,7 +194,7 @@ fn parse_profile(name: ProfileName, body: Value) -> Result<ProfileConfig, String
                 };
                 tool_mode = Some(mode.ok_or_else(|| {
                     format!(
-                        "{} must be \"all\" or \"search\" (got {value})",
+                        "{} must be \"all\", \"search\" or \"code\" (got {value})",
                         field("toolMode")
                     )
                 })?);
@@ -355,11 +355,11 @@ mod tests {
             (r#"{"w/x": {"servers": []}}"#, "contains '/'"),
             (
                 r#"{"w": {"servers": ["a"], "toolMode": "some"}}"#,
-                "`profiles.w.toolMode` must be \"all\" or \"search\" (got \"some\")",
+                "`profiles.w.toolMode` must be \"all\", \"search\" or \"code\" (got \"some\")",
             ),
             (
                 r#"{"w": {"servers": ["a"], "toolMode": 1}}"#,
-                "`profiles.w.toolMode` must be \"all\" or \"search\" (got 1)",
+                "`profiles.w.toolMode` must be \"all\", \"search\" or \"code\" (got 1)",
             ),
             (
                 r#"{"w": {"toolMode": "all"}}"#,

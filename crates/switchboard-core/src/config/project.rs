@@ -233,7 +233,7 @@ fn parse(text: &str, known: &HashSet<ServerId>) -> Result<Parsed, String> {
             "toolMode" => {
                 let mode = value.as_str().and_then(|t| t.parse::<ToolMode>().ok());
                 tool_mode = Some(mode.ok_or_else(|| {
-                    format!("`toolMode` must be \"all\" or \"search\" (got {value})")
+                    format!("`toolMode` must be \"all\", \"search\" or \"code\" (got {value})")
                 })?);
             }
             other => warnings.push(format!("the key {other:?} is unknown and left out")),

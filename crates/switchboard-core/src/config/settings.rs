@@ -214,7 +214,7 @@ settings_table! {
     /// one older file kept), in bytes.
     activity_max_bytes: u64 = 5 * 1024 * 1024;
         "activityMaxBytes", "SWITCHBOARD_ACTIVITY_MAX_BYTES", Count { min: 1024 }, restart: true;
-    /// What `/mcp` lists: `all` tools, or `search` (see `docs/search.md`).
+    /// What `/mcp` lists: `all` tools, `search` or `code` (see `docs/search.md`).
     tool_mode: ToolMode = ToolMode::All;
         "toolMode", "SWITCHBOARD_TOOL_MODE", Named, restart: false;
     /// The tools (`<server>__<tool>`) search mode still lists.
@@ -223,6 +223,19 @@ settings_table! {
     /// After a search, start the server of its best hit if it is not running.
     warm_on_search: bool = true;
         "warmOnSearch", "SWITCHBOARD_WARM_ON_SEARCH", Switch { empty_is_false: true }, restart: true;
+    /// How long a code mode script (`switchboard__run_code`) may run unless
+    /// its call asks for less or more (1 to 300 s).
+    code_timeout: Duration = Duration::from_secs(60);
+        "codeTimeoutSecs", "SWITCHBOARD_CODE_TIMEOUT_SECS", Time::secs(1), restart: true;
+    /// The most memory a code mode script's interpreter may allocate, in MiB.
+    code_memory_mb: u64 = 64;
+        "codeMemoryMb", "SWITCHBOARD_CODE_MEMORY_MB", Count { min: 8 }, restart: true;
+    /// The most tool calls one code mode script may make.
+    code_max_calls: u64 = 100;
+        "codeMaxCalls", "SWITCHBOARD_CODE_MAX_CALLS", Count { min: 1 }, restart: true;
+    /// Longest code mode result (its JSON text), in bytes; longer ones are cut.
+    code_max_result_bytes: u64 = 256 * 1024;
+        "codeMaxResultBytes", "SWITCHBOARD_CODE_MAX_RESULT_BYTES", Count { min: 1024 }, restart: true;
     /// Export each call as an OpenTelemetry span, and hub metrics, over
     /// OTLP/HTTP to this base URL (`/v1/traces`, `/v1/metrics` are added).
     otlp_endpoint: Option<String> = None;
@@ -799,6 +812,10 @@ mod tests {
             ("toolMode", r#""search""#, "search"),
             ("pinnedTools", r#"["a__t", "b__u"]"#, " a__t, b__u ,"),
             ("warmOnSearch", "false", "off"),
+            ("codeTimeoutSecs", "5", "5"),
+            ("codeMemoryMb", "16", "16"),
+            ("codeMaxCalls", "7", "7"),
+            ("codeMaxResultBytes", "2048", "2048"),
             (
                 "otlpEndpoint",
                 r#""http://127.0.0.1:4318""#,
@@ -973,6 +990,7 @@ mod tests {
              `coldListTimeoutMs`, `idleShutdownSecs`, `builtinTools`, `tokenStore`, \
              `maxSessions`, `sessionIdleSecs`, `maxConnections`, `headerTimeoutSecs`, \
              `allowRemote`, `toolPinning`, `activityArguments`, `activityMaxBytes`, `toolMode`, `pinnedTools`, `warmOnSearch`, \
+             `codeTimeoutSecs`, `codeMemoryMb`, `codeMaxCalls`, `codeMaxResultBytes`, \
              `otlpEndpoint`, `sandbox`, `confirmCalls`, `confirmTimeoutSecs`, `resultSecrets`, `projectFiles`, \
              `registryUrl`"
         );

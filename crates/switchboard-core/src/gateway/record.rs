@@ -41,6 +41,8 @@ pub(super) struct CallNotes {
     pub(super) result_secrets: Vec<&'static str>,
     /// The task a `tools/call` was answered with (its hub id).
     pub(super) task: Option<switchboard_api::ActivityTask>,
+    /// The code mode run the call is, or belongs to.
+    pub(super) run: Option<std::sync::Arc<str>>,
 }
 
 impl Started {
@@ -176,6 +178,7 @@ impl Gateway {
             approval: started.notes.approval,
             result_secrets: started.notes.result_secrets,
             task: started.notes.task,
+            run: started.notes.run.or_else(|| self.run.clone()),
         });
     }
 }

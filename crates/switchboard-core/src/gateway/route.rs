@@ -591,6 +591,7 @@ mod tests {
             &handle,
             Some("s"),
             Some(&serde_json::from_value(json!({"query": "weather"})).unwrap()),
+            false,
         )
         .await;
         let found: Vec<String> = found.structured_content.unwrap()["tools"]

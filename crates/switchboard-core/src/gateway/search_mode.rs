@@ -22,15 +22,18 @@ use crate::config::ToolMode;
 
 impl Gateway {
     /// Whether this session is a merged one (`/mcp` or a profile's) in
-    /// search mode.
+    /// search mode, or in code mode (which lists and answers the search
+    /// tools too).
     pub(super) fn in_search_mode(&self) -> bool {
+        matches!(self.tool_mode(), ToolMode::Search | ToolMode::Code)
+    }
+
+    /// The tool mode of this session's endpoint (`all` for pass-through).
+    pub(super) fn tool_mode(&self) -> ToolMode {
         match &*self.scope() {
-            Scope::Merged => self.hub.tool_view().mode == ToolMode::Search,
-            Scope::Profile(name) => self
-                .hub
-                .profile(name)
-                .is_some_and(|p| p.mode == ToolMode::Search),
-            Scope::Server(_) => false,
+            Scope::Merged => self.hub.tool_view().mode,
+            Scope::Profile(name) => self.hub.profile(name).map_or(ToolMode::All, |p| p.mode),
+            Scope::Server(_) => ToolMode::All,
         }
     }
 
@@ -42,6 +45,9 @@ impl Gateway {
             Vec::new()
         };
         tools.extend(search::tools());
+        if self.tool_mode() == ToolMode::Code {
+            tools.push(crate::codemode::tool());
+        }
         tools
     }
 
@@ -99,6 +105,7 @@ impl Gateway {
                 &self.hub,
                 self.profile_name().as_deref(),
                 request.arguments.as_ref(),
+                self.tool_mode() == ToolMode::Code,
             )
             .await));
         }
@@ -192,6 +199,10 @@ mod tests {
         assert_eq!(body["tools"][0]["server"], "a");
         assert_eq!(body["tools"][0]["running"], false);
         assert_eq!(body["tools"][0]["inputSchema"]["type"], "object");
+        assert_eq!(
+            body["tools"][0]["signature"],
+            "tools.a.weather_forecast(args?: Record<string, unknown>): Promise<unknown>"
+        );
         assert!(
             handle.running_upstreams().is_empty(),
             "search started nothing"

@@ -238,7 +238,7 @@ impl HubHandle {
                 ),
             };
             if let Some(p) = previous
-                && (p.mode != mode || (mode == ToolMode::Search && p.view.pinned != view.pinned))
+                && (p.mode != mode || (mode != ToolMode::All && p.view.pinned != view.pinned))
             {
                 diff.tools = true;
             }

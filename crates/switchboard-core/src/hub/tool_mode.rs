@@ -104,6 +104,8 @@ pub(crate) struct ToolModeState {
     listed: Mutex<Option<Prepared>>,
     /// Tokens of the two search tools (set once by `server.rs`).
     search_tool_tokens: std::sync::atomic::AtomicUsize,
+    /// Tokens of code mode's `switchboard__run_code` (set once by `server.rs`).
+    code_tool_tokens: std::sync::atomic::AtomicUsize,
 }
 
 impl ToolModeState {
@@ -226,7 +228,8 @@ impl HubHandle {
                 tokens_counted,
                 profile: None,
             },
-            ToolMode::Search => {
+            ToolMode::Search | ToolMode::Code => {
+                let code = usize::from(mode == ToolMode::Code);
                 let pinned: Vec<&Tool> = catalog
                     .tools
                     .iter()
@@ -234,10 +237,15 @@ impl HubHandle {
                     .collect();
                 EndpointSnapshot {
                     path,
-                    tool_mode: WireToolMode::Search,
-                    tools: builtin + SEARCH_TOOL_COUNT + pinned.len(),
+                    tool_mode: if code == 1 {
+                        WireToolMode::Code
+                    } else {
+                        WireToolMode::Search
+                    },
+                    tools: builtin + SEARCH_TOOL_COUNT + code + pinned.len(),
                     tool_tokens: builtin_tokens
                         + self.inner.tool_mode.search_tool_tokens.load(Relaxed)
+                        + code * self.inner.tool_mode.code_tool_tokens.load(Relaxed)
                         + pinned.into_iter().map(of).sum::<usize>(),
                     tokens_counted,
                     profile: None,
@@ -252,6 +260,15 @@ impl HubHandle {
         self.inner
             .tool_mode
             .search_tool_tokens
+            .store(tokens, std::sync::atomic::Ordering::Relaxed);
+        self.publish_snapshot();
+    }
+
+    /// Sets the tokens of code mode's tool (counted with the search tools).
+    pub(crate) fn set_code_tool_tokens(&self, tokens: usize) {
+        self.inner
+            .tool_mode
+            .code_tool_tokens
             .store(tokens, std::sync::atomic::Ordering::Relaxed);
         self.publish_snapshot();
     }

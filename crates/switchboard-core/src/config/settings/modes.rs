@@ -78,6 +78,9 @@ pub enum ToolMode {
     All,
     /// Only the pinned tools, the built-in tools and the two search tools.
     Search,
+    /// Search mode's list and `switchboard__run_code`, which runs a script
+    /// that calls the tools (see `crate::codemode`).
+    Code,
 }
 
 impl FromStr for ToolMode {
@@ -86,7 +89,8 @@ impl FromStr for ToolMode {
         match s {
             "all" => Ok(Self::All),
             "search" => Ok(Self::Search),
-            _ => Err("expected all or search".into()),
+            "code" => Ok(Self::Code),
+            _ => Err("expected all, search or code".into()),
         }
     }
 }

@@ -56,7 +56,8 @@ pub(crate) fn program() -> Option<&'static PathBuf> {
 /// modes, runs it until it is done and returns the exit code; otherwise
 /// `None`. The modes: guard (`__guard <pgid>`), the token counter
 /// (`__count-tokens`: tool definitions on stdin, one per line, their counts
-/// on stdout, see `crate::token_count::serve_counts`) and the sandbox helper
+/// on stdout, see `crate::token_count::serve_counts`), code mode's interpreter
+/// (`__run-code`, see `crate::interpreter`) and the sandbox helper
 /// (`__sandbox <plan> <command> <args...>`, see `crate::sandbox`), which must
 /// run while the process is still single-threaded.
 pub fn run_if_guard(args: &[OsString]) -> Option<ExitCode> {
@@ -71,6 +72,9 @@ pub fn run_if_guard(args: &[OsString]) -> Option<ExitCode> {
         } else {
             ExitCode::FAILURE
         });
+    }
+    if mode == Some(crate::interpreter::RUN_ARG) {
+        return Some(crate::interpreter::run_helper());
     }
     if mode == Some(crate::sandbox::HELPER_ARG) {
         return Some(crate::sandbox::run_helper(args));
