@@ -292,7 +292,7 @@ fn table(hub: &HubHandle) -> Table {
 fn registry(table: Table) -> Table {
     table
         .private_read(api!("/registry"), registry::search)
-        .write(Post, api!("/registry/install"), registry::install)
+        .write(Verb::Post, api!("/registry/install"), registry::install)
 }
 
 /// The hub's router: every route of [`table`] behind its privilege.

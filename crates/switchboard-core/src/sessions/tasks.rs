@@ -158,6 +158,7 @@ impl Changed {
                 id: self.id,
                 status: status_name(self.status),
             }),
+            run: None,
         }
     }
 }
