@@ -27,7 +27,7 @@ impl Default for Fusion {
         // The best recall@5 of the grid on the tuning servers (issue #32).
         Self {
             k: 5.0,
-            semantic: 0.35,
+            semantic: 0.5,
             depth: 5,
         }
     }
@@ -137,9 +137,14 @@ fn centre(vectors: &mut [f32], dims: usize) -> Vec<f32> {
     mean
 }
 
-/// A tool's vector: its name's words and its text, each normalised, summed.
+/// A tool's vector: its server id and name's words, and its text, each
+/// normalised, summed. The server id is read with the name because it often
+/// names the product ("slack post message"), which carries the domain a
+/// request speaks of ("tell the team in chat") better than the tool's verb.
 fn doc_vector(table: &Table, doc: &ToolDoc) -> Vec<f32> {
-    let name = tokens(&doc.tool).join(" ");
+    let mut name = tokens(&doc.server);
+    name.extend(tokens(&doc.tool));
+    let name = name.join(" ");
     let mut text = String::new();
     text.push_str(super::rank::prefix(&doc.description, DESCRIPTION_CAP));
     for (param, _) in &doc.params {
