@@ -221,4 +221,37 @@ mod tests {
         );
         assert_eq!(fuse(&lexical, &semantic, 2, &Fusion::default()).len(), 2);
     }
+
+    fn doc(server: &str, tool: &str, description: &str) -> ToolDoc {
+        ToolDoc {
+            name: format!("{server}__{tool}"),
+            server: server.to_string(),
+            tool: tool.to_string(),
+            description: description.to_string(),
+            params: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_server_id_gives_a_tool_the_domain_its_text_leaves_out() {
+        // The same tool text under two servers: the request speaks of chat,
+        // which only the server id "slack" says.
+        let text = "Post a new message to a channel";
+        let docs = [
+            doc("kubernetes", "post_message", text),
+            doc("slack", "post_message", text),
+            doc("git", "git_log", "Shows the commit logs"),
+            doc(
+                "time",
+                "get_current_time",
+                "Get the current time in a timezone",
+            ),
+        ];
+        let semantic = Semantic::build(&docs);
+        let hits = semantic.search("tell everyone in the team chat that lunch is here", 4);
+        assert_eq!(
+            hits.first().map(|h| docs[h.doc].server.as_str()),
+            Some("slack")
+        );
+    }
 }
