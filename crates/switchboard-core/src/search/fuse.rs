@@ -27,7 +27,7 @@ impl Default for Fusion {
         // The best recall@5 of the grid on the tuning servers (issue #32).
         Self {
             k: 5.0,
-            semantic: 0.35,
+            semantic: 0.5,
             depth: 5,
         }
     }
@@ -137,9 +137,14 @@ fn centre(vectors: &mut [f32], dims: usize) -> Vec<f32> {
     mean
 }
 
-/// A tool's vector: its name's words and its text, each normalised, summed.
+/// A tool's vector: its server id and name's words, and its text, each
+/// normalised, summed. The server id is read with the name because it often
+/// names the product ("slack post message"), which carries the domain a
+/// request speaks of ("tell the team in chat") better than the tool's verb.
 fn doc_vector(table: &Table, doc: &ToolDoc) -> Vec<f32> {
-    let name = tokens(&doc.tool).join(" ");
+    let mut name = tokens(&doc.server);
+    name.extend(tokens(&doc.tool));
+    let name = name.join(" ");
     let mut text = String::new();
     text.push_str(super::rank::prefix(&doc.description, DESCRIPTION_CAP));
     for (param, _) in &doc.params {
@@ -215,5 +220,38 @@ mod tests {
             ]
         );
         assert_eq!(fuse(&lexical, &semantic, 2, &Fusion::default()).len(), 2);
+    }
+
+    fn doc(server: &str, tool: &str, description: &str) -> ToolDoc {
+        ToolDoc {
+            name: format!("{server}__{tool}"),
+            server: server.to_string(),
+            tool: tool.to_string(),
+            description: description.to_string(),
+            params: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_server_id_gives_a_tool_the_domain_its_text_leaves_out() {
+        // The same tool text under two servers: the request speaks of chat,
+        // which only the server id "slack" says.
+        let text = "Post a new message to a channel";
+        let docs = [
+            doc("kubernetes", "post_message", text),
+            doc("slack", "post_message", text),
+            doc("git", "git_log", "Shows the commit logs"),
+            doc(
+                "time",
+                "get_current_time",
+                "Get the current time in a timezone",
+            ),
+        ];
+        let semantic = Semantic::build(&docs);
+        let hits = semantic.search("tell everyone in the team chat that lunch is here", 4);
+        assert_eq!(
+            hits.first().map(|h| docs[h.doc].server.as_str()),
+            Some("slack")
+        );
     }
 }
