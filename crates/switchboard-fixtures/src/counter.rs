@@ -113,11 +113,14 @@ mod tests {
         let path = dir.join("counts.json");
         let counter = RequestCounter::new(Some(path.clone()));
         counter.record(CountedRequest::Initialize);
+        counter.record(CountedRequest::ToolsCallStarted);
         counter.record(CountedRequest::ToolsCall);
+        counter.record(CountedRequest::ToolsCallStarted);
         counter.record(CountedRequest::ToolsCall);
+        counter.record(CountedRequest::ToolsCallStarted);
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
-            r#"{"initialize":1,"tools/list":0,"prompts/list":0,"resources/list":0,"resources/templates/list":0,"tools/call":2}"#
+            r#"{"initialize":1,"tools/list":0,"prompts/list":0,"resources/list":0,"resources/templates/list":0,"tools/call":2,"tools/call started":3}"#
         );
         let read: RequestCounts =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
