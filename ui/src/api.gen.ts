@@ -1296,9 +1296,14 @@ name: string, version: string, title: string | null, description: string | null,
  */
 transports: Array<string>, 
 /**
- * The id it is configured under, when it was added from the registry.
+ * Whether it is installed: added from the registry (in
+ * `servers.lock.json`) and configured.
  */
-installed: string | null, 
+installed: boolean, 
+/**
+ * The id it is configured under, when installed.
+ */
+installedAs: string | null, 
 /**
  * The values an install asks for: env variables of a package.
  */

@@ -156,7 +156,8 @@ async fn search_and_show_read_the_registry_and_fall_back_to_v0() {
             ]
         );
         let brave = &answer.servers[2];
-        assert_eq!(brave.installed, None);
+        assert!(!brave.installed);
+        assert_eq!(brave.installed_as, None);
         assert_eq!(
             (
                 brave.env[0].name.as_str(),
@@ -681,5 +682,6 @@ async fn a_remote_entry_is_added_through_the_control_api_with_its_header_in_the_
         .json()
         .await
         .unwrap();
-    assert_eq!(installed["servers"][0]["installed"], "notes");
+    assert_eq!(installed["servers"][0]["installed"], true);
+    assert_eq!(installed["servers"][0]["installedAs"], "notes");
 }

@@ -76,7 +76,7 @@ var e=globalThis,t=e=>e,n=e.trustedTypes,r=n?n.createPolicy(`lit-html`,{createHT
           ${r.map(e=>_`<li data-testid="registry-result">
               <b>${e.title??e.name}</b> <span class="muted">${e.version} · ${e.transports.join(`, `)}</span>
               ${e.description?_`<div class="muted">${e.description}</div>`:y}
-              ${e.installed?_`<span class="muted">installed as ${e.installed}</span>`:_`<button type="button" class="small" data-action="registry-pick" @click=${()=>t.registryPick(e)}>
+              ${e.installed?_`<span class="muted">installed as ${e.installedAs??`?`}</span>`:_`<button type="button" class="small" data-action="registry-pick" @click=${()=>t.registryPick(e)}>
                     Add…
                   </button>`}
             </li>`)}
