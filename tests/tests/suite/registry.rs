@@ -462,6 +462,27 @@ async fn an_npm_server_is_vetted_without_its_secret_or_network_then_runs_with_it
         "{out}"
     );
     hub.wait_for("memory", "refused", |s| !s.enabled).await;
+
+    // So is the package checked at install: a changed tarball is refused.
+    let restored = std::fs::read_to_string(&hub.config_path)
+        .unwrap()
+        .replace("@2026.1.26", &format!("@{MEMORY_OLD}"));
+    std::fs::write(&hub.config_path, restored).unwrap();
+    let own = packages.path().join("memory");
+    let tarball = std::fs::read_dir(&own)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "tgz"))
+        .unwrap();
+    std::fs::write(&tarball, b"not the package").unwrap();
+    let (ok, out, err) = hub_cli(&hub, packages.path(), &["reload"]).await;
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("is not the one servers.lock.json locks")
+            && out.contains("switchboard update memory"),
+        "{out}"
+    );
 }
 
 #[tokio::test]
