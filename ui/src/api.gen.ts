@@ -1274,6 +1274,70 @@ by: string,
  */
 waitedMs: number, };
 
+/**
+ * The servers a registry search found.
+ */
+export type RegistrySearchResponse = { 
+/**
+ * The registry asked (`settings.registryUrl`).
+ */
+registry: string, servers: Array<RegistryServer>, 
+/**
+ * When the registry could not be reached and a cached answer is shown:
+ * when it was cached (RFC 3339).
+ */
+staleSince?: string | null, };
+
+/**
+ * One server of a search.
+ */
+export type RegistryServer = { 
+/**
+ * The registry name (`io.github.owner/server`).
+ */
+name: string, version: string, title: string | null, description: string | null, 
+/**
+ * `stdio (npm)`, `stdio (pypi)`, `stdio (oci)`, `streamable-http`, `sse`.
+ */
+transports: Array<string>, 
+/**
+ * Whether it is installed: added from the registry (in
+ * `servers.lock.json`) and configured.
+ */
+installed: boolean, 
+/**
+ * The id it is configured under, when installed.
+ */
+installedAs: string | null, 
+/**
+ * The values an install asks for: env variables of a package.
+ */
+env: Array<RegistryInput>, 
+/**
+ * The values an install asks for: headers of a remote.
+ */
+headers: Array<RegistryInput>, };
+
+/**
+ * An env variable or header a server's document declares.
+ */
+export type RegistryInput = { name: string, description: string | null, required: boolean, 
+/**
+ * Kept in the OS keyring, never in the config file.
+ */
+secret: boolean, default: string | null, };
+
+/**
+ * `POST /api/v1/registry/install`.
+ */
+export type RegistryInstallRequest = { name: string, version?: string | null, id?: string | null, env?: { [key in string]?: string } | null, headers?: { [key in string]?: string } | null, };
+
+/**
+ * The answer to an install: the server's id (being vetted: its tools are
+ * held with change `new server` until approved).
+ */
+export type RegistryInstallResponse = { id: string, };
+
 /** Every control API route, `"<METHOD> <path>"` (axum's `{param}` syntax): the
  * privilege it needs, the body it takes (`never`: none), the answer it gives. */
 export type ApiRoutes = {
@@ -1305,6 +1369,8 @@ export type ApiRoutes = {
   "POST /api/v1/dashboard": { privilege: "write"; body: never; answer: DashboardLink };
   "POST /api/v1/servers/{id}/login": { privilege: "write"; body: never; answer: LoginResponse };
   "POST /api/v1/servers/{id}/logout": { privilege: "write"; body: never; answer: LogoutResponse };
+  "GET /api/v1/registry": { privilege: "private read"; body: never; answer: RegistrySearchResponse };
+  "POST /api/v1/registry/install": { privilege: "write"; body: RegistryInstallRequest; answer: RegistryInstallResponse };
 };
 
 /** A control API route's key in [`ApiRoutes`]. */

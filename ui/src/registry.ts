@@ -163,7 +163,7 @@ export function registryPanel(s: RegistryState, a: RegistryActions): TemplateRes
               <b>${r.title ?? r.name}</b> <span class="muted">${r.version} · ${r.transports.join(', ')}</span>
               ${r.description ? html`<div class="muted">${r.description}</div>` : nothing}
               ${r.installed
-                ? html`<span class="muted">installed as ${r.installed}</span>`
+                ? html`<span class="muted">installed as ${r.installedAs ?? '?'}</span>`
                 : html`<button type="button" class="small" data-action="registry-pick" @click=${() => a.registryPick(r)}>
                     Add…
                   </button>`}

@@ -8,7 +8,8 @@ const notes: RegistryServer = {
   title: 'Notes',
   description: null,
   transports: ['streamable-http'],
-  installed: null,
+  installed: false,
+  installedAs: null,
   env: [{ name: 'LEVEL', description: null, required: false, secret: false, default: 'info' }],
   headers: [{ name: 'X-Notes-Key', description: null, required: true, secret: true, default: null }],
 };

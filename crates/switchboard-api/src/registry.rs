@@ -38,9 +38,13 @@ pub struct RegistryServer {
     pub description: Option<String>,
     /// `stdio (npm)`, `stdio (pypi)`, `stdio (oci)`, `streamable-http`, `sse`.
     pub transports: Vec<String>,
-    /// The id it is configured under, when it was added from the registry.
+    /// Whether it is installed: added from the registry (in
+    /// `servers.lock.json`) and configured.
     #[serde(default)]
-    pub installed: Option<String>,
+    pub installed: bool,
+    /// The id it is configured under, when installed.
+    #[serde(default)]
+    pub installed_as: Option<String>,
     /// The values an install asks for: env variables of a package.
     #[serde(default)]
     pub env: Vec<RegistryInput>,

@@ -111,11 +111,12 @@ pub(crate) async fn registry(action: RegistryAction) -> anyhow::Result<ExitCode>
             let answer = client.search(&query, 30).await?;
             stale_note(answer.stale_since);
             let lock = Lockfile::read(&path).unwrap_or_default();
+            let configured: Vec<String> = config.servers.iter().map(|s| s.id.to_string()).collect();
             let servers: Vec<api::RegistryServer> = answer
                 .value
                 .servers
                 .iter()
-                .map(|e| switchboard_core::registry_server(&e.server, &lock))
+                .map(|e| switchboard_core::registry_server(&e.server, &lock, &configured))
                 .collect();
             if json {
                 let out = api::RegistrySearchResponse {
@@ -129,7 +130,7 @@ pub(crate) async fn registry(action: RegistryAction) -> anyhow::Result<ExitCode>
             } else {
                 for s in &servers {
                     let installed = s
-                        .installed
+                        .installed_as
                         .as_deref()
                         .map(|id| format!("  [installed as {id}]"))
                         .unwrap_or_default();

@@ -36,6 +36,7 @@ mod priming;
 mod profiles;
 mod redirects;
 mod registry;
+mod registry_install;
 mod reload;
 mod result_secrets;
 mod revision;

@@ -530,6 +530,7 @@ mod tests {
                 api!("/servers/{id}/held"),
                 api!("/activity"),
                 api!("/pending"),
+                api!("/registry"),
             ]
         );
         let mut seen = std::collections::HashSet::new();

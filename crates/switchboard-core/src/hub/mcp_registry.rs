@@ -33,13 +33,20 @@ impl HubHandle {
             .config_path()
             .and_then(|p| Lockfile::read(&p).ok())
             .unwrap_or_default();
+        let configured: Vec<String> = self
+            .inner
+            .registry
+            .all()
+            .iter()
+            .map(|u| u.id.to_string())
+            .collect();
         Ok(api::RegistrySearchResponse {
             registry: client.base().to_string(),
             servers: answer
                 .value
                 .servers
                 .iter()
-                .map(|entry| wire_server(&entry.server, &lock))
+                .map(|entry| wire_server(&entry.server, &lock, &configured))
                 .collect(),
             stale_since: answer.stale_since.map(crate::snapshot::timestamp),
         })
@@ -85,8 +92,18 @@ pub enum RegistryInstallError {
     Install(#[from] InstallError),
 }
 
-/// One document as the dashboard and `registry search --json` show it.
-pub fn wire_server(doc: &document::ServerDocument, lock: &Lockfile) -> api::RegistryServer {
+/// One document as the dashboard and `registry search --json` show it;
+/// `configured` are the ids in the config.
+pub fn wire_server(
+    doc: &document::ServerDocument,
+    lock: &Lockfile,
+    configured: &[String],
+) -> api::RegistryServer {
+    let installed_as = lock
+        .servers
+        .iter()
+        .find(|(id, e)| e.registry_name == doc.name && configured.contains(id))
+        .map(|(id, _)| id.clone());
     let (env, headers) = document::inputs(doc);
     let wire = |inputs: Vec<document::Input>| {
         inputs
@@ -107,11 +124,8 @@ pub fn wire_server(doc: &document::ServerDocument, lock: &Lockfile) -> api::Regi
         title: doc.title.clone(),
         description: doc.description.clone(),
         transports: document::transports(doc),
-        installed: lock
-            .servers
-            .iter()
-            .find(|(_, e)| e.registry_name == doc.name)
-            .map(|(id, _)| id.clone()),
+        installed: installed_as.is_some(),
+        installed_as,
         env: wire(env),
         headers: wire(headers),
     }

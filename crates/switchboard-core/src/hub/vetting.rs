@@ -4,8 +4,11 @@
 //! Every config the hub applies (at start and at each reload) first passes
 //! through [`HubHandle::vet`], which reads the lockfile beside the config:
 //! - a server whose config entry runs another package or version than its
-//!   lock entry is not started (kept disabled) and the reload reports why
-//!   and how to update;
+//!   lock entry, or whose package fetched at install is gone or no longer
+//!   has the locked digest, is not started (kept disabled) and the reload
+//!   reports why and how to update;
+//! - every locked npm or PyPI server runs offline from the package checked
+//!   at install (its own folder's npm or uv cache), never re-resolved;
 //! - a server whose lock entry has no approved catalog yet is being vetted:
 //!   its stdio start gets none of its secrets (the env values the lock names
 //!   and every keyring value are left out), runs offline from its own folder
@@ -63,6 +66,24 @@ impl HubHandle {
                 server.enabled = false;
                 continue;
             }
+            let dir = fetch::server_dir(server.id.as_str());
+            if let Some(why) = fetch::verify_fetched(&entry.kind, &dir, entry.integrity.as_deref())
+            {
+                let why = format!(
+                    "{why}; run `switchboard update {}` or add it again",
+                    server.id
+                );
+                tracing::warn!(server = %server.id, "{why}");
+                refused.push(format!("server '{}': {why}", server.id));
+                server.enabled = false;
+                continue;
+            }
+            if let TransportConfig::Stdio { env, .. } = &mut server.transport {
+                // Always from the package checked at install, never re-resolved.
+                for (name, value) in fetch::offline_env(&entry.kind, &dir) {
+                    env.entry(name).or_insert(ConfigValue::Literal(value));
+                }
+            }
             if !entry.vetting() {
                 continue;
             }
@@ -71,10 +92,6 @@ impl HubHandle {
                 env.retain(|name, value| {
                     !entry.secrets.contains(name) && !matches!(value, ConfigValue::Keyring(_))
                 });
-                let dir = fetch::server_dir(server.id.as_str());
-                for (name, value) in fetch::offline_env(&entry.kind, &dir) {
-                    env.insert(name, ConfigValue::Literal(value));
-                }
                 let own = dir.to_string_lossy().into_owned();
                 let mut read = vec![own.clone()];
                 read.extend(fetch::interpreters(&entry.kind, &dir));

@@ -127,6 +127,42 @@ pub fn interpreters(kind: &PackageKind, dir: &Path) -> Vec<String> {
     out
 }
 
+/// Why the package fetched into `dir` at install is not there or not the
+/// one locked (`integrity`); `None` when it is. npm: a tarball in `dir`
+/// whose SHA-512 is the integrity; PyPI: the uv cache uv filled.
+pub fn verify_fetched(kind: &PackageKind, dir: &Path, integrity: Option<&str>) -> Option<String> {
+    match kind {
+        PackageKind::Npm => {
+            let integrity = integrity?;
+            let found = std::fs::read_dir(dir).ok().is_some_and(|entries| {
+                entries.flatten().any(|e| {
+                    e.path().extension().is_some_and(|x| x == "tgz")
+                        && std::fs::read(e.path()).is_ok_and(|bytes| {
+                            format!(
+                                "sha512-{}",
+                                base64::engine::general_purpose::STANDARD
+                                    .encode(Sha512::digest(&bytes))
+                            ) == integrity
+                        })
+                })
+            });
+            (!found).then(|| {
+                format!(
+                    "the package fetched at install ({}) is missing or is not the one servers.lock.json locks ({integrity})",
+                    dir.display()
+                )
+            })
+        }
+        PackageKind::Pypi => (!dir.join("uv").is_dir()).then(|| {
+            format!(
+                "the package fetched at install ({}) is missing",
+                dir.display()
+            )
+        }),
+        PackageKind::Remote => None,
+    }
+}
+
 /// Fetches `identifier` at `version` into `dir` and returns its checked
 /// digest; `locked` is the digest locked earlier for this version.
 pub async fn fetch(
@@ -359,4 +395,31 @@ async fn run(
         });
     }
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fetched_tarball_is_checked_against_the_locked_integrity() {
+        let dir = tempfile::tempdir().unwrap();
+        let kind = PackageKind::Npm;
+        let integrity = format!(
+            "sha512-{}",
+            base64::engine::general_purpose::STANDARD.encode(Sha512::digest(b"package"))
+        );
+        assert!(
+            verify_fetched(&kind, dir.path(), Some(&integrity)).is_some(),
+            "missing"
+        );
+        std::fs::write(dir.path().join("p-1.0.0.tgz"), b"package").unwrap();
+        assert_eq!(verify_fetched(&kind, dir.path(), Some(&integrity)), None);
+        std::fs::write(dir.path().join("p-1.0.0.tgz"), b"changed").unwrap();
+        let why = verify_fetched(&kind, dir.path(), Some(&integrity)).unwrap();
+        assert!(
+            why.contains("is not the one servers.lock.json locks"),
+            "{why}"
+        );
+    }
 }
