@@ -13,10 +13,12 @@
 
 pub mod engine;
 mod events;
+mod http_fixtures;
 mod oauth;
 pub mod raw;
 
 pub use events::{Snapshots, is, wait_snapshot};
+pub use http_fixtures::{HttpFixture, RegistryFixture};
 pub use oauth::{AuthFixture, FIXTURE_SECRET_PREFIXES, assert_no_secrets, browse, redirect_target};
 
 use std::path::{Path, PathBuf};
@@ -433,59 +435,6 @@ impl Drop for Hub {
             std::thread::sleep(Duration::from_millis(10));
         }
         let _ = self.child.start_kill();
-    }
-}
-
-/// A fixture serving Streamable HTTP on a free loopback port.
-pub struct HttpFixture {
-    pub child: Child,
-    pub url: String,
-}
-
-impl HttpFixture {
-    pub async fn start(args: &[&str]) -> Result<Self> {
-        Self::start_on("127.0.0.1:0", args).await
-    }
-
-    /// Starts the fixture on a given address (to restart it on the same port).
-    pub async fn start_on(addr: &str, args: &[&str]) -> Result<Self> {
-        let mut full = vec!["--http", addr];
-        full.extend_from_slice(args);
-        let (child, url) = spawn_listening("switchboard-fixture", &full).await?;
-        Ok(Self { child, url })
-    }
-
-    pub async fn stop(&mut self) {
-        let _ = self.child.kill().await;
-    }
-}
-
-/// The fake MCP Registry (`switchboard-registry-fixture`) on a free loopback port.
-pub struct RegistryFixture {
-    pub child: Child,
-    pub url: String,
-}
-
-impl RegistryFixture {
-    /// Starts it with `args` (`--docs DIR`, `--mode down|garbage|hang|v0-only`, ...).
-    pub async fn start(args: &[&str]) -> Result<Self> {
-        let (child, url) = spawn_listening("switchboard-registry-fixture", args).await?;
-        Ok(Self { child, url })
-    }
-
-    /// How many registry requests it answered (or held).
-    pub async fn requests(&self) -> u64 {
-        let text = reqwest::get(format!("{}/requests", self.url))
-            .await
-            .expect("GET /requests")
-            .text()
-            .await
-            .expect("body");
-        text.trim().parse().expect("a count")
-    }
-
-    pub async fn stop(&mut self) {
-        let _ = self.child.kill().await;
     }
 }
 

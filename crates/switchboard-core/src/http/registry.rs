@@ -12,11 +12,11 @@
 //! Bodies carry secret values: they are never logged, and errors name keys,
 //! never values.
 
+use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::Json;
 use switchboard_api as api;
 
 use crate::hub::{HubHandle, RegistryInstallError};

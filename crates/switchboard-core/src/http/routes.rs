@@ -30,9 +30,7 @@ use axum::routing::{self, MethodRouter};
 use axum::{Json, Router};
 use serde_json::json;
 
-use super::{
-    activity, auth, control, mcp, pending, pins, registry, servers, tools, ui_assets,
-};
+use super::{activity, auth, control, mcp, pending, pins, registry, servers, tools, ui_assets};
 use crate::access::{Access, Privilege, Refusal};
 use crate::hub::HubHandle;
 
