@@ -26,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 use super::experimental_tasks::Raw;
 use super::{Gateway, upstream_error};
 use crate::sessions::tasks::{Found, status_name};
+use crate::upstream::Downstream;
 
 /// How long between two looks at a task when its server gave no interval.
 pub(crate) const DEFAULT_POLL: Duration = Duration::from_secs(1);
@@ -60,12 +61,14 @@ impl Gateway {
     pub(crate) async fn finish_call(
         &self,
         response: CallToolResponse,
+        downstream: Option<Downstream>,
         cancel: &CancellationToken,
     ) -> Result<CallToolResult, ErrorData> {
         match response {
             CallToolResponse::Complete(result) => Ok(result),
             CallToolResponse::Task(handle) => {
-                self.await_task_result(&handle.task.task_id, cancel).await
+                self.await_task_result(&handle.task.task_id, downstream, cancel)
+                    .await
             }
             _ => Err(ErrorData::invalid_request(
                 "the tool asked for input, which no client can give here".to_string(),
@@ -75,10 +78,13 @@ impl Gateway {
     }
 
     /// Waits until task `id` (a hub id of this gateway's client) ends and
-    /// returns its result (see the module docs).
+    /// returns its result (see the module docs). `downstream` is the client
+    /// the call was made for (its capabilities go with each `tasks/get` to a
+    /// 2026-07-28 server, as the call's did), `None` for the hub itself.
     pub(crate) async fn await_task_result(
         &self,
         id: &str,
+        downstream: Option<Downstream>,
         cancel: &CancellationToken,
     ) -> Result<CallToolResult, ErrorData> {
         let found = self.find_task(id)?;
@@ -89,7 +95,7 @@ impl Gateway {
             )
         };
         loop {
-            let look = self.look(id, &found, cancel).await;
+            let look = self.look(id, &found, downstream.clone(), cancel).await;
             if cancel.is_cancelled() {
                 return Err(stopped());
             }
@@ -114,6 +120,7 @@ impl Gateway {
         &self,
         id: &str,
         found: &Found,
+        downstream: Option<Downstream>,
         cancel: &CancellationToken,
     ) -> Result<Look, ErrorData> {
         if found.experimental {
@@ -121,7 +128,11 @@ impl Gateway {
         }
         let task = found
             .upstream
-            .send(GetTaskParams::new(found.upstream_id.clone()), None, cancel)
+            .send(
+                GetTaskParams::new(found.upstream_id.clone()),
+                downstream,
+                cancel,
+            )
             .await
             .map_err(upstream_error)?
             .task;
@@ -253,7 +264,7 @@ mod tests {
         let cancel = CancellationToken::new();
 
         let id = start(&gateway, &handle, "add", json!({"a": 2, "b": 3})).await;
-        let result = gateway.await_task_result(&id, &cancel).await.unwrap();
+        let result = gateway.await_task_result(&id, None, &cancel).await.unwrap();
         assert_eq!(
             serde_json::to_value(&result.content).unwrap(),
             json!([{"type": "text", "text": "sum 5"}])
@@ -268,7 +279,7 @@ mod tests {
         ));
         handle_of.task.poll_interval_ms = Some(10);
         let result = gateway
-            .finish_call(CallToolResponse::Task(handle_of), &cancel)
+            .finish_call(CallToolResponse::Task(handle_of), None, &cancel)
             .await
             .unwrap();
         assert_eq!(result.content[0].as_text().unwrap().text, "sum 2");
@@ -279,7 +290,7 @@ mod tests {
             let gateway = gateway.clone();
             let held = held.clone();
             let cancel = cancel.clone();
-            tokio::spawn(async move { gateway.await_task_result(&held, &cancel).await })
+            tokio::spawn(async move { gateway.await_task_result(&held, None, &cancel).await })
         };
         let found = gateway.find_task(&held).unwrap();
         let mut ask = JsonObject::new();
@@ -299,7 +310,10 @@ mod tests {
         let held = start(&gateway, &handle, "hold", json!({})).await;
         let stop = CancellationToken::new();
         stop.cancel();
-        let err = gateway.await_task_result(&held, &stop).await.unwrap_err();
+        let err = gateway
+            .await_task_result(&held, None, &stop)
+            .await
+            .unwrap_err();
         assert!(err.message.contains("stopped waiting"), "{}", err.message);
         assert_eq!(found.upstream.tasks_in_flight(), 1);
         let stranger = Gateway::new(
@@ -307,7 +321,7 @@ mod tests {
             Scope::Server(crate::config::ServerId::new("tasks").unwrap()),
         );
         let err = stranger
-            .await_task_result(&held, &cancel)
+            .await_task_result(&held, None, &cancel)
             .await
             .unwrap_err();
         assert_eq!(err.code, rmcp::model::ErrorCode::INVALID_PARAMS);
