@@ -153,3 +153,20 @@ async def test_a_task_of_another_server_or_route_is_refused(task_hub):
             again = type(task)(client, "hold", task.create_result)
             await again.cancel()
             assert (await again.wait(timeout=TIMEOUT_S)).status == "cancelled"
+
+
+@pytest.mark.anyio
+async def test_a_cancelled_task_ends_in_the_log_without_another_poll(task_hub):
+    url, prefix = routes(task_hub)[0]
+    async with Client(url, timeout=TIMEOUT_S) as client:
+        held = await call_tool_task(client, prefix + "hold", {})
+        await held.cancel()
+        # No `tasks/get` after the cancel: the hub reads the final status itself.
+        deadline = time.monotonic() + TIMEOUT_S
+        while True:
+            ended = [c for c in activity(task_hub)
+                     if c["method"] == "tasks/get" and c.get("task", {}).get("id") == held.task_id]
+            if ended or time.monotonic() > deadline:
+                break
+            await anyio.sleep(0.05)
+        assert [c["task"]["status"] for c in ended] == ["cancelled"]

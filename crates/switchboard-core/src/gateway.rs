@@ -64,6 +64,7 @@ mod result_secrets;
 mod roots;
 mod route;
 mod search_mode;
+mod task_wait;
 mod tasks;
 
 pub(crate) use experimental_tasks::{METHOD_PREFIX as EXPERIMENTAL_TASK_PREFIX, TASK_METHODS};

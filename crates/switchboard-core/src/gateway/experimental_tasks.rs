@@ -48,9 +48,9 @@ pub(crate) const TASK_METHODS: [&str; 4] =
 const MAX_LIST_PAGES: usize = 20;
 
 /// A request sent to a server as written, answered with whatever it answers.
-struct Raw {
-    method: &'static str,
-    params: JsonObject,
+pub(super) struct Raw {
+    pub(super) method: &'static str,
+    pub(super) params: JsonObject,
 }
 
 impl Ask for Raw {
@@ -206,7 +206,7 @@ impl Gateway {
 
     /// The task a server answered `tasks/get` or `tasks/cancel` with, noted
     /// (status, timing).
-    fn answered_task(
+    pub(super) fn answered_task(
         &self,
         id: &str,
         found: &Found,

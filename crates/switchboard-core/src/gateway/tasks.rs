@@ -146,13 +146,31 @@ impl Gateway {
     }
 
     /// `tasks/cancel`, to the task's server (its status says when it ended).
+    /// The status is then read once off the client's path, so the log shows
+    /// the end even if the client never polls again.
     pub(super) async fn forward_cancel_task(
         &self,
         request: CancelTaskParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        let id = request.task_id.clone();
         self.forward_to_owner(request, |r| &mut r.task_id, context)
-            .await
+            .await?;
+        if let Ok(found) = self.find_task(&id) {
+            let gateway = self.clone();
+            // The server is told the client's capabilities, as for its own polls.
+            let downstream = task_downstream(context);
+            tokio::spawn(async move {
+                let ask = GetTaskParams::new(found.upstream_id.clone());
+                let cancel = tokio_util::sync::CancellationToken::new();
+                match found.upstream.send(ask, downstream, &cancel).await {
+                    Ok(result) => gateway.note_task_status(&id, result.task.status(), None),
+                    Err(err) => tracing::debug!(server = %found.upstream.id, error = %err,
+                        "reading a cancelled task's status"),
+                }
+            });
+        }
+        Ok(())
     }
 
     /// A task request answered with nothing of its own: to the owning server, under the

@@ -239,6 +239,10 @@ fn experimental_task(
     if method != "tools/call" && !crate::gateway::TASK_METHODS.contains(&method) {
         return None;
     }
+    // A plain call (no `"task"` key anywhere) costs no second parse.
+    if method == "tools/call" && !body.windows(6).any(|w| w == b"\"task\"") {
+        return None;
+    }
     let session = headers.get(SESSION_HEADER)?.to_str().ok()?;
     let version = hub
         .sessions()

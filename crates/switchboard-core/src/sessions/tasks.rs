@@ -105,6 +105,8 @@ pub(crate) struct Found {
     pub(crate) upstream_id: String,
     /// The task's `ttlMs` and `pollIntervalMs` as the server last gave them.
     pub(crate) timing: (Option<u64>, Option<u64>),
+    /// A 2025-11-25 task (else SEP-2663's).
+    pub(crate) experimental: bool,
 }
 
 /// A status change the activity log should show.
@@ -285,6 +287,7 @@ impl TaskTable {
                 upstream: e.upstream.clone(),
                 upstream_id: e.upstream_id.clone(),
                 timing: e.timing,
+                experimental: e.origin.experimental,
             }),
             _ => Err(TaskError::Unknown(id.to_string())),
         }

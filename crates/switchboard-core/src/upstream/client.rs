@@ -51,8 +51,10 @@ use crate::events::inbound::{Inbound, LOG_BURST, LOG_INTERVAL};
 use crate::events::{ListKind, UpstreamEvent};
 use crate::limiter::Verdict;
 
-/// 2025-11-25's task status notification.
-pub(crate) const EXPERIMENTAL_TASK_STATUS: &str = "notifications/tasks/status";
+mod tasks;
+
+pub(crate) use tasks::EXPERIMENTAL_TASK_STATUS;
+use tasks::forwarded_extensions;
 
 /// Progress notifications of one call being forwarded at once; more are
 /// dropped (a server may send them faster than a client reads them).
@@ -388,32 +390,7 @@ impl UpstreamClient {
     }
 }
 
-/// The extensions of a request forwarded to the client on its call's
-/// stream: the call's origin, and the task the request belongs to (2025-11-25's
-/// related-task `_meta`) when it is the task of that call, under the client's
-/// id (a server's task id never reaches a client; nothing else of the
-/// server's `_meta`, such as its progress token, means anything there).
-fn forwarded_extensions(
-    downstream: &Downstream,
-    from: &rmcp::model::RequestMetaObject,
-) -> rmcp::model::Extensions {
-    const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
-    let mut extensions = on_stream_of(downstream);
-    let named = from
-        .get(RELATED_TASK)
-        .and_then(|task| task.get("taskId"))
-        .and_then(|id| id.as_str());
-    if let (Some(named), Some((upstream_id, id))) = (named, &downstream.related_task)
-        && named == upstream_id
-    {
-        let mut meta = rmcp::model::JsonObject::new();
-        meta.insert(RELATED_TASK.into(), serde_json::json!({"taskId": id}));
-        extensions.insert(rmcp::model::RequestMetaObject::from(meta));
-    }
-    extensions
-}
-
-fn on_stream_of(downstream: &Downstream) -> rmcp::model::Extensions {
+pub(super) fn on_stream_of(downstream: &Downstream) -> rmcp::model::Extensions {
     let mut extensions = rmcp::model::Extensions::default();
     extensions.insert(OriginatingRequestId(downstream.request_id.clone()));
     extensions
@@ -654,22 +631,7 @@ impl ClientHandler for UpstreamClient {
         notification: rmcp::model::CustomNotification,
         _context: NotificationContext<RoleClient>,
     ) {
-        // 2025-11-25's experimental tasks: `notifications/tasks/status`, the
-        // task's fields as `tasks/get` gives them.
-        if notification.method != EXPERIMENTAL_TASK_STATUS {
-            return;
-        }
-        let Some(serde_json::Value::Object(params)) = notification.params else {
-            return;
-        };
-        let id = params
-            .get("taskId")
-            .and_then(|v| v.as_str())
-            .map(str::to_string);
-        let status = params
-            .get("status")
-            .and_then(|v| serde_json::from_value::<rmcp::model::TaskStatus>(v.clone()).ok());
-        if let (Some(id), Some(status)) = (id, status) {
+        if let Some((id, status, params)) = tasks::experimental_status(notification) {
             self.task_status(id, status, params, true);
         }
     }
