@@ -29,6 +29,8 @@ const PRELUDE: &str = include_str!("prelude.js");
 const SCRIPT_FILE: &str = "script.js";
 /// The interpreter's stack limit.
 const STACK_BYTES: usize = 1024 * 1024;
+/// The longest `console` line sent to the hub (longer ones are cut).
+const MAX_LOG_LINE: usize = 64 * 1024;
 
 /// Where messages to the hub go (the helper's stdout).
 type Out = Rc<RefCell<Box<dyn Write>>>;
@@ -246,7 +248,15 @@ fn define_scope<'js>(
             host_call(&ctx, &call_out, &calls, name, &arguments, line)
         },
     )?;
-    let host_log = Function::new(ctx.clone(), move |level: String, text: String| {
+    let host_log = Function::new(ctx.clone(), move |level: String, mut text: String| {
+        if text.len() > MAX_LOG_LINE {
+            let mut end = MAX_LOG_LINE;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+            text.push_str(" [cut]");
+        }
         // A hub that is gone ends the run at the next wait; nothing to do here.
         let _ = send(&log_out, &FromHelper::Log { level, text });
     })?;
