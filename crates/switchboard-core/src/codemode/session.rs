@@ -190,7 +190,14 @@ async fn drive(
     if !matches!(ended, Ended::Done(_)) {
         let _ = child.start_kill();
     }
-    let status = child.wait().await.ok();
+    let status = match tokio::time::timeout(GRACE, child.wait()).await {
+        Ok(status) => status.ok(),
+        // A helper that said it is done but does not end is killed.
+        Err(_) => {
+            let _ = child.start_kill();
+            child.wait().await.ok()
+        }
+    };
     reader.abort();
     match ended {
         Ended::Done(FromHelper::Done { result, error }) => match (error, run.over_limit.take()) {

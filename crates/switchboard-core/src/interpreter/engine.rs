@@ -29,6 +29,13 @@ const PRELUDE: &str = include_str!("prelude.js");
 const SCRIPT_FILE: &str = "script.js";
 /// The interpreter's stack limit.
 const STACK_BYTES: usize = 1024 * 1024;
+/// What a thrown `null` says. At the memory limit QuickJS may have no room
+/// left for its error object and throws `null` instead, so a run that ends
+/// so counts as over its memory limit (a script that throws `null` itself
+/// is reported the same way).
+const THREW_NULL: &str = "the script threw null (the interpreter had no memory left for an error)";
+/// The longest `console` line sent to the hub (longer ones are cut).
+const MAX_LOG_LINE: usize = 64 * 1024;
 
 /// Where messages to the hub go (the helper's stdout).
 type Out = Rc<RefCell<Box<dyn Write>>>;
@@ -144,7 +151,7 @@ fn run(
     let classify = |mut error: ScriptError| {
         if interrupted.get() {
             error.kind = FailureKind::Deadline;
-        } else if error.message.ends_with("out of memory") {
+        } else if error.message.ends_with("out of memory") || error.message == THREW_NULL {
             // QuickJS's own text when an allocation passes the memory limit
             // (the engine says nothing more specific).
             error.kind = FailureKind::Memory;
@@ -246,7 +253,15 @@ fn define_scope<'js>(
             host_call(&ctx, &call_out, &calls, name, &arguments, line)
         },
     )?;
-    let host_log = Function::new(ctx.clone(), move |level: String, text: String| {
+    let host_log = Function::new(ctx.clone(), move |level: String, mut text: String| {
+        if text.len() > MAX_LOG_LINE {
+            let mut end = MAX_LOG_LINE;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+            text.push_str(" [cut]");
+        }
         // A hub that is gone ends the run at the next wait; nothing to do here.
         let _ = send(&log_out, &FromHelper::Log { level, text });
     })?;
@@ -393,6 +408,9 @@ fn caught(ctx: &Ctx<'_>, err: rquickjs::Error, kind: FailureKind) -> ScriptError
 /// What a thrown value says: `Name: message` for an error (and its script
 /// line, from the prelude's mark or the stack), the value itself otherwise.
 fn describe<'js>(ctx: &Ctx<'js>, value: Value<'js>, kind: FailureKind) -> ScriptError {
+    if value.is_null() {
+        return failure(kind, THREW_NULL, None);
+    }
     let Some(object) = value.as_object() else {
         let shown = ctx
             .json_stringify(value.clone())
