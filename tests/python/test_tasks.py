@@ -170,3 +170,34 @@ async def test_a_cancelled_task_ends_in_the_log_without_another_poll(task_hub):
                 break
             await anyio.sleep(0.05)
         assert [c["task"]["status"] for c in ended] == ["cancelled"]
+
+
+@pytest.mark.anyio
+async def test_a_code_mode_script_waits_for_a_tasks_result(hub_factory):
+    """An inner call of `switchboard__run_code` that the server answers with a task is
+    waited for: the script sees the task's result, and the log shows the task made by the
+    run's call."""
+    if Client is None:
+        missing("fastmcp 4 is not installed in this Python (run with .tools/venv-tasks)")
+    hub = hub_factory({
+        "mcpServers": {"tasks": {"command": sys.executable, "args": [str(SERVER)]}},
+        "settings": {"toolMode": "code"},
+    })
+    async with Client(hub.url, timeout=TIMEOUT_S) as client:
+        answer = await client.call_tool(
+            "switchboard__run_code",
+            {"code": "const sum = await tools.tasks.add({a: 2, b: 3});\nreturn {sum};"},
+        )
+    # FastMCP gives a `str` result as structured content `{"result": ...}`: the script
+    # resolves with the structured content, as for a call answered at once.
+    assert answer.structured_content["result"] == {"sum": {"result": "sum 5"}}, answer.structured_content
+    assert [c["ok"] for c in answer.structured_content["calls"]] == [True]
+
+    deadline = time.monotonic() + TIMEOUT_S
+    while True:
+        calls = activity(hub)
+        made = [c for c in calls if c["method"] == "tools/call" and c.get("task") and c.get("run")]
+        if made or time.monotonic() > deadline:
+            break
+        await anyio.sleep(0.05)
+    assert len(made) == 1 and made[0]["name"] == "tasks__add", calls

@@ -11,9 +11,7 @@
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject,
-};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, JsonObject};
 use tokio_util::sync::CancellationToken;
 
 use super::Gateway;
@@ -114,13 +112,16 @@ impl codemode::InnerCalls for Inner {
         Box::pin(async move {
             let mut request = CallToolRequestParams::new(name);
             request.arguments = arguments;
-            match gateway.forward_call(request, downstream, &cancel).await {
-                Ok(CallToolResponse::Complete(result)) => Ok(result),
-                Ok(_) => Err("the tool answered with a task or a request for input, \
-                     which a script cannot wait for"
-                    .into()),
-                Err(err) => Err(err.message.to_string()),
-            }
+            // A task handle is waited for until the task's result (a script
+            // sees the tool's result, as for a call that answers at once).
+            let response = gateway
+                .forward_call(request, downstream.clone(), &cancel)
+                .await
+                .map_err(|err| err.message.to_string())?;
+            gateway
+                .finish_call(response, downstream, &cancel)
+                .await
+                .map_err(|err| err.message.to_string())
         })
     }
 }

@@ -54,7 +54,6 @@ fn ended(found: &Found, id: &str, status: TaskStatus, why: Option<String>) -> Er
     )
 }
 
-#[cfg_attr(not(test), allow(dead_code))] // called by code mode's inner calls (#31)
 impl Gateway {
     /// A `tools/call` answer as its result: a task handle is waited for
     /// ([`Self::await_task_result`]); an input-required result is an error.
