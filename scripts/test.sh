@@ -215,7 +215,7 @@ if [[ $QUICK -eq 1 ]]; then
     keyring_tests
 fi
 
-step "ui: dashboard and an MCP App in Chromium (tests/ui/browser.test.mjs, firstrun, held, activity, tools, pending, apps, overrides)"
+step "ui: dashboard and an MCP App in Chromium (tests/ui/browser.test.mjs, firstrun, held, activity, tools, pending, apps, overrides, registry)"
 ui_browser_tests
 
 step "desktop: build the app (cargo build -p switchboard-app)"
