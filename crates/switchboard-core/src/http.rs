@@ -109,13 +109,11 @@ mod tests {
     use tower_service::Service;
 
     use super::*;
-    use crate::config::Config;
-    use crate::hub::{Hub, HubOptions};
+    use crate::hub::Hub;
 
+    /// A hub without servers, bound on a free loopback port.
     async fn bound() -> Hub {
-        let mut config = Config::default();
-        config.settings.listen = "127.0.0.1:0".parse().unwrap();
-        Hub::bind(config, HubOptions::default()).await.unwrap()
+        crate::hub::testing::hub("{}").await.0
     }
 
     async fn send(router: &Router, request: Request) -> Response {
