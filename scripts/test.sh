@@ -14,8 +14,9 @@
 # .tools/ (gitignored) except Debian packages, which it installs with apt-get when run as root.
 # Steps that mostly wait run beside others: the venv, npm and toolchain installs beside fmt,
 # clippy and the build; the cross-target checks and the fuzzers, niced, from the build to the
-# end (they use the CPU the browser, desktop and conformance steps leave idle); the Python
-# suite beside the conformance runs.
+# end (they use the CPU the browser, desktop and conformance steps leave idle); the coverage
+# run's instrumented build, niced less, from the build to its tests; the Python suite beside
+# the conformance runs.
 set -euo pipefail
 
 usage() {
@@ -177,6 +178,13 @@ if [[ $QUICK -eq 0 ]]; then
         nice -n 19 scripts/check-targets.sh --no-install
     wait_job "install: cargo-fuzz and the nightly toolchain"
     start_job "fuzz: ${FUZZ_SECONDS}s per target (${FUZZ_TARGETS[*]})" fuzz_short_niced
+    # The instrumented build of the one full Rust run (scripts/coverage.sh) starts here too, in
+    # its own target dir, niced less than the two above (it is on the way to the end of the
+    # run, they are not) and more than the foreground: the browser, desktop and package steps
+    # below mostly wait, and the build takes the CPU they leave. Its tests run after them.
+    wait_job "install: cargo-llvm-cov and llvm-tools"
+    start_job "coverage: the instrumented build (scripts/coverage.sh --build-only)" \
+        nice -n 10 scripts/coverage.sh --no-install --build-only
 fi
 
 for job in "install: python venv (.tools/venv), $SERVER_EVERYTHING_PKG@$SERVER_EVERYTHING_VERSION (.tools/node)" \
@@ -234,12 +242,12 @@ if [[ $QUICK -eq 1 ]] && cargo fuzz --version >/dev/null 2>&1; then
 fi
 
 if [[ $QUICK -eq 0 ]]; then
-    wait_job "install: cargo-llvm-cov and llvm-tools"
+    wait_job "coverage: the instrumented build (scripts/coverage.sh --build-only)"
     # Every Rust test but the app's (the one full Rust run), instrumented, in a target dir of
     # its own, with the keyring tests in their own session bus; the engine's line coverage
     # from it fails below 80%.
-    step "coverage: scripts/coverage.sh (switchboard-core lines, at least 80%)"
-    scripts/coverage.sh --no-install
+    step "coverage: scripts/coverage.sh --built (switchboard-core lines, at least 80%)"
+    scripts/coverage.sh --no-install --built
 fi
 
 if [[ $QUICK -eq 0 ]]; then
