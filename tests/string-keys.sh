@@ -39,14 +39,14 @@ fi
 sleeps="$(cat "$SUITES"/*.rs | grep -cE '(tokio::time::|std::thread::|\b)sleep\(' || true)"
 polls="$(cat "$SUITES"/*.rs | grep -cE '\beventually\(' || true)"
 process="$(grep -lE 'Hub::start' "$SUITES"/*.rs | wc -l)"
-engine="$(grep -lE 'Engine::start' "$SUITES"/*.rs | wc -l)"
+engine="$(grep -lE 'Engine::(start|serve)' "$SUITES"/*.rs | wc -l)"
 # Tests in the files that start one kind of hub.
 tests_in() {
     grep -lE "$1" "$SUITES"/*.rs | while read -r f; do grep -c '#\[tokio::test' "$f"; done |
         awk '{n += $1} END {print n + 0}'
 }
 process_tests="$(tests_in 'Hub::start')"
-engine_tests="$(tests_in 'Engine::start')"
+engine_tests="$(tests_in 'Engine::(start|serve)')"
 
 if [[ $VERBOSE -eq 1 && -n "$lines" ]]; then
     printf '%s\n' "$lines" | sed "s|$ROOT/||"
