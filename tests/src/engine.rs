@@ -1,7 +1,9 @@
-//! In-process hubs for the engine tests (`tests/tests/suite/engine_*.rs`): the
-//! real `switchboard_core::Hub`, bound and run inside the test process with a
-//! config file in a temp dir, driven through its `HubHandle` and reached over
-//! HTTP by real rmcp clients. The upstreams are real fixture processes.
+//! In-process hubs for the engine tests (`tests/tests/suite/engine_*.rs`) and
+//! for every suite where a process is not the point: the real
+//! `switchboard_core::Hub`, bound and run inside the test process with a
+//! config file in a temp dir, driven through its `HubHandle` or, through
+//! [`crate::TestHub`], over HTTP like the process hub. The upstreams are real
+//! fixture processes.
 
 use std::path::PathBuf;
 
@@ -12,7 +14,7 @@ use switchboard_core::{Config, Hub, HubError, HubHandle, HubOptions};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-use crate::{Client, DEADLINE, eventually};
+use crate::DEADLINE;
 
 /// `config` with exact tool lists (no built-in tools) and tokens in memory,
 /// unless it says otherwise.
@@ -32,6 +34,11 @@ pub struct Engine {
     pub handle: HubHandle,
     /// The merged endpoint, `http://127.0.0.1:<port>/mcp`.
     pub url: String,
+    /// `http://127.0.0.1:<port>`, the control API's base.
+    pub base: String,
+    /// The state directory (`<dir>/cache`) of a hub started with
+    /// [`Engine::serve`]: control token, warm catalog, pins, activity log.
+    pub state_dir: PathBuf,
     pub dir: tempfile::TempDir,
     pub config_path: PathBuf,
     stop: Option<oneshot::Sender<()>>,
@@ -40,8 +47,22 @@ pub struct Engine {
 
 impl Engine {
     /// Writes `config` (a config file's JSON, see [`with_test_settings`]) to a
-    /// temp file and runs a hub on a free loopback port with it.
+    /// temp file and runs a hub on a free loopback port with it: no file
+    /// watcher (tests reload explicitly), no warm catalog, the control token
+    /// and the activity log in memory.
     pub async fn start(config: Value) -> Result<Self> {
+        Self::start_with(config, false).await
+    }
+
+    /// Like [`Engine::start`], set up as `switchboard serve` sets up its hub:
+    /// the config file watched, the control token, warm catalog, pins and
+    /// activity log in files of the state directory. What a suite moved from
+    /// the process hub runs on.
+    pub async fn serve(config: Value) -> Result<Self> {
+        Self::start_with(config, true).await
+    }
+
+    async fn start_with(config: Value, like_serve: bool) -> Result<Self> {
         let dir = tempfile::tempdir()?;
         let config_path = dir.path().join("config.json");
         std::fs::write(
@@ -49,16 +70,20 @@ impl Engine {
             serde_json::to_vec_pretty(&with_test_settings(config))?,
         )?;
         let parsed = Config::load(&config_path)?;
-        // No file watcher (tests reload explicitly), no warm catalog, the
-        // control token in memory.
+        let state_dir = dir.path().join("cache");
+        let in_state = |name: &str| like_serve.then(|| state_dir.join(name));
         let options = HubOptions {
             config_path: Some(config_path.clone()),
             listen: Some("127.0.0.1:0".parse()?),
-            ..HubOptions::default()
+            watch_config: like_serve,
+            warm_catalog: in_state("catalog.json"),
+            control_token: in_state("control-token"),
+            activity_log: in_state("activity.jsonl"),
         };
         let hub = Hub::bind(parsed, options).await?;
         let handle = hub.handle();
         let url = hub.endpoint().to_string();
+        let base = url.trim_end_matches("/mcp").to_string();
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(hub.run(async move {
             let _ = stopped.await;
@@ -66,6 +91,8 @@ impl Engine {
         Ok(Self {
             handle,
             url,
+            base,
+            state_dir,
             dir,
             config_path,
             stop: Some(stop),
@@ -93,36 +120,14 @@ impl Engine {
             .unwrap_or_else(|| panic!("no server {id} in the snapshot"))
     }
 
-    /// Waits until server `id`'s snapshot satisfies `pred`, returning it.
-    pub async fn wait_server(
-        &self,
-        id: &str,
-        what: &str,
-        pred: impl Fn(&ServerSnapshot) -> bool,
-    ) -> ServerSnapshot {
-        eventually(what, || async {
-            let server = self.server(id);
-            pred(&server).then_some(server)
-        })
-        .await
-    }
-
-    /// The process id of server `id` once it runs.
-    pub async fn pid(&self, id: &str) -> u32 {
-        self.wait_server(id, &format!("{id} running"), |s| s.pid.is_some())
-            .await
-            .pid
-            .unwrap_or_default()
-    }
-
-    /// Connects a real rmcp client to the merged endpoint.
-    pub async fn client(&self) -> Client {
-        Client::connect(&self.url).await
-    }
-
     /// Stops the hub as the binary does on SIGTERM and waits for it to finish
     /// (its servers are shut down by then).
     pub async fn stop(mut self) -> Result<()> {
+        self.stop_running().await
+    }
+
+    /// [`Engine::stop`] in place, for [`crate::TestHub::shutdown`].
+    pub(crate) async fn stop_running(&mut self) -> Result<()> {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }

@@ -122,6 +122,35 @@ pub mod is {
         Box::new(move |s| s.held_tools.iter().any(|t| t.name == name))
     }
 
+    /// Asking for a login (state `authRequired`).
+    pub fn auth_required() -> Pred {
+        state(ServerState::AuthRequired)
+    }
+
+    /// With a login on record (`auth.loggedIn`) or without one.
+    pub fn logged_in(yes: bool) -> Pred {
+        Box::new(move |s| s.auth.as_ref().is_some_and(|a| a.logged_in == yes))
+    }
+
+    /// Known to need a login (`auth.required`).
+    pub fn needs_login() -> Pred {
+        Box::new(|s| s.auth.as_ref().is_some_and(|a| a.required))
+    }
+
+    /// With no login under way and a word about the last one (`auth.message`).
+    pub fn login_settled() -> Pred {
+        Box::new(|s| {
+            s.auth
+                .as_ref()
+                .is_some_and(|a| !a.login_pending && a.message.is_some())
+        })
+    }
+
+    /// With a last error on record.
+    pub fn failed_once() -> Pred {
+        Box::new(|s| s.last_error.is_some())
+    }
+
     /// Every one of `preds`.
     pub fn all(preds: Vec<Pred>) -> impl Fn(&ServerSnapshot) -> bool {
         move |s| preds.iter().all(|p| p(s))

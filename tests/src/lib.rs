@@ -15,11 +15,14 @@ pub mod engine;
 mod events;
 mod http_fixtures;
 mod oauth;
+pub mod prelude;
 pub mod raw;
+mod testhub;
 
 pub use events::{Snapshots, is, wait_snapshot};
 pub use http_fixtures::{HttpFixture, RegistryFixture};
 pub use oauth::{AuthFixture, FIXTURE_SECRET_PREFIXES, assert_no_secrets, browse, redirect_target};
+pub use testhub::TestHub;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -164,7 +167,6 @@ pub struct Hub {
     pub log_path: PathBuf,
     /// The hub's state directory (`SWITCHBOARD_CACHE_DIR`): warm catalog, control token.
     pub state_dir: PathBuf,
-    http: reqwest::Client,
 }
 
 impl Hub {
@@ -249,7 +251,6 @@ impl Hub {
             config_path,
             log_path,
             state_dir,
-            http: reqwest::Client::new(),
         })
     }
 
@@ -257,116 +258,13 @@ impl Hub {
         std::fs::read_to_string(&self.log_path).unwrap_or_default()
     }
 
-    pub async fn status(&self) -> Value {
-        self.get("/api/v1/status").await
-    }
-
-    /// The status snapshot, typed.
-    pub async fn snapshot(&self) -> HubSnapshot {
-        let status = self.status().await;
-        serde_json::from_value(status.clone())
-            .unwrap_or_else(|err| panic!("the snapshot does not parse ({err}): {status}"))
-    }
-
-    /// Server `id` of the typed snapshot.
-    pub async fn server_snapshot(&self, id: &str) -> ServerSnapshot {
-        server(&self.snapshot().await, id).clone()
-    }
-
-    /// Waits until server `id`'s typed snapshot satisfies `pred`, returning
-    /// it: on the hub's event stream ([`wait_snapshot`]), not by polling.
-    pub async fn wait_for(
-        &self,
-        id: &str,
-        what: &str,
-        pred: impl Fn(&ServerSnapshot) -> bool,
-    ) -> ServerSnapshot {
-        let token = self.token();
-        wait_snapshot(&self.base, Some(&token), what, |snapshot| {
-            let snapshot: HubSnapshot = serde_json::from_value(snapshot.clone())
-                .unwrap_or_else(|err| panic!("the snapshot does not parse ({err}): {snapshot}"));
-            snapshot
-                .servers
-                .into_iter()
-                .find(|s| s.id == id)
-                .filter(|s| pred(s))
-        })
-        .await
-    }
-
     /// The control token this hub keeps in its state directory.
-    pub fn token(&self) -> String {
+    fn control_token(&self) -> String {
         let path = self.state_dir.join("control-token");
         std::fs::read_to_string(&path)
             .unwrap_or_else(|err| panic!("reading {}: {err}", path.display()))
             .trim()
             .to_string()
-    }
-
-    /// `GET` on the control API, with the control token (as the CLI sends it).
-    pub async fn get(&self, path: &str) -> Value {
-        self.http
-            .get(format!("{}{path}", self.base))
-            .bearer_auth(self.token())
-            .send()
-            .await
-            .expect("GET")
-            .json()
-            .await
-            .expect("JSON")
-    }
-
-    /// `POST` on the control API, with the control token (as the CLI sends it).
-    pub async fn post(&self, path: &str) -> (u16, Value) {
-        let response = self
-            .http
-            .post(format!("{}{path}", self.base))
-            .bearer_auth(self.token())
-            .send()
-            .await
-            .expect("POST");
-        let code = response.status().as_u16();
-        (code, response.json().await.unwrap_or(Value::Null))
-    }
-
-    /// The status entry of server `id`.
-    pub async fn server(&self, id: &str) -> Value {
-        let status = self.status().await;
-        status["servers"]
-            .as_array()
-            .and_then(|servers| servers.iter().find(|s| s["id"] == id).cloned())
-            .unwrap_or_else(|| panic!("no server {id} in {status}"))
-    }
-
-    /// Waits until server `id`'s status satisfies `pred`, returning it.
-    /// Waits on the hub's event stream ([`wait_snapshot`]), not by polling.
-    pub async fn wait_server(&self, id: &str, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        let token = self.token();
-        wait_snapshot(&self.base, Some(&token), what, |snapshot| {
-            snapshot["servers"]
-                .as_array()?
-                .iter()
-                .find(|s| s["id"] == id)
-                .filter(|s| pred(s))
-                .cloned()
-        })
-        .await
-    }
-
-    /// Waits on the hub's event stream until the whole typed snapshot
-    /// satisfies `pred`, returning it.
-    pub async fn wait_snapshot(
-        &self,
-        what: &str,
-        pred: impl Fn(&HubSnapshot) -> bool,
-    ) -> HubSnapshot {
-        let token = self.token();
-        wait_snapshot(&self.base, Some(&token), what, |snapshot| {
-            let snapshot: HubSnapshot = serde_json::from_value(snapshot.clone())
-                .unwrap_or_else(|err| panic!("the snapshot does not parse ({err}): {snapshot}"));
-            pred(&snapshot).then_some(snapshot)
-        })
-        .await
     }
 
     /// The `switchboard` CLI, finding this hub's control token the way a
@@ -377,11 +275,6 @@ impl Hub {
             .env_remove("SWITCHBOARD_TOKEN")
             .kill_on_drop(true);
         cmd
-    }
-
-    /// Connects a real rmcp client to the merged endpoint.
-    pub async fn client(&self) -> Client {
-        Client::connect(&self.url).await
     }
 
     /// Sends SIGTERM and waits for the hub to exit, returning its exit code.
@@ -407,6 +300,28 @@ pub fn server<'a>(snapshot: &'a HubSnapshot, id: &str) -> &'a ServerSnapshot {
         .iter()
         .find(|s| s.id == id)
         .unwrap_or_else(|| panic!("no server {id} in {snapshot:?}"))
+}
+
+/// Server `s`'s login status; fails the test if it has none (not remote).
+pub fn auth(s: &ServerSnapshot) -> &api::AuthSnapshot {
+    s.auth
+        .as_ref()
+        .unwrap_or_else(|| panic!("server {} has no login status: {s:?}", s.id))
+}
+
+/// Server `s`'s last error; fails the test if it has none.
+pub fn last_error(s: &ServerSnapshot) -> &str {
+    s.last_error
+        .as_deref()
+        .unwrap_or_else(|| panic!("server {} has no last error: {s:?}", s.id))
+}
+
+/// Server `s`'s login message (`auth.message`); fails the test if none.
+pub fn auth_message(s: &ServerSnapshot) -> &str {
+    auth(s)
+        .message
+        .as_deref()
+        .unwrap_or_else(|| panic!("server {} has no login message: {s:?}", s.id))
 }
 
 /// How long a dropped [`Hub`] gets to exit after SIGTERM before it is killed.
@@ -438,18 +353,56 @@ impl Drop for Hub {
     }
 }
 
-/// Counts of notifications a test client received.
+/// Counts of notifications a test client received. Each count that grows
+/// wakes [`Received::wait_until`], so a test waits on the notification
+/// itself, not on a poll.
 #[derive(Clone, Default)]
 pub struct Received {
     pub tool_list_changed: Arc<AtomicUsize>,
     pub prompt_list_changed: Arc<AtomicUsize>,
     pub resource_list_changed: Arc<AtomicUsize>,
     pub progress: Arc<std::sync::Mutex<Vec<f64>>>,
+    changed: Arc<tokio::sync::Notify>,
 }
 
 impl Received {
     pub fn tools_changed(&self) -> usize {
         self.tool_list_changed.load(Ordering::SeqCst)
+    }
+
+    /// Counts one more `counter` notification and wakes the waiters.
+    fn count(&self, counter: &AtomicUsize) {
+        counter.fetch_add(1, Ordering::SeqCst);
+        self.changed.notify_waiters();
+    }
+
+    /// Waits until `done` holds for what was received, failing the test
+    /// after [`DEADLINE`]: woken by each notification, not polled.
+    pub async fn wait_until(&self, what: &str, done: impl Fn(&Self) -> bool) {
+        let wait = async {
+            loop {
+                // Registered before the check, so a notification between the
+                // check and the wait still wakes it.
+                let notified = self.changed.notified();
+                tokio::pin!(notified);
+                notified.as_mut().enable();
+                if done(self) {
+                    return;
+                }
+                notified.await;
+            }
+        };
+        if tokio::time::timeout(DEADLINE, wait).await.is_err() {
+            panic!("timed out waiting for {what}");
+        }
+    }
+
+    /// Waits until at least `n` `tools/list_changed` arrived.
+    pub async fn wait_tools_changed(&self, n: usize) {
+        self.wait_until(&format!("{n} tools/list_changed"), |r| {
+            r.tools_changed() >= n
+        })
+        .await;
     }
 }
 
@@ -468,21 +421,15 @@ impl ClientHandler for Recorder {
     }
 
     async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
-        self.received
-            .tool_list_changed
-            .fetch_add(1, Ordering::SeqCst);
+        self.received.count(&self.received.tool_list_changed);
     }
 
     async fn on_prompt_list_changed(&self, _: NotificationContext<RoleClient>) {
-        self.received
-            .prompt_list_changed
-            .fetch_add(1, Ordering::SeqCst);
+        self.received.count(&self.received.prompt_list_changed);
     }
 
     async fn on_resource_list_changed(&self, _: NotificationContext<RoleClient>) {
-        self.received
-            .resource_list_changed
-            .fetch_add(1, Ordering::SeqCst);
+        self.received.count(&self.received.resource_list_changed);
     }
 
     async fn on_progress(
@@ -491,6 +438,7 @@ impl ClientHandler for Recorder {
         _: NotificationContext<RoleClient>,
     ) {
         self.received.progress.lock().unwrap().push(params.progress);
+        self.received.changed.notify_waiters();
     }
 }
 

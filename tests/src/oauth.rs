@@ -6,7 +6,7 @@ use anyhow::Result;
 use serde_json::Value;
 use tokio::process::Child;
 
-use super::{Hub, spawn_listening};
+use super::{Hub, TestHub, spawn_listening};
 
 /// A running `switchboard-auth-fixture`: authorization server and protected
 /// MCP server on one loopback port.

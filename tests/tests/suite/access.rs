@@ -14,7 +14,8 @@ use reqwest::header::{
     AUTHORIZATION, CONTENT_TYPE, COOKIE, HOST, ORIGIN, SET_COOKIE, WWW_AUTHENTICATE,
 };
 use serde_json::{Value, json};
-use switchboard_e2e::{Client, DEADLINE, Hub, bin, eventually, stdio_fixture};
+use switchboard_e2e::bin;
+use switchboard_e2e::prelude::*;
 
 fn two_servers() -> Value {
     json!({"mcpServers": {
@@ -143,9 +144,8 @@ async fn state_changing_routes_need_the_token_and_the_hubs_own_origin() {
             );
         }
     }
-    assert_eq!(
-        hub.server("beta").await["enabled"],
-        true,
+    assert!(
+        hub.server_snapshot("beta").await.enabled,
         "nothing was disabled"
     );
     assert_eq!(
@@ -163,10 +163,10 @@ async fn state_changing_routes_need_the_token_and_the_hubs_own_origin() {
         .await
         .unwrap();
     assert_eq!(response.status(), StatusCode::OK);
-    assert_eq!(hub.server("beta").await["enabled"], false);
+    assert!(!hub.server_snapshot("beta").await.enabled);
     let response = http.post(&enable).bearer_auth(&token).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
-    assert_eq!(hub.server("beta").await["enabled"], true);
+    assert!(hub.server_snapshot("beta").await.enabled);
 
     // Status stays open to the owner's tools; logs need the credential.
     let status = http
@@ -243,7 +243,7 @@ async fn state_changing_routes_need_the_token_and_the_hubs_own_origin() {
         stderr.contains("HTTP 401") && stderr.contains("control token"),
         "{stderr}"
     );
-    assert_eq!(hub.server("beta").await["enabled"], true);
+    assert!(hub.server_snapshot("beta").await.enabled);
     // A restart keeps the token: running CLIs and scripts keep working.
     assert_eq!(hub.terminate().await, Some(0));
     assert_eq!(std::fs::read_to_string(&token_file).unwrap().trim(), token);
@@ -456,7 +456,7 @@ async fn another_local_user_can_neither_read_the_state_nor_change_servers() {
     assert!(!ok, "the CLI as nobody disabled a server");
     assert!(stderr.contains("control token"), "{stderr}");
 
-    assert_eq!(hub.server("beta").await["enabled"], true);
+    assert!(hub.server_snapshot("beta").await.enabled);
     assert_eq!(
         std::fs::read(&hub.config_path).unwrap(),
         config_before,

@@ -17,7 +17,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use switchboard_e2e::api::{ActivityEntry, ActivityOutcome, ActivityResponse};
 use switchboard_e2e::raw::RawMcp as Raw;
-use switchboard_e2e::{Hub, eventually, stdio_fixture};
+use switchboard_e2e::{Hub, TestHub, eventually, stdio_fixture};
 
 /// A fixture spec: tools `echo`, `fail` (a JSON-RPC error), `oops` (a
 /// result with `isError`), `slow` (sleeps `ms`, with progress), `stuck`

@@ -23,7 +23,7 @@ use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RoleC
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Value, json};
-use switchboard_e2e::{Client, Hub, counts, eventually, spec_file, stdio_fixture};
+use switchboard_e2e::{Client, Hub, TestHub, counts, eventually, spec_file, stdio_fixture};
 
 /// A delete (destructive), a read (read-only) and a write (no annotation).
 fn tools() -> Value {

@@ -9,6 +9,8 @@
 //! server answers directly; the pass-through route keeps the servers' URIs.
 //! Without the packages the tests skip with the reason, or fail when
 //! `SWITCHBOARD_REQUIRE_EXTERNAL` is set (as `scripts/test.sh` does).
+//!
+//! In-process (`Engine`): the hub's process is not what is tested.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -20,7 +22,8 @@ use rmcp::ServiceExt as _;
 use rmcp::model::ReadResourceRequestParams;
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
-use switchboard_e2e::{Client, Hub, rpc_error};
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::rpc_error;
 
 /// The URI both example servers give their page.
 const PAGE: &str = "ui://get-time/mcp-app.html";
@@ -147,7 +150,7 @@ async fn two_apps_with_one_ui_uri_each_get_their_own_page_through_the_hub() {
     assert_eq!(direct_preact[0]["uri"], PAGE);
     assert_ne!(direct_vanilla[0]["text"], direct_preact[0]["text"]);
 
-    let hub = Hub::start(json!({
+    let hub = Engine::serve(json!({
         "mcpServers": {"vanilla": stdio(&vanilla), "preact": stdio(&preact)},
         "profiles": {"only-preact": {"servers": ["preact"], "token": PROFILE_TOKEN}},
     }))

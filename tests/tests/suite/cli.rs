@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use switchboard_e2e::{Hub, HubSnapshot, RefreshTrigger, ServerState, bin, stdio_fixture};
+use switchboard_e2e::{Hub, HubSnapshot, RefreshTrigger, ServerState, TestHub, bin, stdio_fixture};
 
 struct Output {
     code: i32,

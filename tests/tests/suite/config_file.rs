@@ -12,7 +12,9 @@ use std::io::Write;
 use std::path::Path;
 
 use serde_json::{Value, json};
-use switchboard_e2e::{DEADLINE, Hub, bin, eventually, stdio_fixture};
+use switchboard_e2e::api::{ConfigError, ReloadResult};
+use switchboard_e2e::bin;
+use switchboard_e2e::prelude::*;
 
 /// The largest duration in seconds the config accepts (30 days).
 const MAX_SECS: u64 = 30 * 24 * 60 * 60;
@@ -55,25 +57,55 @@ async fn running_pids(hub: &Hub, client: &switchboard_e2e::Client) -> (u64, u64)
 }
 
 async fn pid(hub: &Hub, id: &str) -> u64 {
-    hub.server(id).await["pid"]
-        .as_u64()
+    hub.server_snapshot(id)
+        .await
+        .pid
+        .map(u64::from)
         .unwrap_or_else(|| panic!("server {id} has no pid"))
 }
 
+/// The wire spelling of an error's kind (`notAFile`).
+fn kind(error: &ConfigError) -> &'static str {
+    match error {
+        ConfigError::Read { .. } => "read",
+        ConfigError::Missing { .. } => "missing",
+        ConfigError::Empty { .. } => "empty",
+        ConfigError::NotAFile { .. } => "notAFile",
+        ConfigError::Unsafe { .. } => "unsafe",
+        ConfigError::Invalid { .. } => "invalid",
+        ConfigError::Env { .. } => "env",
+    }
+}
+
+/// The line and column of an `invalid` error.
+fn position(error: &ConfigError) -> (usize, usize) {
+    match error {
+        ConfigError::Invalid { line, column, .. } => (*line, *column),
+        other => panic!("not a parse error: {other:?}"),
+    }
+}
+
 /// Waits until `configError` is set and has `kind`, returning it.
-async fn config_error(hub: &Hub, kind: &str) -> Value {
-    eventually(&format!("configError of kind {kind}"), || async {
-        let error = hub.status().await["configError"].clone();
-        (error["kind"] == kind).then_some(error)
+async fn config_error(hub: &Hub, want: &str) -> ConfigError {
+    hub.wait_snapshot(&format!("configError of kind {want}"), |s| {
+        s.config_error.as_ref().is_some_and(|e| kind(e) == want)
     })
     .await
+    .config_error
+    .unwrap()
 }
 
 async fn config_error_cleared(hub: &Hub) {
-    eventually("configError cleared", || async {
-        hub.status().await["configError"].is_null().then_some(())
-    })
-    .await;
+    hub.wait_snapshot("configError cleared", |s| s.config_error.is_none())
+        .await;
+}
+
+/// Waits until the last reload satisfies `done`, returning it.
+async fn reloaded(hub: &Hub, what: &str, done: impl Fn(&ReloadResult) -> bool) -> ReloadResult {
+    hub.wait_snapshot(what, |s| s.last_reload.as_ref().is_some_and(&done))
+        .await
+        .last_reload
+        .unwrap()
 }
 
 /// Both servers still run with the same processes and still answer.
@@ -107,8 +139,8 @@ async fn truncate_then_write_in_place_keeps_servers_running() {
     // An editor saving in place: open with truncation, pause, write, close.
     let mut file = std::fs::File::create(&hub.config_path).unwrap();
     let error = config_error(&hub, "empty").await;
-    assert_eq!(error["path"], hub.config_path.to_string_lossy().as_ref());
-    assert_eq!(error["message"], "the config file is empty");
+    assert_eq!(error.path(), hub.config_path.to_str());
+    assert_eq!(error.message(), "the config file is empty");
     still_serving(&hub, &client, pids).await;
 
     // The first half arrives, then another pause: the file does not parse.
@@ -117,18 +149,19 @@ async fn truncate_then_write_in_place_keeps_servers_running() {
     file.flush().unwrap();
     let error = config_error(&hub, "invalid").await;
     let lines = text[..half].iter().filter(|b| **b == b'\n').count() as u64;
-    assert_eq!(error["line"], lines + 1, "{error}");
-    assert!(error["column"].as_u64().unwrap() >= 1, "{error}");
-    assert!(!error["message"].as_str().unwrap().is_empty(), "{error}");
+    let (line, column) = position(&error);
+    assert_eq!(line as u64, lines + 1, "{error:?}");
+    assert!(column >= 1, "{error:?}");
+    assert!(!error.message().is_empty(), "{error:?}");
     still_serving(&hub, &client, pids).await;
 
     file.write_all(&text[half..]).unwrap();
     drop(file);
     config_error_cleared(&hub).await;
     still_serving(&hub, &client, pids).await;
-    let reload = hub.status().await["lastReload"].clone();
-    assert_eq!(reload["unchanged"], json!(["a", "b"]), "{reload}");
-    assert_eq!(reload["removed"], json!([]), "{reload}");
+    let reload = hub.snapshot().await.last_reload.unwrap();
+    assert_eq!(reload.unchanged, vec!["a", "b"], "{reload:?}");
+    assert_eq!(reload.removed, Vec::<String>::new(), "{reload:?}");
     assert_eq!(hub.terminate().await, Some(0));
 }
 
@@ -141,7 +174,7 @@ async fn deleted_file_keeps_servers_until_it_comes_back() {
 
     std::fs::remove_file(&hub.config_path).unwrap();
     let error = config_error(&hub, "missing").await;
-    assert_eq!(error["path"], hub.config_path.to_string_lossy().as_ref());
+    assert_eq!(error.path(), hub.config_path.to_str());
     still_serving(&hub, &client, pids).await;
 
     // It comes back changed: b removed, c added. Now, and only now, b goes.
@@ -149,13 +182,9 @@ async fn deleted_file_keeps_servers_until_it_comes_back() {
     config["mcpServers"]["c"] = stdio_fixture(&["--tools", "z"]);
     std::fs::write(&hub.config_path, pretty(&config)).unwrap();
     config_error_cleared(&hub).await;
-    let reload = eventually("the recreated file applied", || async {
-        let reload = hub.status().await["lastReload"].clone();
-        (reload["removed"] == json!(["b"])).then_some(reload)
-    })
-    .await;
-    assert_eq!(reload["added"], json!(["c"]));
-    assert_eq!(reload["unchanged"], json!(["a"]));
+    let reload = reloaded(&hub, "the recreated file applied", |r| r.removed == ["b"]).await;
+    assert_eq!(reload.added, vec!["c"]);
+    assert_eq!(reload.unchanged, vec!["a"]);
     assert_eq!(pid(&hub, "a").await, pids.0);
     eventually("b's process ends", || async {
         (!switchboard_e2e::pid_alive(pids.1 as u32)).then_some(())
@@ -178,20 +207,13 @@ async fn empty_file_is_refused_and_a_valid_empty_config_applies() {
     // Invalid JSON reports where: line 2, the column of the stray comma.
     save_bytes(&hub, b"{\n  \"mcpServers\": {,}\n}\n");
     let error = config_error(&hub, "invalid").await;
-    assert_eq!(
-        (error["line"].as_u64(), error["column"].as_u64()),
-        (Some(2), Some(18))
-    );
+    assert_eq!(position(&error), (2, 18));
     still_serving(&hub, &client, pids).await;
 
     // A valid file without servers is what the person wants: it applies.
     save_bytes(&hub, b"{\"mcpServers\": {}}\n");
     config_error_cleared(&hub).await;
-    eventually("both servers removed", || async {
-        let reload = hub.status().await["lastReload"].clone();
-        (reload["removed"] == json!(["a", "b"])).then_some(())
-    })
-    .await;
+    reloaded(&hub, "both servers removed", |r| r.removed == ["a", "b"]).await;
     assert_eq!(client.tool_names().await, Vec::<String>::new());
     assert_eq!(hub.terminate().await, Some(0));
 }
@@ -266,10 +288,7 @@ async fn fifo_replacing_the_config_is_refused_on_reload() {
     std::fs::remove_file(&hub.config_path).unwrap();
     mkfifo(&hub.config_path);
     let error = config_error(&hub, "notAFile").await;
-    assert!(
-        error["message"].as_str().unwrap().contains("FIFO"),
-        "{error}"
-    );
+    assert!(error.message().contains("FIFO"), "{error:?}");
     // The watcher is not stuck on the FIFO: an explicit reload answers at once too.
     let (code, body) = hub.post("/api/v1/reload").await;
     assert_eq!(code, 422, "{body}");
@@ -397,22 +416,21 @@ async fn the_maximum_durations_are_accepted_and_the_hub_works() {
     let mut hub = Hub::start(config.clone()).await.unwrap();
     let client = hub.client().await;
     let pids = running_pids(&hub, &client).await;
-    let a = hub.server("a").await;
-    assert!(a["ttlExpiresAt"].is_string(), "{a}");
-    assert!(a["nextPollAt"].is_string(), "{a}");
+    let a = hub.server_snapshot("a").await;
+    assert!(a.ttl_expires_at.is_some(), "{a:?}");
+    assert!(a.next_poll_at.is_some(), "{a:?}");
 
     // A huge value on reload is refused with its position; nothing stops.
     config["settings"]["cacheTtlSecs"] = json!(max + 1);
     save_bytes(&hub, &pretty(&config));
     let error = config_error(&hub, "invalid").await;
     assert!(
-        error["message"]
-            .as_str()
-            .unwrap()
+        error
+            .message()
             .contains("`settings.cacheTtlSecs`: 2592001 is more than the maximum 2592000"),
-        "{error}"
+        "{error:?}"
     );
-    assert!(error["line"].as_u64().unwrap() > 1, "{error}");
+    assert!(position(&error).0 > 1, "{error:?}");
     still_serving(&hub, &client, pids).await;
     assert!(!hub.log().contains("panicked"), "{}", hub.log());
     assert_eq!(hub.terminate().await, Some(0));

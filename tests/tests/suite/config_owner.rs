@@ -13,7 +13,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use serde_json::{Value, json};
-use switchboard_e2e::{Hub, api, bin, eventually, stdio_fixture};
+use switchboard_e2e::{Hub, TestHub, api, bin, eventually, stdio_fixture};
 
 use super::config_file::serve_expecting_exit;
 

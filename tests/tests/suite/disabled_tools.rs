@@ -8,7 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use switchboard_e2e::{Client, Hub, eventually, rpc_error, spec_file, stdio_fixture};
+use switchboard_e2e::{Client, Hub, TestHub, eventually, rpc_error, spec_file, stdio_fixture};
 
 fn file(hub: &Hub) -> Value {
     serde_json::from_slice(&std::fs::read(&hub.config_path).unwrap()).unwrap()

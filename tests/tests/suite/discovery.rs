@@ -7,10 +7,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use switchboard_e2e::{
-    Client, Health, Hub, ServerState, api, counts, eventually, pid_alive, processes_with,
-    stdio_fixture, write_control,
-};
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::{counts, processes_with};
 
 #[tokio::test]
 async fn fifty_lazy_servers_are_ready_before_any_process_runs() {
@@ -79,7 +77,7 @@ async fn expired_lists_are_served_while_they_are_refreshed() {
     .unwrap();
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["a__x"]);
-    let first = hub.server("a").await["listedAt"].clone();
+    let first = hub.server_snapshot("a").await.listed_at;
     // The server changes without telling anyone.
     write_control(
         &control,
@@ -87,22 +85,18 @@ async fn expired_lists_are_served_while_they_are_refreshed() {
     );
     // Once the TTL is over, a list still answers at once with what is known...
     eventually("the TTL to expire", || async {
-        let s = hub.server("a").await;
-        let expires = s["ttlExpiresAt"].as_str()?.to_string();
+        let expires = hub.server_snapshot("a").await.ttl_expires_at?;
         (humantime_now() > expires).then_some(())
     })
     .await;
     assert_eq!(client.tool_names().await, vec!["a__x"]);
     // ...and the refresh it started brings the change, announced to the client.
-    eventually("the revalidated list", || async {
-        (client.received.tools_changed() == 1).then_some(())
-    })
-    .await;
+    client.received.wait_tools_changed(1).await;
     assert_eq!(client.tool_names().await, vec!["a__x", "a__y"]);
-    let a = hub.server("a").await;
-    assert_ne!(a["listedAt"], first);
-    assert_eq!(a["refreshTrigger"], "ttl");
-    assert_eq!(a["lastChange"]["added"], json!(["y"]));
+    let a = hub.server_snapshot("a").await;
+    assert_ne!(a.listed_at, first);
+    assert_eq!(a.refresh_trigger, Some(RefreshTrigger::Ttl));
+    assert_eq!(a.last_change.unwrap().added, vec!["y"]);
     assert_eq!(hub.terminate().await, Some(0));
 }
 
@@ -126,12 +120,8 @@ async fn the_warm_catalog_serves_tools_before_the_server_runs() {
     assert_eq!(first.terminate().await, Some(0));
 
     let mut hub = Hub::start_with_env(config, &env).await.unwrap();
-    let a = hub.server("a").await;
-    assert_eq!(
-        (a["unverified"].as_bool(), a["toolCount"].as_u64()),
-        (Some(true), Some(2))
-    );
-    assert_eq!(a["pid"], Value::Null);
+    let a = hub.server_snapshot("a").await;
+    assert_eq!((a.unverified, a.tool_count, a.pid), (true, 2, None));
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["a__x", "a__y"]);
     assert!(
@@ -187,9 +177,9 @@ async fn an_idle_stdio_server_sleeps_and_a_call_wakes_it() {
             .unwrap(),
         "2"
     );
-    let awake = hub.server("a").await;
-    assert_eq!(awake["state"], "ready");
-    assert_ne!(awake["pid"].as_u64().unwrap() as u32, pid);
+    let awake = hub.server_snapshot("a").await;
+    assert_eq!(awake.state, ServerState::Ready);
+    assert_ne!(awake.pid.unwrap(), pid);
     assert_eq!(hub.terminate().await, Some(0));
 }
 

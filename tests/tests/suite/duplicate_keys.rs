@@ -9,7 +9,7 @@
 
 use serde_json::json;
 use switchboard_e2e::raw::RawMcp;
-use switchboard_e2e::{Client, Hub, api, eventually, stdio_fixture};
+use switchboard_e2e::{Client, Hub, TestHub, api, eventually, stdio_fixture};
 
 const TOKEN: &str = "e2e-duplicate-profile-token-5d1f";
 

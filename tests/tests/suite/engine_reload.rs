@@ -7,9 +7,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::json;
-use switchboard_core::{ReloadError, ServerState};
-use switchboard_e2e::engine::Engine;
-use switchboard_e2e::{eventually, pid_alive, stdio_fixture};
+use switchboard_core::ReloadError;
+use switchboard_e2e::prelude::*;
 
 #[tokio::test]
 async fn a_reload_that_changes_one_server_leaves_the_others_processes_alone() {

@@ -6,11 +6,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::json;
-use switchboard_core::RefreshTrigger;
+use switchboard_core::ServerId;
 use switchboard_core::Unrouted;
-use switchboard_core::{ServerId, ServerState};
-use switchboard_e2e::engine::Engine;
-use switchboard_e2e::{Client, HttpFixture, counts, eventually, rpc_error, stdio_fixture};
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::{HttpFixture, counts, rpc_error};
 
 fn id(name: &str) -> ServerId {
     ServerId::new(name).unwrap()
@@ -43,7 +42,7 @@ async fn a_dead_upstream_gives_an_error_naming_the_server() {
         .unwrap_err();
     assert!(err.to_string().starts_with("server 'quits'"), "{err}");
     let failed = engine
-        .wait_server("gone", "gone failed", |s| s.state == ServerState::Failed)
+        .wait_for("gone", "gone failed", |s| s.state == ServerState::Failed)
         .await;
     assert!(
         failed.last_error.as_deref().unwrap_or("").contains("gone"),

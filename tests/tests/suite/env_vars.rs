@@ -8,7 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use switchboard_e2e::{Hub, api, bin, eventually};
+use switchboard_e2e::{Hub, TestHub, api, bin, eventually};
 
 const SECRET: &str = "sb-env-secret-7f3a91";
 

@@ -1,16 +1,18 @@
 //! Bad input and bad upstreams give clear JSON-RPC errors naming the server
-//! and the cause; the hub and the healthy servers keep working.
+//! and the cause; the hub and the healthy servers keep working. The engine
+//! runs in-process (no signal, process group or CLI output is at stake); the
+//! refused config file is the binary's own start-up, so that test runs it.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::json;
-use switchboard_api::ServerState;
-use switchboard_e2e::{Hub, bin, pid_alive, rpc_error, spec_file, stdio_fixture};
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::{bin, rpc_error, spec_file};
 
 #[tokio::test]
 async fn unknown_tool_is_an_invalid_params_error() {
-    let mut hub = Hub::start(json!({"mcpServers": {"a": stdio_fixture(&["--tools", "x"])}}))
+    let mut hub = Engine::serve(json!({"mcpServers": {"a": stdio_fixture(&["--tools", "x"])}}))
         .await
         .unwrap();
     let client = hub.client().await;
@@ -29,7 +31,7 @@ async fn unknown_tool_is_an_invalid_params_error() {
             .unwrap(),
         "still"
     );
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }
 
 #[tokio::test]
@@ -39,7 +41,7 @@ async fn crashed_upstream_is_reported_and_restarted_on_next_need() {
         dir.path(),
         json!([{"name": "boom", "behavior": "crash"}, {"name": "ok"}]),
     );
-    let mut hub = Hub::start(json!({"mcpServers": {
+    let mut hub = Engine::serve(json!({"mcpServers": {
         "c": stdio_fixture(&["--spec", &spec]),
         "healthy": stdio_fixture(&["--tools", "x"]),
     }}))
@@ -50,7 +52,7 @@ async fn crashed_upstream_is_reported_and_restarted_on_next_need() {
         client.tool_names().await,
         vec!["c__boom", "c__ok", "healthy__x"]
     );
-    let first_pid = hub.server("c").await["pid"].as_u64().unwrap() as u32;
+    let first_pid = hub.pid("c").await;
 
     let err = client.call_text("c__boom", json!({})).await.unwrap_err();
     let err = rpc_error(&err);
@@ -96,17 +98,17 @@ async fn crashed_upstream_is_reported_and_restarted_on_next_need() {
             .unwrap(),
         "back"
     );
-    let c = hub.server("c").await;
-    assert_eq!(c["state"], "ready");
-    assert_ne!(c["pid"].as_u64().unwrap() as u32, first_pid);
-    assert_eq!(hub.terminate().await, Some(0));
+    let c = hub.server_snapshot("c").await;
+    assert_eq!(c.state, ServerState::Ready);
+    assert_ne!(c.pid.unwrap(), first_pid);
+    hub.shutdown().await;
 }
 
 #[tokio::test]
 async fn hung_call_times_out_without_blocking_others() {
     let dir = tempfile::tempdir().unwrap();
     let spec = spec_file(dir.path(), json!([{"name": "stuck", "behavior": "hang"}]));
-    let mut hub = Hub::start(json!({
+    let mut hub = Engine::serve(json!({
         "mcpServers": {
             "slow": stdio_fixture(&["--spec", &spec]),
             "fast": stdio_fixture(&["--tools", "x"]),
@@ -129,13 +131,13 @@ async fn hung_call_times_out_without_blocking_others() {
     );
     assert_eq!(err.data, Some(json!({"server": "slow", "kind": "timeout"})));
     // A timed-out call does not kill the server.
-    assert_eq!(hub.server("slow").await["state"], "ready");
-    assert_eq!(hub.terminate().await, Some(0));
+    assert_eq!(hub.server_snapshot("slow").await.state, ServerState::Ready);
+    hub.shutdown().await;
 }
 
 #[tokio::test]
 async fn server_that_cannot_start_names_its_command() {
-    let mut hub = Hub::start(json!({"mcpServers": {
+    let mut hub = Engine::serve(json!({"mcpServers": {
         "missing": {"command": "/nonexistent/switchboard-no-such-binary"},
         "exits": stdio_fixture(&["--exit-at-start", "7"]),
         "ok": stdio_fixture(&["--tools", "x"]),
@@ -163,7 +165,7 @@ async fn server_that_cannot_start_names_its_command() {
         exits.last_error.as_deref(),
         Some("server 'exits' exited; stderr: fixture exiting at start with code 7")
     );
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }
 
 #[tokio::test]

@@ -3,14 +3,17 @@
 //! answers that come first are `application/json`; progress keeps the event
 //! stream; prepared lists equal what rmcp's own path answers; and sessions
 //! that are unknown or ended are still refused by rmcp.
+//!
+//! In-process (`Engine`): the hub's process is not what is tested.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
+use switchboard_e2e::prelude::*;
 use switchboard_e2e::raw::{Answer, RawMcp as Raw};
-use switchboard_e2e::{Hub, spec_file, stdio_fixture};
+use switchboard_e2e::spec_file;
 
 fn tool_names(answer: &Answer) -> Vec<String> {
     answer.messages[0]["result"]["tools"]
@@ -47,7 +50,7 @@ async fn answers_come_as_json_progress_keeps_the_stream_and_lists_match_rmcp() {
     );
     let counter = scratch.path().join("counts.json");
     let counter_arg = counter.to_string_lossy().to_string();
-    let hub = Hub::start(json!({
+    let hub = Engine::serve(json!({
         "mcpServers": {
             "a": stdio_fixture(&["--spec", &spec, "--counter-file", &counter_arg]),
             "b": stdio_fixture(&["--tools", "x,y"]),

@@ -25,7 +25,7 @@ use rmcp::service::{NotificationContext, RoleClient};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Value, json};
-use switchboard_e2e::{Hub, stdio_fixture};
+use switchboard_e2e::prelude::*;
 use tokio::time::{Instant, timeout};
 
 /// Notifications in the big flood.
@@ -138,7 +138,10 @@ async fn a_list_changed_flood_costs_bounded_memory_and_log() {
             .unwrap(),
         "after"
     );
-    assert_eq!(hub.server("flooder").await["state"], "ready");
+    assert_eq!(
+        hub.server_snapshot("flooder").await.state,
+        ServerState::Ready
+    );
     assert_bounded(&hub, pid);
     // The flood left no trace of its own in the log: its warnings (if any)
     // are limited, and rmcp's per-message INFO lines are off by default.

@@ -12,9 +12,8 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use switchboard_e2e::{
-    Hub, eventually, pid_alive, process_ids, processes_with, rpc_error, spec_file, stdio_fixture,
-};
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::{process_ids, processes_with, rpc_error, spec_file};
 
 /// A field of /proc/<pid>/status in KiB (`VmRSS`, `VmHWM`).
 fn proc_kib(pid: u32, field: &str) -> u64 {
@@ -78,8 +77,8 @@ fn with_call_secs(mut server: Value, secs: u64) -> Value {
     server
 }
 
-fn pid_of(server: &Value) -> u32 {
-    server["pid"].as_u64().expect("a pid") as u32
+fn pid_of(server: &ServerSnapshot) -> u32 {
+    server.pid.expect("a pid")
 }
 
 #[tokio::test]
@@ -96,8 +95,8 @@ async fn stderr_with_invalid_utf8_or_a_200_mb_line_is_read_to_the_end() {
         client.tool_names().await,
         vec!["flood__echo", "garbled__echo"]
     );
-    let garbled_pid = pid_of(&hub.server("garbled").await);
-    let flood_pid = pid_of(&hub.server("flood").await);
+    let garbled_pid = pid_of(&hub.server_snapshot("garbled").await);
+    let flood_pid = pid_of(&hub.server_snapshot("flood").await);
 
     // Reading goes on past the invalid bytes: ticks written after them arrive.
     let stderr = stderr_until(&hub, "garbled", "stderr tick 10").await;
@@ -128,8 +127,8 @@ async fn stderr_with_invalid_utf8_or_a_200_mb_line_is_read_to_the_end() {
 
     // Both servers are the same processes, alive, and answer.
     for (id, pid) in [("garbled", garbled_pid), ("flood", flood_pid)] {
-        let server = hub.server(id).await;
-        assert_eq!(server["state"], "ready", "{server}");
+        let server = hub.server_snapshot(id).await;
+        assert_eq!(server.state, ServerState::Ready, "{server:?}");
         assert_eq!(pid_of(&server), pid);
         assert!(pid_alive(pid));
         let text = client
@@ -161,7 +160,7 @@ async fn a_server_that_stops_reading_stdin_fails_the_call_within_its_timeout() {
             .unwrap(),
         "ok"
     );
-    let first_pid = pid_of(&hub.server("deaf").await);
+    let first_pid = pid_of(&hub.server_snapshot("deaf").await);
     assert_eq!(guards_of(first_pid).len(), 1, "one guard per server");
 
     // 256 KiB fill the pipe (64 KiB) and the server's read buffer; a second,
@@ -193,20 +192,15 @@ async fn a_server_that_stops_reading_stdin_fails_the_call_within_its_timeout() {
 
     // The status says so, naming the server, until a new process answers.
     let server = hub
-        .wait_server("deaf", "the stuck stdin in the status", |s| {
-            s["lastError"]
-                .as_str()
-                .is_some_and(|e| e.contains("stopped reading its stdin"))
-        })
+        .wait_for(
+            "deaf",
+            "the stuck stdin in the status",
+            is::error_containing("stopped reading its stdin"),
+        )
         .await;
-    assert_eq!(server["state"], "failed", "{server}");
-    assert_eq!(server["health"], "degraded", "{server}");
-    assert!(
-        server["lastError"]
-            .as_str()
-            .unwrap()
-            .starts_with("server 'deaf'")
-    );
+    assert_eq!(server.state, ServerState::Failed, "{server:?}");
+    assert_eq!(server.health, Health::Degraded, "{server:?}");
+    assert!(last_error(&server).starts_with("server 'deaf'"));
 
     // The stuck process and its guard are gone; the next call starts a new one.
     eventually("the stuck server to be killed", || async {
@@ -220,8 +214,8 @@ async fn a_server_that_stops_reading_stdin_fails_the_call_within_its_timeout() {
             .unwrap(),
         "again"
     );
-    let server = hub.server("deaf").await;
-    assert_eq!(server["state"], "ready");
+    let server = hub.server_snapshot("deaf").await;
+    assert_eq!(server.state, ServerState::Ready);
     assert_ne!(pid_of(&server), first_pid);
     assert_eq!(hub.terminate().await, Some(0));
 }
@@ -248,7 +242,7 @@ async fn an_answer_over_the_cap_is_an_error_saying_so() {
             .unwrap(),
         "a"
     );
-    let pid = pid_of(&hub.server("big").await);
+    let pid = pid_of(&hub.server_snapshot("big").await);
 
     let started = Instant::now();
     let err = client
@@ -291,9 +285,9 @@ async fn an_answer_over_the_cap_is_an_error_saying_so() {
         .await
         .unwrap();
     assert_eq!(text.len(), 1_000_000);
-    let server = hub.server("big").await;
+    let server = hub.server_snapshot("big").await;
     assert_eq!(pid_of(&server), pid);
-    assert_eq!(server["state"], "ready");
+    assert_eq!(server.state, ServerState::Ready);
     assert_eq!(hub.terminate().await, Some(0));
 }
 
@@ -316,8 +310,8 @@ async fn no_process_of_a_server_group_survives_a_killed_hub() {
         client.tool_names().await,
         vec!["plain__echo", "stubborn__echo"]
     );
-    let stubborn = pid_of(&hub.server("stubborn").await);
-    let plain = pid_of(&hub.server("plain").await);
+    let stubborn = pid_of(&hub.server_snapshot("stubborn").await);
+    let plain = pid_of(&hub.server_snapshot("plain").await);
     let grandchild: u32 = eventually("the grandchild pid file", || async {
         std::fs::read_to_string(&pidfile).ok()?.trim().parse().ok()
     })

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use switchboard_api::ServerState;
-use switchboard_e2e::{Hub, bin, eventually, stdio_fixture};
+use switchboard_e2e::{Hub, TestHub, bin, eventually, stdio_fixture};
 
 fn mode(path: &Path) -> u32 {
     fs::metadata(path).unwrap().permissions().mode() & 0o7777

@@ -1,6 +1,7 @@
 //! Everything a call can involve flows through the merged `/mcp` with
 //! prefixed names: progress, cancellation, sampling and elicitation (the
-//! upstream asks the very client whose call it is serving).
+//! upstream asks the very client whose call it is serving). In-process: the
+//! hub's process is not what is tested.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used, deprecated)]
@@ -16,7 +17,8 @@ use rmcp::service::{PeerRequestOptions, RequestContext, RoleClient};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Value, json};
-use switchboard_e2e::{Hub, bin, eventually, spec_file, stdio_fixture};
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::{bin, spec_file};
 
 /// A client that supports sampling and elicitation and records what it was asked.
 #[derive(Clone, Default)]
@@ -96,7 +98,7 @@ async fn sampling_elicitation_progress_and_cancel_through_the_merged_endpoint() 
         json!([{"name": "slow", "behavior": "sleep"}]),
     );
     let conformance = bin("switchboard-conformance-fixture");
-    let mut hub = Hub::start(json!({"mcpServers": {
+    let mut hub = Engine::serve(json!({"mcpServers": {
         "conf": {"command": conformance.to_string_lossy()},
         "plain": stdio_fixture(&["--spec", &spec, "--counter-file", &counter.to_string_lossy()]),
     }}))
@@ -180,13 +182,13 @@ async fn sampling_elicitation_progress_and_cancel_through_the_merged_endpoint() 
     assert_eq!(text_of(&again), "slept 10 ms");
 
     client.cancel().await.unwrap();
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }
 
 #[tokio::test]
 async fn a_client_without_sampling_gets_a_clear_tool_error() {
     let conformance = bin("switchboard-conformance-fixture");
-    let mut hub = Hub::start(json!({"mcpServers": {
+    let mut hub = Engine::serve(json!({"mcpServers": {
         "conf": {"command": conformance.to_string_lossy()},
     }}))
     .await
@@ -206,5 +208,5 @@ async fn a_client_without_sampling_gets_a_clear_tool_error() {
         ),
         "{text}"
     );
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }

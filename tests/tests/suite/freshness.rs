@@ -1,24 +1,23 @@
 //! Freshness: the poller catches silent redeploys and changes nobody
 //! announced, refresh triggers coalesce, and a failing poll degrades health
-//! without losing the cached lists.
+//! without losing the cached lists. In-process: the hub's process is not
+//! what is tested.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::json;
-use switchboard_api::Health;
-use switchboard_e2e::{
-    HttpFixture, Hub, counts, eventually, free_port, stdio_fixture, write_control,
-};
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::{HttpFixture, counts, free_port};
 
 /// An HTTP fixture with tool `x` on a fixed port (so it can come back on the
 /// same address) and a hub that polls it every second.
-async fn polled_remote() -> (String, HttpFixture, Hub) {
+async fn polled_remote() -> (String, HttpFixture, Engine) {
     let addr = format!("127.0.0.1:{}", free_port());
     let fixture = HttpFixture::start_on(&addr, &["--tools", "x"])
         .await
         .unwrap();
-    let hub = Hub::start(json!({
+    let hub = Engine::serve(json!({
         "mcpServers": {"remote": {"url": fixture.url}},
         "settings": {"pollIntervalSecs": 1}
     }))
@@ -39,15 +38,12 @@ async fn a_silent_redeploy_is_found_by_the_poll_and_announced_once() {
     let _redeployed = HttpFixture::start_on(&addr, &["--tools", "x,y"])
         .await
         .unwrap();
-    eventually("the poll finds the new tools", || async {
-        (client.received.tools_changed() >= 1).then_some(())
-    })
-    .await;
+    client.received.wait_tools_changed(1).await;
     assert_eq!(client.tool_names().await, vec!["remote__x", "remote__y"]);
-    let remote = hub.server("remote").await;
-    assert_eq!(remote["refreshTrigger"], "poll");
-    assert_eq!(remote["lastChange"]["added"], json!(["y"]));
-    assert!(remote["nextPollAt"].is_string());
+    let remote = hub.server_snapshot("remote").await;
+    assert_eq!(remote.refresh_trigger, Some(RefreshTrigger::Poll));
+    assert_eq!(remote.last_change.unwrap().added, vec!["y"]);
+    assert!(remote.next_poll_at.is_some());
     // Calls work on the new session too.
     assert_eq!(
         client
@@ -61,14 +57,14 @@ async fn a_silent_redeploy_is_found_by_the_poll_and_announced_once() {
         1,
         "announced more than once"
     );
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }
 
 #[tokio::test]
 async fn a_change_without_notification_is_found_by_the_poll() {
     let scratch = tempfile::tempdir().unwrap();
     let control = scratch.path().join("control.json");
-    let mut hub = Hub::start(json!({
+    let mut hub = Engine::serve(json!({
         "mcpServers": {"a": stdio_fixture(&["--tools", "x", "--control", &control.to_string_lossy()])},
         "settings": {"pollIntervalSecs": 1}
     }))
@@ -77,16 +73,14 @@ async fn a_change_without_notification_is_found_by_the_poll() {
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["a__x"]);
     write_control(&control, json!({"tools": [{"name": "z"}], "notify": false}));
-    eventually("the poll finds the change", || async {
-        (client.received.tools_changed() == 1).then_some(())
-    })
-    .await;
+    client.received.wait_tools_changed(1).await;
+    assert_eq!(client.received.tools_changed(), 1);
     assert_eq!(client.tool_names().await, vec!["a__z"]);
-    let a = hub.server("a").await;
-    assert_eq!(a["lastChange"]["added"], json!(["z"]));
-    assert_eq!(a["lastChange"]["removed"], json!(["x"]));
-    assert_eq!(a["lastChange"]["trigger"], "poll");
-    assert_eq!(hub.terminate().await, Some(0));
+    let change = hub.server_snapshot("a").await.last_change.unwrap();
+    assert_eq!(change.added, vec!["z"]);
+    assert_eq!(change.removed, vec!["x"]);
+    assert_eq!(change.trigger, RefreshTrigger::Poll);
+    hub.shutdown().await;
 }
 
 #[tokio::test]
@@ -94,7 +88,7 @@ async fn simultaneous_refresh_triggers_share_one_listing() {
     let scratch = tempfile::tempdir().unwrap();
     let counter = scratch.path().join("counts.json");
     let control = scratch.path().join("control.json");
-    let mut hub = Hub::start(json!({
+    let mut hub = Engine::serve(json!({
         "mcpServers": {"a": stdio_fixture(&[
             "--tools", "x",
             "--counter-file", &counter.to_string_lossy(),
@@ -116,10 +110,8 @@ async fn simultaneous_refresh_triggers_share_one_listing() {
     let refreshes = (0..20).map(|_| hub.post("/api/v1/servers/a/refresh"));
     let answers = futures::future::join_all(refreshes).await;
     assert!(answers.iter().all(|(code, _)| *code == 200));
-    eventually("the change announced", || async {
-        (client.received.tools_changed() == 1).then_some(())
-    })
-    .await;
+    client.received.wait_tools_changed(1).await;
+    assert_eq!(client.received.tools_changed(), 1);
     // Without coalescing that would be 21 listings; with it, a listing under
     // way answers every request made while it runs, and the notification gets
     // (at most) one listing that starts after it.
@@ -129,7 +121,7 @@ async fn simultaneous_refresh_triggers_share_one_listing() {
         "{listings} listings for 21 triggers"
     );
     assert_eq!(client.tool_names().await, vec!["a__x", "a__y"]);
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }
 
 #[tokio::test]
@@ -168,5 +160,5 @@ async fn a_failing_poll_keeps_the_lists_and_health_recovers() {
     assert!(!healthy.stale);
     assert_eq!(healthy.last_error, None);
     assert_eq!(client.received.tools_changed(), 0);
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }

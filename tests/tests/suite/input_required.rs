@@ -31,7 +31,7 @@ use rmcp::service::{
 };
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Value, json};
-use switchboard_e2e::{HttpFixture, Hub, bin, stdio_fixture};
+use switchboard_e2e::{HttpFixture, Hub, TestHub, bin, stdio_fixture};
 
 /// A client that answers every elicitation with the name "ada".
 #[derive(Clone, Default)]

@@ -18,7 +18,9 @@
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
-use switchboard_e2e::{AuthFixture, HttpFixture, Hub, assert_no_secrets, bin, browse};
+use switchboard_e2e::api::KeyringKind;
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::{AuthFixture, HttpFixture, assert_no_secrets, bin, browse};
 
 const SECRET_SERVICE: [(&str, &str); 1] = [("SWITCHBOARD_TOKEN_STORE", "secret-service")];
 const NEEDS: &str = "needs the Secret Service: run with --ignored under dbus-run-session + \
@@ -112,20 +114,22 @@ async fn secret_service_keeps_tokens_across_hub_restarts() {
     let mut first = Hub::start_with_env(config.clone(), &SECRET_SERVICE)
         .await
         .unwrap();
-    let s = first.server(&id).await;
-    assert_eq!(s["auth"]["keyring"], "secret-service", "{s}");
+    let s = first.server_snapshot(&id).await;
+    assert_eq!(auth(&s).keyring, KeyringKind::SecretService, "{s:?}");
     let client = first.client().await;
     assert!(client.tool_names().await.is_empty());
     first
-        .wait_server(&id, "authRequired", |s| s["state"] == "authRequired")
+        .wait_for(&id, "authRequired", is::auth_required())
         .await;
     let (code, body) = first.start_login(&id).await;
     assert_eq!(code, 200, "{body}");
     browse(body["authorizationUrl"].as_str().unwrap()).await;
     first
-        .wait_server(&id, "ready", |s| {
-            s["state"] == "ready" && s["auth"]["loggedIn"] == true
-        })
+        .wait_for(
+            &id,
+            "ready",
+            is::all(vec![is::ready(), is::logged_in(true)]),
+        )
         .await;
 
     // The entry is in the keyring, where libsecret's own tool finds it.
@@ -147,13 +151,11 @@ async fn secret_service_keeps_tokens_across_hub_restarts() {
     // A new hub comes up ready with the stored token: no new login.
     let mut second = Hub::start_with_env(config, &SECRET_SERVICE).await.unwrap();
     second
-        .wait_server(&id, "logged in from the keyring", |s| {
-            s["auth"]["loggedIn"] == true
-        })
+        .wait_for(&id, "logged in from the keyring", is::logged_in(true))
         .await;
     let client = second.client().await;
     assert_eq!(client.tool_names().await, vec![format!("{id}__echo")]);
-    assert_eq!(second.server(&id).await["state"], "ready");
+    assert_eq!(second.server_snapshot(&id).await.state, ServerState::Ready);
     let stats = fixture.stats().await;
     assert_eq!(stats["registrations"], 1, "{stats}");
     assert_eq!(stats["codeGrants"], 1, "{stats}");
@@ -163,7 +165,7 @@ async fn secret_service_keeps_tokens_across_hub_restarts() {
     assert_eq!(code, 200, "{body}");
     assert_eq!(lookup(&account), None);
     second
-        .wait_server(&id, "authRequired", |s| s["state"] == "authRequired")
+        .wait_for(&id, "authRequired", is::auth_required())
         .await;
     assert_eq!(second.terminate().await, Some(0));
     assert_no_secrets("the first hub's log", &first.log());
@@ -243,11 +245,13 @@ async fn keyring_secrets_reach_stdio_servers_and_stay_out_of_files() {
     assert_eq!(names, vec!["remote__r", "s__x"]);
     assert_eq!(std::fs::read_to_string(&seen).unwrap(), value);
     let remote_missing = hub
-        .wait_server("remote-missing", "missing header secret reported", |s| {
-            s["state"] == "failed"
-        })
+        .wait_for(
+            "remote-missing",
+            "missing header secret reported",
+            is::state(ServerState::Failed),
+        )
         .await;
-    let error = remote_missing["lastError"].as_str().unwrap();
+    let error = last_error(&remote_missing);
     assert!(
         error.contains(&format!(
             "header X-Api-Key: secret 'SB_MISSING_{pid}' is not in the keyring"
@@ -255,11 +259,13 @@ async fn keyring_secrets_reach_stdio_servers_and_stay_out_of_files() {
         "{error}"
     );
     let missing = hub
-        .wait_server("missing", "missing secret reported", |s| {
-            s["state"] == "failed"
-        })
+        .wait_for(
+            "missing",
+            "missing secret reported",
+            is::state(ServerState::Failed),
+        )
         .await;
-    let error = missing["lastError"].as_str().unwrap();
+    let error = last_error(&missing);
     assert!(
         error.contains(&format!(
             "secret 'SB_MISSING_{pid}' is not in the keyring; store it with `switchboard secret set SB_MISSING_{pid}`"

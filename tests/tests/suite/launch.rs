@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use serde_json::json;
-use switchboard_e2e::{Hub, bin};
+use switchboard_e2e::{Hub, TestHub, bin};
 
 /// A temp HOME whose login profile puts `tools` on PATH, with a copy of the
 /// fixture there under `name`. The profile also prints junk, as real ones do.

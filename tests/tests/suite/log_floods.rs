@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value, json};
 use switchboard_e2e::raw::RawMcp as Raw;
-use switchboard_e2e::{Hub, eventually, free_port};
+use switchboard_e2e::{Hub, TestHub, eventually, free_port};
 
 /// The counts of the session summary lines in `log`, one per line.
 fn eviction_counts(log: &str) -> Vec<u64> {

@@ -6,7 +6,8 @@
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use switchboard_e2e::{HttpFixture, Hub, pid_alive, stdio_fixture};
+use switchboard_e2e::HttpFixture;
+use switchboard_e2e::prelude::*;
 
 #[tokio::test]
 async fn stdio_and_http_servers_are_merged_and_shutdown_leaves_nothing() {
@@ -26,9 +27,8 @@ async fn stdio_and_http_servers_are_merged_and_shutdown_leaves_nothing() {
     .unwrap();
 
     // Nothing runs before it is needed.
-    let before = hub.status().await;
-    assert_eq!(before["servers"][0]["state"], "idle");
-    assert_eq!(before["servers"][0]["pid"], json!(null));
+    let before = hub.server_snapshot("a").await;
+    assert_eq!((before.state, before.pid), (ServerState::Idle, None));
 
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["a__x", "b__y"]);
@@ -47,21 +47,15 @@ async fn stdio_and_http_servers_are_merged_and_shutdown_leaves_nothing() {
         "world"
     );
 
-    let a = hub.server("a").await;
-    let b = hub.server("b").await;
-    assert_eq!(
-        (a["state"].as_str(), a["toolCount"].as_u64()),
-        (Some("ready"), Some(1))
-    );
-    assert_eq!(
-        (b["state"].as_str(), b["toolCount"].as_u64()),
-        (Some("ready"), Some(1))
-    );
-    assert_eq!(a["transport"], "stdio");
-    assert_eq!(b["transport"], "http");
-    assert_eq!(b["pid"], json!(null));
-    assert!(a["listedAt"].is_string());
-    let pid = a["pid"].as_u64().expect("stdio child pid") as u32;
+    let a = hub.server_snapshot("a").await;
+    let b = hub.server_snapshot("b").await;
+    assert_eq!((a.state, a.tool_count), (ServerState::Ready, 1));
+    assert_eq!((b.state, b.tool_count), (ServerState::Ready, 1));
+    assert_eq!(a.transport, "stdio");
+    assert_eq!(b.transport, "http");
+    assert_eq!(b.pid, None);
+    assert!(a.listed_at.is_some());
+    let pid = a.pid.expect("stdio child pid");
     assert!(pid_alive(pid));
     let grandchild: u32 = std::fs::read_to_string(&grandchild_file)
         .unwrap()

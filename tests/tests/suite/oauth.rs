@@ -10,10 +10,9 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use switchboard_e2e::{
-    AuthFixture, Hub, assert_no_secrets, bin, browse, eventually, redirect_target, rpc_error,
-    stdio_fixture,
-};
+use switchboard_e2e::api::KeyringKind;
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::{AuthFixture, assert_no_secrets, bin, browse, redirect_target, rpc_error};
 
 const MEMORY: [(&str, &str); 1] = [("SWITCHBOARD_TOKEN_STORE", "memory")];
 
@@ -55,18 +54,17 @@ async fn login_refresh_and_logout_end_to_end() {
     // 401 + WWW-Authenticate → authRequired; the local server is unaffected.
     assert_eq!(client.tool_names().await, vec!["local__x"]);
     let remote = hub
-        .wait_server("remote", "remote needs a login", |s| {
-            s["state"] == "authRequired" && s["auth"]["required"] == true
-        })
+        .wait_for(
+            "remote",
+            "remote needs a login",
+            is::all(vec![is::auth_required(), is::needs_login()]),
+        )
         .await;
-    assert_eq!(remote["auth"]["loggedIn"], false);
-    assert_eq!(remote["auth"]["keyring"], "memory");
+    assert!(!auth(&remote).logged_in);
+    assert_eq!(auth(&remote).keyring, KeyringKind::Memory);
     assert!(
-        remote["lastError"]
-            .as_str()
-            .unwrap()
-            .contains("switchboard login remote"),
-        "{remote}"
+        last_error(&remote).contains("switchboard login remote"),
+        "{remote:?}"
     );
     let err = client
         .call_text("local__x", json!({"text": "fine"}))
@@ -76,19 +74,21 @@ async fn login_refresh_and_logout_end_to_end() {
 
     // Login: discovery, dynamic registration, PKCE, the browser, the callback.
     let url = login_url(&hub, "remote").await;
-    let pending = hub.server("remote").await;
-    assert_eq!(pending["auth"]["loginPending"], true, "{pending}");
+    let pending = hub.server_snapshot("remote").await;
+    assert!(auth(&pending).login_pending, "{pending:?}");
     let page = browse(&url).await;
     assert!(page.contains("You are logged in"), "{page}");
     let ready = hub
-        .wait_server("remote", "remote ready after login", |s| {
-            s["state"] == "ready" && s["auth"]["loggedIn"] == true && s["toolCount"] == 1
-        })
+        .wait_for(
+            "remote",
+            "remote ready after login",
+            is::all(vec![is::ready(), is::logged_in(true), is::tools(1)]),
+        )
         .await;
-    assert_eq!(ready["auth"]["loginPending"], false);
+    assert!(!auth(&ready).login_pending);
     // Memory only (this test's choice), and the snapshot says so.
     assert_eq!(
-        ready["auth"]["message"],
+        auth_message(&ready),
         "tokens are kept in memory only (tokenStore: memory)"
     );
     assert_eq!(
@@ -132,17 +132,13 @@ async fn login_refresh_and_logout_end_to_end() {
     let (code, body) = hub.post("/api/v1/servers/remote/logout").await;
     assert_eq!(code, 200, "{body}");
     let out = hub
-        .wait_server("remote", "remote logged out", |s| {
-            s["state"] == "authRequired" && s["auth"]["loggedIn"] == false
-        })
+        .wait_for(
+            "remote",
+            "remote logged out",
+            is::all(vec![is::auth_required(), is::logged_in(false)]),
+        )
         .await;
-    assert!(
-        out["auth"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("logged out"),
-        "{out}"
-    );
+    assert!(auth_message(&out).contains("logged out"), "{out:?}");
     let err = client
         .call_text("remote__echo", json!({"text": "x"}))
         .await
@@ -180,31 +176,31 @@ async fn a_rejected_refresh_token_asks_for_a_new_login() {
     let mut hub = hub_with(json!({"remote": {"url": fixture.url}})).await;
     let client = hub.client().await;
     assert!(client.tool_names().await.is_empty());
-    hub.wait_server("remote", "authRequired", |s| s["state"] == "authRequired")
+    hub.wait_for("remote", "authRequired", is::auth_required())
         .await;
     let url = login_url(&hub, "remote").await;
     browse(&url).await;
-    hub.wait_server("remote", "ready", |s| s["state"] == "ready")
-        .await;
+    hub.wait_for("remote", "ready", is::ready()).await;
 
     // The authorization server revokes everything: the next refresh is refused.
     fixture.hook("revoke").await;
     let s = hub
-        .wait_server("remote", "authRequired after the refused refresh", |s| {
-            s["state"] == "authRequired"
-        })
+        .wait_for(
+            "remote",
+            "authRequired after the refused refresh",
+            is::auth_required(),
+        )
         .await;
-    let message = s["auth"]["message"].as_str().unwrap();
-    assert!(message.contains("rejected the refresh token"), "{s}");
-    assert!(message.contains("switchboard login remote"), "{s}");
-    assert_eq!(s["auth"]["loggedIn"], false);
+    let message = auth_message(&s);
+    assert!(message.contains("rejected the refresh token"), "{s:?}");
+    assert!(message.contains("switchboard login remote"), "{s:?}");
+    assert!(!auth(&s).logged_in);
     assert!(fixture.stats().await["rejectedRefreshes"].as_u64().unwrap() >= 1);
 
     // A new login brings it back.
     let url = login_url(&hub, "remote").await;
     browse(&url).await;
-    hub.wait_server("remote", "ready again", |s| s["state"] == "ready")
-        .await;
+    hub.wait_for("remote", "ready again", is::ready()).await;
     assert_eq!(
         client
             .call_text("remote__echo", json!({"text": "back"}))
@@ -226,17 +222,15 @@ async fn preregistered_client_with_secret_skips_registration() {
         "oauth": {"clientId": "sb-client", "clientSecret": "sb-secret", "scopes": ["mcp"]}
     }}))
     .await;
-    let s = hub.server("remote").await;
+    let s = hub.server_snapshot("remote").await;
     // `oauth` settings mark the server as needing a login before it is tried.
-    assert_eq!(s["auth"]["required"], true, "{s}");
+    assert!(auth(&s).required, "{s:?}");
     let url = login_url(&hub, "remote").await;
     assert!(url.contains("client_id=sb-client"), "{url}");
     assert!(url.contains("scope=mcp"), "{url}");
     browse(&url).await;
-    hub.wait_server("remote", "ready", |s| {
-        s["state"] == "ready" && s["toolCount"] == 1
-    })
-    .await;
+    hub.wait_for("remote", "ready", is::all(vec![is::ready(), is::tools(1)]))
+        .await;
     let stats = fixture.stats().await;
     assert_eq!(stats["registrations"], 0, "{stats}");
     assert_eq!(stats["codeGrants"], 1, "{stats}");
@@ -266,8 +260,7 @@ async fn bad_authorization_servers_give_clear_errors_and_hurt_no_one_else() {
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["local__x"]);
     for id in ["malformed", "denied", "forged", "unreachable"] {
-        hub.wait_server(id, "authRequired", |s| s["state"] == "authRequired")
-            .await;
+        hub.wait_for(id, "authRequired", is::auth_required()).await;
     }
 
     // Malformed metadata: the login is refused with the reason.
@@ -276,14 +269,11 @@ async fn bad_authorization_servers_give_clear_errors_and_hurt_no_one_else() {
     let error = body["error"].as_str().unwrap();
     assert!(error.contains("OAuth discovery failed"), "{error}");
     assert!(error.contains("oauth-protected-resource"), "{error}");
-    let s = hub.server("malformed").await;
-    assert_eq!(s["state"], "authRequired");
+    let s = hub.server_snapshot("malformed").await;
+    assert_eq!(s.state, ServerState::AuthRequired);
     assert!(
-        s["auth"]["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("login failed: OAuth discovery failed"),
-        "{s}"
+        auth_message(&s).starts_with("login failed: OAuth discovery failed"),
+        "{s:?}"
     );
 
     // An authorization server that is not running.
@@ -298,17 +288,13 @@ async fn bad_authorization_servers_give_clear_errors_and_hurt_no_one_else() {
     let page = browse(&url).await;
     assert!(page.contains("denied access"), "{page}");
     let s = hub
-        .wait_server("denied", "denied login reported", |s| {
-            s["auth"]["loginPending"] == false && s["auth"]["message"].is_string()
-        })
+        .wait_for("denied", "denied login reported", is::login_settled())
         .await;
-    assert_eq!(s["state"], "authRequired");
+    assert_eq!(s.state, ServerState::AuthRequired);
     assert!(
-        s["auth"]["message"]
-            .as_str()
-            .unwrap()
+        auth_message(&s)
             .contains("login failed: the authorization server denied access (access_denied"),
-        "{s}"
+        "{s:?}"
     );
 
     // A callback whose state is not the login's: refused, nothing exchanged.
@@ -323,18 +309,10 @@ async fn bad_authorization_servers_give_clear_errors_and_hurt_no_one_else() {
         .unwrap();
     assert!(page.contains("does not match"), "{page}");
     let s = hub
-        .wait_server("forged", "forged callback reported", |s| {
-            s["auth"]["loginPending"] == false && s["auth"]["message"].is_string()
-        })
+        .wait_for("forged", "forged callback reported", is::login_settled())
         .await;
-    assert_eq!(s["state"], "authRequired");
-    assert!(
-        s["auth"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("state does not match"),
-        "{s}"
-    );
+    assert_eq!(s.state, ServerState::AuthRequired);
+    assert!(auth_message(&s).contains("state does not match"), "{s:?}");
     assert_eq!(forged.stats().await["codeGrants"], 0);
 
     // Not a remote server; unknown server.
@@ -404,7 +382,7 @@ async fn cli_login_prints_the_url_and_waits_for_the_browser() {
         .unwrap();
     assert!(out.status.success(), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("remote: logged out"));
-    hub.wait_server("remote", "logged out", |s| s["state"] == "authRequired")
+    hub.wait_for("remote", "logged out", is::auth_required())
         .await;
     assert_eq!(hub.terminate().await, Some(0));
 }

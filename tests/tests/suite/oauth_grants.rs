@@ -11,7 +11,8 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
-use switchboard_e2e::{AuthFixture, Hub, assert_no_secrets, browse};
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::{AuthFixture, assert_no_secrets, browse};
 
 const MEMORY: [(&str, &str); 1] = [("SWITCHBOARD_TOKEN_STORE", "memory")];
 
@@ -64,7 +65,7 @@ async fn a_2025_03_26_server_without_resource_metadata_logs_in() {
     let client = hub.client().await;
     // Servers connect on first use: listing the tools starts this one.
     client.tool_names().await;
-    hub.wait_server("old", "needs a login", |s| s["state"] == "authRequired")
+    hub.wait_for("old", "needs a login", is::auth_required())
         .await;
     // rmcp alone refuses the root metadata (its issuer is `<origin>/oauth`);
     // the hub's 2025-03-26 fallback takes it, so the login reaches the URL.
@@ -80,9 +81,11 @@ async fn a_2025_03_26_server_without_resource_metadata_logs_in() {
     );
     let page = browse(url).await;
     assert!(page.contains("You are logged in"), "{page}");
-    hub.wait_server("old", "ready after login", |s| {
-        s["state"] == "ready" && s["toolCount"] == 1
-    })
+    hub.wait_for(
+        "old",
+        "ready after login",
+        is::all(vec![is::ready(), is::tools(1)]),
+    )
     .await;
     assert_eq!(
         client
@@ -125,9 +128,11 @@ async fn a_machine_client_signs_its_client_assertion_with_its_private_key() {
     let client = hub.client().await;
     // Servers connect on first use: listing the tools starts this one.
     client.tool_names().await;
-    hub.wait_server("machine", "ready with its own token", |s| {
-        s["state"] == "ready" && s["toolCount"] == 1
-    })
+    hub.wait_for(
+        "machine",
+        "ready with its own token",
+        is::all(vec![is::ready(), is::tools(1)]),
+    )
     .await;
     assert_eq!(
         client
@@ -137,12 +142,12 @@ async fn a_machine_client_signs_its_client_assertion_with_its_private_key() {
         "signed"
     );
     let impostor = hub
-        .wait_server("impostor", "refused", |s| {
-            s["state"] != "starting" && s["state"] != "ready" && !s["lastError"].is_null()
+        .wait_for("impostor", "refused", |s| {
+            !matches!(s.state, ServerState::Starting | ServerState::Ready) && s.last_error.is_some()
         })
         .await;
-    let error = impostor["lastError"].as_str().unwrap();
-    assert!(error.contains("invalid_client"), "{impostor}");
+    let error = last_error(&impostor);
+    assert!(error.contains("invalid_client"), "{impostor:?}");
     let stats = fixture.stats().await;
     assert_eq!(stats["clientCredentialsGrants"], 1, "{stats}");
     assert_eq!(stats["codeGrants"], 0, "{stats}");

@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
-use switchboard_e2e::{Client, Hub, eventually, rpc_error, stdio_fixture, write_control};
+use switchboard_e2e::{Client, Hub, TestHub, eventually, rpc_error, stdio_fixture, write_control};
 
 fn tools(search_description: &str) -> Value {
     json!([

@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
-use switchboard_e2e::{Client, Hub, eventually, stdio_fixture, write_control};
+use switchboard_e2e::{Client, Hub, TestHub, eventually, stdio_fixture, write_control};
 
 fn search(description: &str) -> Value {
     json!({"name": "search", "description": description})

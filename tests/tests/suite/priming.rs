@@ -4,6 +4,8 @@
 //! data as JSON, so an empty one made its discovery fail ("Unexpected end of
 //! JSON input"). Checked on the wire, on both kinds of event stream the hub
 //! sends: the standalone `GET` stream and a `POST` answered as a stream.
+//!
+//! In-process (`Engine`): the hub's process is not what is tested.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -11,8 +13,9 @@
 use std::time::Duration;
 
 use serde_json::json;
+use switchboard_e2e::prelude::*;
 use switchboard_e2e::raw::RawMcp;
-use switchboard_e2e::{Hub, spec_file, stdio_fixture};
+use switchboard_e2e::spec_file;
 
 /// Long enough for any event the test waits for; a safety net, not a timing.
 const DEADLINE: Duration = Duration::from_secs(20);
@@ -59,7 +62,7 @@ fn is_priming(event: &str) -> bool {
 /// changes), its standalone stream open, and a slow call answered as a
 /// stream; returns the events of both streams, the `GET` one up to the
 /// `list_changed` that disabling server `b` sends.
-async fn streams_of(hub: &Hub, version: &'static str) -> (Vec<String>, Vec<String>) {
+async fn streams_of(hub: &Engine, version: &'static str) -> (Vec<String>, Vec<String>) {
     let mut raw = RawMcp::new(&hub.url).speaking(version);
     let init = raw.initialize().await;
     assert_eq!(init.status, 200, "{}", init.body);
@@ -116,7 +119,7 @@ async fn a_2025_06_18_session_gets_no_event_without_data_and_a_2025_11_25_one_is
         scratch.path(),
         json!([{"name": "slow", "description": "sleeps", "behavior": "sleep"}]),
     );
-    let hub = Hub::start(json!({"mcpServers": {
+    let hub = Engine::serve(json!({"mcpServers": {
         "a": stdio_fixture(&["--spec", &spec]),
         "b": stdio_fixture(&["--tools", "x"]),
     }}))

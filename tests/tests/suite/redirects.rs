@@ -13,7 +13,8 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use switchboard_e2e::{Client, Hub, rpc_error};
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::rpc_error;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -126,8 +127,8 @@ async fn a_redirect_to_another_origin_is_not_followed_and_named() {
     let message = rpc_error(&err).message.to_string();
     assert!(message.contains(&shown), "{message}");
 
-    let server = hub.server("redir").await;
-    let last_error = server["lastError"].as_str().unwrap();
+    let server = hub.server_snapshot("redir").await;
+    let last_error = last_error(&server);
     assert!(last_error.contains(&shown), "{last_error}");
 
     // The redirecting server did get the credentials (so the hub had them to

@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use switchboard_e2e::{HttpFixture, Hub, RegistryFixture, eventually};
+use switchboard_e2e::{HttpFixture, Hub, RegistryFixture, TestHub, eventually};
 
 use super::registry::{
     MEMORY, MEMORY_NEW, MEMORY_OLD, MEMORY_PKG, cli, docs, fixture_docs, hub_cli, path_with_uv,

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 use switchboard_e2e::{
-    Hub, ServerSnapshot, ServerState, api, eventually, pid_alive, spec_file, stdio_fixture,
+    Hub, ServerSnapshot, ServerState, TestHub, api, eventually, pid_alive, spec_file, stdio_fixture,
 };
 
 /// Saves the config the way editors do: write a temp file, rename it over.

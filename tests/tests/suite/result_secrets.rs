@@ -10,7 +10,7 @@
 
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
-use switchboard_e2e::{Client, Hub, eventually, spec_file, stdio_fixture};
+use switchboard_e2e::{Client, Hub, TestHub, eventually, spec_file, stdio_fixture};
 
 const AWS: &str = "AKIAQWERTYUIOPASDFGH";
 const GITHUB: &str = "ghp_R3sultS3cr3tR3sultS3cr3tR3sultS3cr3t";

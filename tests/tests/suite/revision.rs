@@ -4,6 +4,8 @@
 //! `subscriptions/listen` stream that hears a tagged `list_changed` when a
 //! fixture's tools change, a removed method's error, the `Mcp-Method` check, an `initialize` offering
 //! 2026-07-28 answered with 2025-11-25, and an old client on the same hub.
+//!
+//! In-process (`Engine`): the hub's process is not what is tested.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -14,8 +16,9 @@ use rmcp::model::{CacheScope, GetMeta, ProtocolVersion, ServerNotification, Subs
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::json;
+use switchboard_e2e::Recorder;
+use switchboard_e2e::prelude::*;
 use switchboard_e2e::raw::RawMcp;
-use switchboard_e2e::{Client, Hub, Recorder, stdio_fixture, write_control};
 
 /// A client that speaks only 2026-07-28 (discover, then stateless requests).
 async fn modern_client(url: &str) -> RunningService<RoleClient, Recorder> {
@@ -36,7 +39,7 @@ async fn a_2026_07_28_client_is_served_on_both_routes_beside_an_old_one() {
     let dir = tempfile::tempdir().unwrap();
     let control = dir.path().join("control.json");
     let control_arg = control.to_string_lossy().to_string();
-    let mut hub = Hub::start(json!({"mcpServers": {
+    let mut hub = Engine::serve(json!({"mcpServers": {
         "a": stdio_fixture(&["--tools", "x", "--control", &control_arg]),
     }}))
     .await
@@ -136,7 +139,7 @@ async fn a_2026_07_28_client_is_served_on_both_routes_beside_an_old_one() {
     merged.cancel().await.unwrap();
     pass.cancel().await.unwrap();
     old.service.cancel().await.unwrap();
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }
 
 /// The `_meta` a 2026-07-28 request carries.
@@ -150,7 +153,7 @@ fn meta() -> serde_json::Value {
 
 #[tokio::test]
 async fn removed_methods_missing_meta_and_legacy_initialize() {
-    let mut hub = Hub::start(json!({"mcpServers": {
+    let mut hub = Engine::serve(json!({"mcpServers": {
         "a": stdio_fixture(&["--tools", "x"]),
     }}))
     .await
@@ -248,5 +251,5 @@ async fn removed_methods_missing_meta_and_legacy_initialize() {
     assert!(answer.message["error"].is_object(), "{}", answer.message);
     let answer = old.request("tools/call", json!({"name": "a__x"})).await;
     assert!(answer.message["result"].is_object(), "{}", answer.message);
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }

@@ -7,8 +7,9 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
-use switchboard_e2e::{HttpFixture, Hub, free_port, rpc_error, stdio_fixture};
+use serde_json::json;
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::{HttpFixture, free_port, rpc_error};
 
 /// What a person must never read in an error: Rust paths and generics.
 fn assert_plain(what: &str, text: &str) {
@@ -70,9 +71,12 @@ async fn a_name_of_no_configured_server_fails_at_once_without_starting_anything(
     );
     // Nothing was started for those names.
     for id in ["slow", "a", "a__b", "gh"] {
-        let server = hub.server(id).await;
-        assert_eq!(server["state"], "idle", "{server}");
-        assert_eq!(server["pid"], Value::Null, "{server}");
+        let server = hub.server_snapshot(id).await;
+        assert_eq!(
+            (server.state, server.pid),
+            (ServerState::Idle, None),
+            "{server:?}"
+        );
     }
 
     // Ids with `__`: "a__b__y" may be server "a" or "a__b"; both are listed
@@ -84,11 +88,11 @@ async fn a_name_of_no_configured_server_fails_at_once_without_starting_anything(
             .unwrap(),
         "via a__b"
     );
-    assert_eq!(hub.server("slow").await["state"], "idle");
+    assert_eq!(hub.server_snapshot("slow").await.state, ServerState::Idle);
     // A server that is listed and has no such tool: plain "unknown tool".
     let err = client.call_text("a__zzz", json!({})).await.unwrap_err();
     assert_eq!(rpc_error(&err).message, "unknown tool 'a__zzz'");
-    assert_eq!(hub.server("slow").await["state"], "idle");
+    assert_eq!(hub.server_snapshot("slow").await.state, ServerState::Idle);
     // Prompts are routed the same way.
     let params = rmcp::model::GetPromptRequestParams::new("nosuchserver__p");
     let err = client.service.peer().get_prompt(params).await.unwrap_err();
@@ -147,11 +151,11 @@ async fn a_server_that_cannot_start_answers_with_its_own_error_after_one_start()
         "{:?}",
         started.elapsed()
     );
-    let hangs = hub.server("hangs").await;
-    assert_eq!(hangs["consecutiveFailures"], 1, "{hangs}");
-    assert_eq!(hangs["state"], "failed", "{hangs}");
+    let hangs = hub.server_snapshot("hangs").await;
+    assert_eq!(hangs.consecutive_failures, 1, "{hangs:?}");
+    assert_eq!(hangs.state, ServerState::Failed, "{hangs:?}");
     // The healthy server was never involved.
-    assert_eq!(hub.server("ok").await["state"], "idle");
+    assert_eq!(hub.server_snapshot("ok").await.state, ServerState::Idle);
     assert_eq!(
         client
             .call_text("ok__x", json!({"text": "fine"}))
@@ -211,7 +215,10 @@ async fn every_list_method_and_session_shares_one_cold_start_wait() {
         elapsed < cold.mul_f64(1.75),
         "five lists took {elapsed:?}, more than one cold-start wait"
     );
-    assert_eq!(hub.server("slow").await["state"], "starting");
+    assert_eq!(
+        hub.server_snapshot("slow").await.state,
+        ServerState::Starting
+    );
     assert_eq!(hub.terminate().await, Some(0));
 }
 
@@ -267,9 +274,9 @@ async fn http_upstream_failures_read_in_plain_words() {
 
     for id in ["refused", "failing", "going"] {
         let server = hub
-            .wait_server(id, "the failure on record", |s| s["lastError"].is_string())
+            .wait_for(id, "the failure on record", is::failed_once())
             .await;
-        assert_plain("lastError", server["lastError"].as_str().unwrap());
+        assert_plain("lastError", last_error(&server));
         let logs = hub.get(&format!("/api/v1/servers/{id}/logs")).await;
         assert_plain("the server's log", &logs.to_string());
     }

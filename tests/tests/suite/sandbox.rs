@@ -14,7 +14,9 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use switchboard_e2e::{Client, Hub, bin, spec_file};
+use switchboard_e2e::api::SandboxStatus;
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::{bin, spec_file};
 
 /// A home directory with secrets in it, and a project folder.
 struct Home {
@@ -106,14 +108,8 @@ async fn start(home: &Home, servers: Value) -> Hub {
     .unwrap()
 }
 
-fn sandbox_of(status: &Value, id: &str) -> Value {
-    status["servers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["id"] == id)
-        .map(|s| s["sandbox"].clone())
-        .unwrap()
+fn sandbox_of(snapshot: &HubSnapshot, id: &str) -> SandboxStatus {
+    server(snapshot, id).sandbox.clone()
 }
 
 #[tokio::test]
@@ -241,35 +237,30 @@ async fn the_standard_profile_refuses_secret_places_and_switchboards_files_but_n
     }
 
     // The refusal reaches the status once the hub has read the server's stderr.
-    hub.wait_server("boxed", "a refusal in its sandbox status", |s| {
-        s["sandbox"]["lastDenial"].is_string()
+    hub.wait_for("boxed", "a refusal in its sandbox status", |s| {
+        s.sandbox.last_denial.is_some()
     })
     .await;
-    let status = hub.get("/api/v1/status").await;
+    let status = hub.snapshot().await;
     let boxed = sandbox_of(&status, "boxed");
-    assert_eq!(boxed["profile"], "standard", "{boxed}");
-    assert_eq!(boxed["enforced"], true, "{boxed}");
+    assert_eq!(boxed.profile, "standard", "{boxed:?}");
+    assert!(boxed.enforced, "{boxed:?}");
+    assert!(boxed.mechanism.contains("Landlock"), "{boxed:?}");
     assert!(
-        boxed["mechanism"].as_str().unwrap().contains("Landlock"),
-        "{boxed}"
+        boxed.dropped_env.iter().any(|v| v == "SB_TEST_API_TOKEN"),
+        "{boxed:?}"
     );
     assert!(
-        boxed["droppedEnv"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("SB_TEST_API_TOKEN")),
-        "{boxed}"
-    );
-    assert!(
-        boxed["lastDenial"]
-            .as_str()
+        boxed
+            .last_denial
+            .as_deref()
             .unwrap()
             .contains("refused by the sandbox"),
-        "{boxed}"
+        "{boxed:?}"
     );
     let open = sandbox_of(&status, "open");
-    assert_eq!(open["profile"], "off", "{open}");
-    assert_eq!(open["enforced"], false, "{open}");
+    assert_eq!(open.profile, "off", "{open:?}");
+    assert!(!open.enforced, "{open:?}");
     // The log says which variables stayed behind and how to pass one.
     assert!(hub.log().contains("SB_TEST_API_TOKEN"), "{}", hub.log());
     assert!(
@@ -343,16 +334,10 @@ async fn a_custom_profile_allows_only_its_paths_and_network_none_refuses_loopbac
     assert!(!Path::new(&outside).exists());
     assert!(!home.root().join("work/changed.txt").exists());
 
-    let custom = sandbox_of(&hub.get("/api/v1/status").await, "custom");
-    assert_eq!(custom["profile"], "custom", "{custom}");
-    assert_eq!(custom["enforced"], true, "{custom}");
-    assert!(
-        custom["mechanism"]
-            .as_str()
-            .unwrap()
-            .contains("network namespace"),
-        "{custom}"
-    );
+    let custom = sandbox_of(&hub.snapshot().await, "custom");
+    assert_eq!(custom.profile, "custom", "{custom:?}");
+    assert!(custom.enforced, "{custom:?}");
+    assert!(custom.mechanism.contains("network namespace"), "{custom:?}");
     drop(listener);
 }
 
@@ -400,10 +385,8 @@ async fn a_server_that_dies_on_a_refused_path_says_the_sandbox_refused_it() {
     .await;
     let (code, answer) = hub.post("/api/v1/servers/aws/refresh").await;
     assert_ne!(code, 200, "{answer}");
-    let server = hub
-        .wait_server("aws", "a last error", |s| s["lastError"].is_string())
-        .await;
-    let error = server["lastError"].as_str().unwrap();
+    let server = hub.wait_for("aws", "a last error", is::failed_once()).await;
+    let error = last_error(&server);
     assert!(
         error.contains("read of ~/.aws/credentials (AWS credentials) refused by the sandbox")
             && error.contains("sandbox.expose"),

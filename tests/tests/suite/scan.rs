@@ -1,10 +1,12 @@
-//! Definition scanning with the real binary: a server whose tools are
+//! Definition scanning: a server whose tools are
 //! poisoned from its very first listing (the fixture's `--poisoned`) has them
 //! held with findings — gone from the merged and the pass-through lists,
 //! their calls refused, each with the rules that matched in the status and in
 //! `GET /api/v1/servers/<id>/held` — and one approval brings one back; `warn`
 //! lists them flagged. The real definitions of the reference server
 //! (`@modelcontextprotocol/server-everything`) are not flagged.
+//!
+//! In-process (`Engine`): the hub's process is not what is tested.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -12,7 +14,8 @@
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use switchboard_e2e::{Client, Hub, eventually, rpc_error, stdio_fixture};
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::rpc_error;
 /// The fixture's tools (`switchboard_fixtures::poisoned`).
 const CLEAN: &str = "clean_echo";
 const POISONED: [&str; 4] = ["add", "daily_fact", "multiply", "weather"];
@@ -23,7 +26,7 @@ fn rules(tool: &switchboard_api::HeldTool) -> Vec<&str> {
 
 #[tokio::test]
 async fn poisoned_tools_are_held_on_first_sight_with_their_findings() {
-    let mut hub = Hub::start(json!({
+    let mut hub = Engine::serve(json!({
         "mcpServers": {"a": stdio_fixture(&["--poisoned"])},
         "settings": {"pollIntervalSecs": 0}
     }))
@@ -137,12 +140,12 @@ async fn poisoned_tools_are_held_on_first_sight_with_their_findings() {
         })
         .await;
     assert!(a.held_tools.iter().all(|t| t.name != "add"), "{a:?}");
-    hub.terminate().await;
+    hub.shutdown().await;
 }
 
 #[tokio::test]
 async fn warn_lists_poisoned_tools_flagged() {
-    let mut hub = Hub::start(json!({
+    let mut hub = Engine::serve(json!({
         "mcpServers": {"a": stdio_fixture(&["--poisoned"])},
         "settings": {"pollIntervalSecs": 0, "toolPinning": "warn"}
     }))
@@ -160,7 +163,7 @@ async fn warn_lists_poisoned_tools_flagged() {
         a.changed_tools.iter().all(|t| !t.findings.is_empty()),
         "{a:?}"
     );
-    hub.terminate().await;
+    hub.shutdown().await;
 }
 
 /// The reference server, installed by `scripts/setup.sh` into `.tools/node`
@@ -189,7 +192,7 @@ async fn the_reference_servers_definitions_are_not_flagged() {
     let Some(everything) = server_everything() else {
         return;
     };
-    let mut hub = Hub::start(json!({
+    let mut hub = Engine::serve(json!({
         "mcpServers": {"everything": {
             "command": everything.to_string_lossy(),
             "args": ["stdio"],
@@ -211,5 +214,5 @@ async fn the_reference_servers_definitions_are_not_flagged() {
         "{s:?}"
     );
     assert_eq!(s.tool_count, names.len());
-    hub.terminate().await;
+    hub.shutdown().await;
 }

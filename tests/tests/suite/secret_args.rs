@@ -8,8 +8,9 @@
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use serde_json::{Value, json};
-use switchboard_e2e::{Hub, first_snapshot_event, stdio_fixture};
+use serde_json::json;
+use switchboard_e2e::first_snapshot_event;
+use switchboard_e2e::prelude::*;
 
 async fn cli(hub: &Hub, args: &[&str]) -> String {
     let output = hub.cli().args(args).output().await.unwrap();
@@ -28,13 +29,14 @@ async fn a_secret_argument_stays_out_of_open_answers_and_is_masked_in_private_on
     assert_eq!(code, 200, "{refreshed}");
     let argv_line = "argv: --tools ok --stderr-argv --api-key ***";
     let private = hub
-        .wait_server("echoer", "its echoed argv in stderrTail", |s| {
-            s["stderrTail"]
-                .as_array()
-                .is_some_and(|lines| lines.iter().any(|l| l.as_str() == Some(argv_line)))
+        .wait_for("echoer", "its echoed argv in stderrTail", |s| {
+            s.stderr_tail
+                .as_ref()
+                .is_some_and(|lines| lines.iter().any(|l| l == argv_line))
         })
         .await;
-    assert!(!private.to_string().contains(&secret), "{private}");
+    let private = serde_json::to_string(&private).unwrap();
+    assert!(!private.contains(&secret), "{private}");
 
     // Without a credential: no stderr at all, and so no secret.
     let open = reqwest::get(format!("{}/api/v1/status", hub.base))
@@ -43,8 +45,9 @@ async fn a_secret_argument_stays_out_of_open_answers_and_is_masked_in_private_on
         .text()
         .await
         .unwrap();
-    let parsed: Value = serde_json::from_str(&open).unwrap();
-    assert_eq!(parsed["servers"][0]["id"], "echoer", "{open}");
+    let parsed: HubSnapshot = serde_json::from_str(&open).unwrap();
+    assert_eq!(parsed.servers[0].id, "echoer", "{open}");
+    assert_eq!(parsed.servers[0].stderr_tail, None, "{open}");
     for (what, text) in [
         ("the open status", open),
         (

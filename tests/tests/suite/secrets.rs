@@ -14,7 +14,8 @@
 use std::path::Path;
 
 use serde_json::json;
-use switchboard_e2e::{HttpFixture, Hub, first_snapshot_event, free_port, stdio_fixture};
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::{HttpFixture, first_snapshot_event, free_port};
 
 /// A secret no output could contain by chance.
 fn unique(tag: &str) -> String {
@@ -125,25 +126,18 @@ async fn secrets_of_failing_servers_never_come_out() {
     assert_clean(&secrets, "the refresh API", &refreshed.to_string());
     for id in failing {
         let server = hub
-            .wait_server(id, "a recorded failure", |s| s["lastError"].is_string())
+            .wait_for(id, "a recorded failure", is::failed_once())
             .await;
-        assert_clean(&secrets, &format!("{id}'s status"), &server.to_string());
+        let server = serde_json::to_string(&server).unwrap();
+        assert_clean(&secrets, &format!("{id}'s status"), &server);
     }
 
     // The errors really quote what the servers were given (so the
     // redaction is what keeps the secrets out), with the secrets masked.
+    // As JSON, the way the status API sends it: what is searched for them.
     let status = hub.status().await;
-    let error = |id: &str| {
-        status["servers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["id"] == id)
-            .unwrap()["lastError"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
+    let typed: HubSnapshot = serde_json::from_value(status.clone()).unwrap();
+    let error = |id: &str| last_error(server(&typed, id)).to_string();
     let closed_error = error("closed");
     assert!(
         closed_error.contains(&format!(
@@ -156,8 +150,8 @@ async fn secrets_of_failing_servers_never_come_out() {
         echoed.contains("HTTP 401") && echoed.contains("refused POST /mcp?api_key=***&page=1"),
         "{echoed}"
     );
-    let badargs = hub.server("badargs").await;
-    let stderr = badargs["stderrTail"].to_string();
+    let badargs = hub.server_snapshot("badargs").await;
+    let stderr = badargs.stderr_tail.unwrap_or_default().join("\n");
     assert!(
         stderr.contains("https://***@example.invalid/mcp?access_token=***"),
         "{stderr}"
@@ -264,7 +258,8 @@ async fn secrets_of_failing_servers_never_come_out() {
     );
     assert_clean(&secrets, "the reload answer", &reload.to_string());
     let status = hub.status().await;
-    assert!(status["configError"].is_object(), "{status}");
+    let typed: HubSnapshot = serde_json::from_value(status.clone()).unwrap();
+    assert!(typed.config_error.is_some(), "{status}");
     assert_clean(
         &secrets,
         "the status with a config error",

@@ -8,7 +8,8 @@
 use std::net::SocketAddr;
 
 use serde_json::{Value, json};
-use switchboard_e2e::{Hub, bin, eventually, free_port, stdio_fixture, write_control};
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::{bin, free_port};
 
 /// The listener port of a hub from its base URL.
 fn port_of(hub: &Hub) -> u16 {
@@ -140,10 +141,8 @@ async fn a_hub_refuses_servers_that_lead_back_to_itself_and_keeps_serving() {
             },
         }}),
     );
-    eventually("the reload", || async {
-        (hub.status().await["servers"].as_array().unwrap().len() == 5).then_some(())
-    })
-    .await;
+    hub.wait_snapshot("the reload", |s| s.servers.len() == 5)
+        .await;
 
     // Lists and calls keep working with the other servers' tools only.
     for _ in 0..3 {
@@ -176,34 +175,32 @@ async fn a_hub_refuses_servers_that_lead_back_to_itself_and_keeps_serving() {
             Some(json!({"server": id, "kind": "selfReference"}))
         );
         let server = hub
-            .wait_server(id, "the refusal on record", |s| s["state"] == "failed")
+            .wait_for(id, "the refusal on record", is::state(ServerState::Failed))
             .await;
         assert!(
-            server["lastError"]
-                .as_str()
-                .unwrap()
-                .contains("points back at this hub"),
-            "{server}"
+            last_error(&server).contains("points back at this hub"),
+            "{server:?}"
         );
     }
     let bridge = hub
-        .wait_server("bridge", "the bridge refused", |s| s["state"] == "failed")
+        .wait_for(
+            "bridge",
+            "the bridge refused",
+            is::state(ServerState::Failed),
+        )
         .await;
     assert!(
-        bridge["lastError"]
-            .as_str()
-            .unwrap()
-            .contains("is the Switchboard that started this bridge"),
-        "{bridge}"
+        last_error(&bridge).contains("is the Switchboard that started this bridge"),
+        "{bridge:?}"
     );
 
     // A manual refresh of everything changes nothing either: the count is stable.
     let (code, _) = hub.post("/api/v1/refresh").await;
     assert_eq!(code, 200);
-    let status = hub.status().await;
-    assert_eq!(status["totals"]["tools"], 2, "{}", status["totals"]);
+    let totals = hub.snapshot().await.totals;
+    assert_eq!(totals.tools, 2, "{totals:?}");
     assert_eq!(client.tool_names().await, vec!["ok__x", "ok__y"]);
-    assert_eq!(hub.server("ok").await["state"], "ready");
+    assert_eq!(hub.server_snapshot("ok").await.state, ServerState::Ready);
     // No runaway log (the self-proxying hub wrote gigabytes).
     let log = hub.log();
     assert!(log.len() < 1_000_000, "log grew to {} bytes", log.len());

@@ -12,7 +12,7 @@
 use std::fs;
 
 use serde_json::{Value, json};
-use switchboard_e2e::{Hub, bin, eventually, stdio_fixture};
+use switchboard_e2e::{Hub, TestHub, bin, eventually, stdio_fixture};
 
 /// `method` on the control API with a JSON body (or none), as the CLI sends it.
 async fn send(hub: &Hub, method: reqwest::Method, path: &str, body: Option<&str>) -> (u16, Value) {

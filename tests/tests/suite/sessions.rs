@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
+use switchboard_e2e::prelude::*;
 use switchboard_e2e::raw::RawMcp as Raw;
-use switchboard_e2e::{DEADLINE, Hub, eventually, spec_file, stdio_fixture};
+use switchboard_e2e::spec_file;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Calls tool `a__echo` (or `echo` on a pass-through route) and returns
@@ -45,7 +46,7 @@ fn echo_server(dir: &std::path::Path) -> Value {
 }
 
 async fn session_count(hub: &Hub) -> usize {
-    hub.status().await["sessions"].as_array().unwrap().len()
+    hub.snapshot().await.sessions.len()
 }
 
 #[tokio::test]
@@ -325,7 +326,7 @@ async fn stalled_and_idle_connections_are_closed_after_the_header_timeout() {
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(start.elapsed() < DEADLINE);
     // The listener still serves.
-    assert_eq!(hub.status().await["sessions"], json!([]));
+    assert_eq!(hub.snapshot().await.sessions, vec![]);
 }
 
 #[tokio::test]

@@ -3,6 +3,8 @@
 //! in, chunked or behind a large `Content-Length`, on MCP and control routes,
 //! and event streams opened past their cap. None of them may lock out a plain
 //! request or an MCP `initialize`.
+//!
+//! In-process (`Engine`): the hub's process is not what is tested.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -11,8 +13,8 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
+use switchboard_e2e::prelude::*;
 use switchboard_e2e::raw::RawMcp as Raw;
-use switchboard_e2e::{DEADLINE, Hub};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 
@@ -104,7 +106,7 @@ fn hub_config(settings: serde_json::Value) -> serde_json::Value {
 }
 
 /// A plain status request and an MCP initialize, both of which must succeed.
-async fn plain_clients_are_served(hub: &Hub) {
+async fn plain_clients_are_served(hub: &Engine) {
     let status = reqwest::Client::new()
         .get(format!("{}/api/v1/status", hub.base))
         .timeout(Duration::from_secs(10))
@@ -119,7 +121,7 @@ async fn plain_clients_are_served(hub: &Hub) {
 #[tokio::test]
 async fn trickling_bodies_cannot_take_every_connection() {
     // The header timeout is long: only the connection limit can help.
-    let hub = Hub::start(hub_config(
+    let hub = Engine::serve(hub_config(
         json!({"maxConnections": 20, "headerTimeoutSecs": 300}),
     ))
     .await
@@ -144,7 +146,7 @@ async fn trickling_bodies_cannot_take_every_connection() {
 
 #[tokio::test]
 async fn a_body_that_is_not_done_in_time_gets_408_whatever_its_framing() {
-    let hub = Hub::start(hub_config(json!({"headerTimeoutSecs": 1})))
+    let hub = Engine::serve(hub_config(json!({"headerTimeoutSecs": 1})))
         .await
         .unwrap();
     let addr = hub.base.trim_start_matches("http://").to_string();
@@ -170,7 +172,7 @@ async fn a_body_that_is_not_done_in_time_gets_408_whatever_its_framing() {
 #[tokio::test]
 async fn event_streams_past_their_cap_cannot_starve_requests() {
     // 20 connections: at most 10 streams.
-    let hub = Hub::start(hub_config(json!({"maxConnections": 20})))
+    let hub = Engine::serve(hub_config(json!({"maxConnections": 20})))
         .await
         .unwrap();
     let http = reqwest::Client::new();

@@ -11,10 +11,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::json;
-use switchboard_e2e::{
-    AuthFixture, Client, HttpFixture, Hub, assert_no_secrets, browse, eventually, rpc_error,
-    spec_file, write_control,
-};
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::{AuthFixture, HttpFixture, assert_no_secrets, browse, rpc_error, spec_file};
 
 const TOKEN: &str = "sse-fixture-token-93d1";
 
@@ -86,12 +84,12 @@ async fn sse_upstream_is_listed_called_and_passes_notifications_on() {
 
     // Without the header the fixture refuses the stream: the hub says so.
     let bare = hub
-        .wait_server("bare", "the refused server's state", |s| {
-            s["state"] == "authRequired" || s["state"] == "failed"
+        .wait_for("bare", "the refused server's state", |s| {
+            matches!(s.state, ServerState::AuthRequired | ServerState::Failed)
         })
         .await;
-    assert_eq!(bare["state"], "authRequired", "{bare}");
-    assert_eq!(bare["transport"], "sse");
+    assert_eq!(bare.state, ServerState::AuthRequired, "{bare:?}");
+    assert_eq!(bare.transport, "sse");
 
     // Progress from the upstream reaches the client.
     assert_eq!(
@@ -180,11 +178,11 @@ async fn a_stream_the_server_ends_fails_the_pending_call_and_is_reopened() {
     assert_eq!(err.message, "server 'leg' closed the SSE stream");
     assert_eq!(err.data, Some(json!({"server": "leg", "kind": "closed"})));
     let leg = hub
-        .wait_server("leg", "the loss recorded", |s| {
-            s["lastError"] == "server 'leg' closed the SSE stream"
+        .wait_for("leg", "the loss recorded", |s| {
+            s.last_error.as_deref() == Some("server 'leg' closed the SSE stream")
         })
         .await;
-    assert_eq!(leg["transport"], "sse");
+    assert_eq!(leg.transport, "sse");
 
     // The next call opens a new stream.
     eventually("a new SSE session", || async {
@@ -212,18 +210,22 @@ async fn an_oauth_login_reaches_a_legacy_sse_server() {
     .unwrap();
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, Vec::<String>::new());
-    hub.wait_server("remote", "remote needs a login", |s| {
-        s["state"] == "authRequired" && s["auth"]["required"] == true
-    })
+    hub.wait_for(
+        "remote",
+        "remote needs a login",
+        is::all(vec![is::auth_required(), is::needs_login()]),
+    )
     .await;
 
     let (code, body) = hub.start_login("remote").await;
     assert_eq!(code, 200, "{body}");
     let page = browse(body["authorizationUrl"].as_str().unwrap()).await;
     assert!(page.contains("You are logged in"), "{page}");
-    hub.wait_server("remote", "remote ready after login", |s| {
-        s["state"] == "ready" && s["auth"]["loggedIn"] == true && s["toolCount"] == 1
-    })
+    hub.wait_for(
+        "remote",
+        "remote ready after login",
+        is::all(vec![is::ready(), is::logged_in(true), is::tools(1)]),
+    )
     .await;
     assert_eq!(
         client
@@ -326,9 +328,9 @@ async fn misbehaving_sse_servers_get_errors_naming_them() {
         let hub = &hub;
         async move {
             let server = hub
-                .wait_server(id, "the failure recorded", |s| s["state"] == "failed")
+                .wait_for(id, "the failure recorded", is::state(ServerState::Failed))
                 .await;
-            let error = server["lastError"].as_str().unwrap().to_string();
+            let error = last_error(&server).to_string();
             assert!(error.starts_with(&format!("server '{id}'")), "{error}");
             error
         }

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use switchboard_e2e::{Hub, bin, eventually, proc_status_kib, stdio_fixture};
+use switchboard_e2e::{Hub, TestHub, bin, eventually, proc_status_kib, stdio_fixture};
 
 #[test]
 fn the_helper_mode_counts_like_the_tokenizer() {

@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use switchboard_e2e::{Client, Hub, rpc_error, stdio_fixture};
+use switchboard_e2e::{Client, Hub, TestHub, rpc_error, stdio_fixture};
 
 fn spec(dir: &std::path::Path) -> String {
     let path = dir.join("spec.json");

@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::json;
-use switchboard_e2e::{Hub, eventually, stdio_fixture};
+use switchboard_e2e::{Hub, TestHub, eventually, stdio_fixture};
 
 #[tokio::test]
 async fn totals_count_the_tools_clients_list_built_ins_included() {

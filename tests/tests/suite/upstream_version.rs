@@ -11,7 +11,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::json;
-use switchboard_e2e::{Hub, HubSnapshot, bin};
+use switchboard_e2e::{Hub, HubSnapshot, TestHub, bin};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
