@@ -370,14 +370,15 @@ pub(crate) struct Authorized {
     server: Arc<ServerAuth>,
 }
 
+/// What [`keep_fresh`] needs for one connection.
+pub(crate) type Refresher = (
+    Arc<tokio::sync::Mutex<AuthorizationManager>>,
+    Arc<ServerAuth>,
+);
+
 impl Authorized {
     /// What [`keep_fresh`] needs for this connection.
-    pub(crate) fn refresher(
-        &self,
-    ) -> (
-        Arc<tokio::sync::Mutex<AuthorizationManager>>,
-        Arc<ServerAuth>,
-    ) {
+    pub(crate) fn refresher(&self) -> Refresher {
         (self.manager.clone(), self.server.clone())
     }
 }

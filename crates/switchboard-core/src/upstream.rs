@@ -6,11 +6,30 @@
 //! the last known [`Capabilities`](crate::listing::Capabilities). Nothing is started until something needs
 //! the server ([`Upstream::connection`]).
 //!
-//! Concurrency: `conn` is a tokio mutex held while connecting, so concurrent
-//! first uses start one process. `status` is a std mutex for short reads and
-//! writes, never held across an `.await`. `refresh_lock` serializes listings;
-//! with the `list_seq` counter it coalesces refresh requests: a request is
-//! answered by any listing that *started* after it was made.
+//! Ownership: `Upstream` is a small struct (identity, config, the hub's
+//! services) composing one owner per kind of state, each with private
+//! fields in its own file, so only that file can change it:
+//! - `Link` (`link.rs`): the live connection, its number and the protocol
+//!   it starts with, and the monitor task that closes and reaps it;
+//! - `StatusCell` (`status.rs`, timing rules in `schedule.rs`, login states
+//!   in `login.rs`): state, health, breaker, stderr ring and the hub's log
+//!   lines about the server;
+//! - `Lister` (`refresh.rs`): single-flight listings and the tool pins;
+//! - `Traffic` (`traffic.rs`): requests and tasks in flight, forwarded and
+//!   parked calls;
+//! - `Subscriptions` (`subscriptions.rs`): resource subscriptions and the
+//!   server's own notifications.
+//!
+//! `impl Upstream` is in this file (accessors and thin delegations to the
+//! owners), `connect.rs` (starting and ending connections) and `request.rs`
+//! (requests and listings): the code that combines several owners.
+//!
+//! Concurrency: the connection slot is a tokio mutex held while connecting,
+//! so concurrent first uses start one process. The status is a std mutex
+//! for short reads and writes, never held across an `.await`. The lister's
+//! mutex serializes listings; with its sequence numbers it coalesces refresh
+//! requests: a request is answered by any listing that *started* after it
+//! was made.
 //!
 //! Lifecycle: `Disabled | Idle → Starting → Ready`, and from `Ready` to
 //! `Failed` when the connection dies or a start fails; the next need starts it
@@ -29,29 +48,23 @@
 //! refresh can repeat are rate-limited per server, so a server that floods
 //! costs bounded memory and log.
 //!
-//! Layout: this file holds the [`Upstream`] struct and its small public
-//! surface; the rest is split by job:
-//! - `connect`: starting a stdio or HTTP connection, the monitor task that
-//!   watches it, closing it and the idle sleep;
+//! Other files, by job:
 //! - `launch`: finding the program a stdio `command` names (the login
 //!   shell's PATH, Windows `.cmd`/`.ps1` shims);
-//! - `login`: what a missing or lost OAuth authorization does to the server;
 //! - `process`: the stdio server's process group (signals) and its death
 //!   guard (`process/guard.rs`);
-//! - `refresh`: the single-flight listing and the list-change diff;
-//! - `request`: one generic send used by every kind of request;
-//! - `status`: state, health, circuit breaker bookkeeping, stderr ring and the
-//!   hub's log lines about the server, and the [`UpstreamView`] it exposes;
-//! - `schedule`: when the next poll or idle sleep is due (pure functions);
+//! - `version`: which protocol version a connection starts with;
+//! - `listen`: a 2026-07-28 connection's `subscriptions/listen`;
+//! - `parked`: calls parked for a 2026-07-28 client's retry;
+//! - `sandbox`: how a start is contained;
 //! - `error`: [`UpstreamError`];
 //! - `client` (the rmcp client handler), `describe` (rmcp errors in plain
-//!   words), `stdio` (the stdio transport and its pipes);
+//!   words), `stdio` (the stdio transport and its pipes), `sse_client` (the
+//!   legacy HTTP+SSE transport);
 //! - `redirect`: the HTTP client remote servers get (same-origin redirects
 //!   only, no `Referer`) and its origin rule.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
@@ -66,6 +79,7 @@ mod connect;
 mod describe;
 mod error;
 mod launch;
+mod link;
 mod listen;
 mod login;
 mod parked;
@@ -78,23 +92,27 @@ mod schedule;
 mod sse_client;
 mod status;
 mod stdio;
+mod subscriptions;
+mod traffic;
 mod version;
 
 pub use crate::events::{Inbound, UpstreamEvent, inbound};
-use client::Calls;
 pub(crate) use client::EXPERIMENTAL_TASK_STATUS;
 pub use client::{Asked, Downstream};
-use connect::Connection;
 pub use error::UpstreamError;
+use link::Link;
 pub(crate) use parked::{CallFuture, Parked, ParkedCall, Pending, new_id as new_random_id};
 pub use process::guard;
 pub(crate) use redirect::client as http_client;
-use refresh::ListOutcome;
+use refresh::Lister;
 #[cfg(test)]
 pub(crate) use request::experimental_task_handle;
-pub(crate) use request::{Ask, TaskHold, experimental_task};
+pub(crate) use request::{Ask, experimental_task};
 pub use status::Health;
-use status::{LogLimits, LogLine, Status, StderrLog};
+use status::{ListChange, LogLine, StatusCell, UpstreamView};
+use subscriptions::Subscriptions;
+pub(crate) use traffic::TaskHold;
+use traffic::Traffic;
 
 /// Gives the hub's pooled HTTP client for remote servers and OAuth. The hub
 /// builds that client on first use (it loads the system's root certificates),
@@ -104,19 +122,14 @@ pub(crate) type HttpClient = Arc<dyn Fn() -> reqwest::Client + Send + Sync>;
 /// A server's lifecycle state as shown to people (a wire type).
 pub use switchboard_api::ServerState;
 
-/// One configured server and whatever runs for it.
+/// One configured server and whatever runs for it: its identity and the
+/// hub's services it uses, and one owner per kind of state (each in its own
+/// file, with private fields).
 pub struct Upstream {
     pub id: ServerId,
     /// Swapped only for changes that keep the fingerprint (e.g. `disabledTools`).
     config: std::sync::RwLock<Arc<ServerConfig>>,
     fingerprint: Fingerprint,
-    /// Requests in flight, so a retired upstream can drain before closing.
-    in_flight: AtomicU64,
-    /// Tasks (SEP-2663) this server runs for clients and that have not ended:
-    /// a server with one is never stopped for being idle (`TaskHold`).
-    tasks: AtomicU64,
-    /// The hub's own log lines about this server, last ones kept.
-    events_log: Mutex<VecDeque<LogLine>>,
     settings: Arc<Settings>,
     /// Child of the hub's root token; cancelled when this upstream is retired.
     cancel: CancellationToken,
@@ -126,34 +139,18 @@ pub struct Upstream {
     /// OAuth tokens of remote servers and keyring secrets of stdio servers.
     auth: Arc<crate::auth::Auth>,
     events: EventSender,
-    conn: tokio::sync::Mutex<Option<Arc<Connection>>>,
-    status: Mutex<Status>,
-    stderr: Arc<StderrLog>,
-    calls: Calls,
-    /// Resource URIs subscribed upstream, with how many sessions want each.
-    subscriptions: Arc<Mutex<HashMap<String, usize>>>,
-    /// Poked when `subscriptions` changes, for a 2026-07-28 server's listener.
-    listen_changed: Arc<tokio::sync::Notify>,
-    /// Set when the server answered `server/discover` without 2026-07-28:
-    /// it is started with the legacy `initialize` from then on (see `version`).
-    legacy_only: std::sync::atomic::AtomicBool,
-    /// Calls of 2026-07-28 clients waiting for their retry (see `parked`).
-    parked: Parked,
-    /// Notifications from the server waiting for the hub, coalesced.
-    inbound: Arc<Inbound>,
-    /// Bounds this server's log lines that can repeat at the rate of a
-    /// notification flood.
-    log_limits: LogLimits,
-    /// The last listing attempt, numbered by the order listings started in.
-    refresh_lock: tokio::sync::Mutex<Option<(u64, ListOutcome)>>,
-    list_seq: AtomicU64,
-    /// The sequence number of the listing under way, 0 when none is.
-    listing_now: AtomicU64,
-    generation: AtomicU64,
-    /// The hub's tool pins: every listing passes through them (see `refresh`).
-    pins: Arc<crate::pins::Pins>,
     /// How a start is contained, and what the last start got (`sandbox.rs`).
     sandbox: sandbox::SandboxCell,
+    /// The live connection, its number and the protocol it starts with (`link.rs`).
+    link: Link,
+    /// State, health, breaker, stderr ring and log lines (`status.rs`).
+    status: StatusCell,
+    /// Single-flight listings and the tool pins (`refresh.rs`).
+    lister: Lister,
+    /// Requests and tasks in flight, forwarded and parked calls (`traffic.rs`).
+    traffic: Traffic,
+    /// Resource subscriptions and the server's own notifications (`subscriptions.rs`).
+    subscriptions: Subscriptions,
 }
 
 impl Upstream {
@@ -172,45 +169,35 @@ impl Upstream {
             ServerState::Disabled
         };
         redact::remember(config.secret_values().iter().map(String::as_str));
-        let subscriptions = Arc::new(Mutex::new(HashMap::new()));
+        let id = config.id.clone();
         Self {
-            id: config.id.clone(),
+            status: StatusCell::new(id.clone(), state, events.clone()),
+            lister: Lister::new(
+                id.clone(),
+                Arc::new(crate::pins::Pins::open(
+                    crate::config::ToolPinning::Off,
+                    None,
+                )),
+            ),
+            id,
             fingerprint: Fingerprint::of(&config),
             config: std::sync::RwLock::new(Arc::new(config)),
-            in_flight: AtomicU64::new(0),
-            tasks: AtomicU64::new(0),
-            events_log: Mutex::new(VecDeque::new()),
             settings,
             cancel,
             http,
             identity,
             auth,
             events,
-            conn: tokio::sync::Mutex::new(None),
-            status: Mutex::new(Status::new(state)),
-            stderr: Arc::new(StderrLog::default()),
-            calls: Calls::default(),
-            subscriptions: subscriptions.clone(),
-            listen_changed: Arc::new(tokio::sync::Notify::new()),
-            legacy_only: std::sync::atomic::AtomicBool::new(false),
-            parked: Parked::default(),
-            inbound: Arc::new(Inbound::new(subscriptions)),
-            log_limits: LogLimits::default(),
-            refresh_lock: tokio::sync::Mutex::new(None),
-            list_seq: AtomicU64::new(0),
-            listing_now: AtomicU64::new(0),
-            generation: AtomicU64::new(0),
-            pins: Arc::new(crate::pins::Pins::open(
-                crate::config::ToolPinning::Off,
-                None,
-            )),
             sandbox: sandbox::SandboxCell::default(),
+            link: Link::default(),
+            traffic: Traffic::default(),
+            subscriptions: Subscriptions::default(),
         }
     }
 
     /// Uses the hub's tool pins (an upstream made without them pins nothing).
     pub(crate) fn with_pins(mut self, pins: Arc<crate::pins::Pins>) -> Self {
-        self.pins = pins;
+        self.lister = Lister::new(self.id.clone(), pins);
         self
     }
 
@@ -251,6 +238,14 @@ impl Upstream {
         self.config().enabled
     }
 
+    /// Whether this is a stdio server (the only kind put to sleep when idle).
+    fn is_stdio(&self) -> bool {
+        matches!(
+            self.config().transport,
+            crate::config::TransportConfig::Stdio { .. }
+        )
+    }
+
     fn startup_timeout(&self) -> Duration {
         self.config()
             .timeouts
@@ -267,24 +262,127 @@ impl Upstream {
 
     /// The last known capabilities, fresh or not.
     pub fn capabilities(&self) -> Option<Arc<crate::listing::Capabilities>> {
-        self.lock_status().listing.clone()
+        self.status.listing()
     }
 
-    /// Requests currently in flight.
-    fn in_flight(&self) -> u64 {
-        self.in_flight.load(Ordering::SeqCst)
+    /// Lists the server now (starting it if needed), coalesced with concurrent
+    /// refreshes: if a listing started after this call was made, its outcome is
+    /// the answer. A failure keeps the last listing and marks it stale.
+    pub async fn refresh(
+        self: &Arc<Self>,
+        trigger: crate::listing::RefreshTrigger,
+    ) -> Result<Arc<crate::listing::Capabilities>, UpstreamError> {
+        self.lister
+            .refresh(trigger, &self.status, |seq| {
+                self.list_with_retries(trigger, seq)
+            })
+            .await
+    }
+
+    /// Starts a rebuilt upstream with its predecessor's lists (see [`Lister::carry`]).
+    pub(crate) fn carry_listing(&self, raw: Arc<crate::listing::Capabilities>) {
+        self.lister.carry(&self.status, raw);
+    }
+
+    /// The last listing as the server sent it, before the pins withheld
+    /// anything (what the warm catalog keeps, so that the pins of the next
+    /// run, in whatever mode, decide what is served).
+    pub(crate) fn raw_capabilities(&self) -> Option<Arc<crate::listing::Capabilities>> {
+        self.status.raw_listing()
+    }
+
+    /// Marks a listing from a previous run as known but unconfirmed.
+    pub(crate) fn set_warm_listing(&self, caps: crate::listing::Capabilities) {
+        self.lister.warm(&self.status, caps);
+    }
+
+    /// Applies the pins again to the last listing as the server sent it
+    /// (after an approval). Returns the listing now served if it changed.
+    pub(crate) fn reapply_pins(&self) -> Option<Arc<crate::listing::Capabilities>> {
+        self.lister.reapply(&self.status)
+    }
+
+    /// Whether this server's tool `name` is held for approval.
+    pub fn is_held(&self, name: &str) -> bool {
+        self.lister.is_held(name)
+    }
+
+    /// A view for the snapshot.
+    pub(crate) fn view(&self) -> UpstreamView {
+        self.status.view(self.is_enabled())
+    }
+
+    /// The recent list changes, oldest first.
+    pub fn changes(&self) -> Vec<ListChange> {
+        self.status.changes()
+    }
+
+    pub fn stderr_tail(&self, n: usize) -> Vec<String> {
+        self.status.stderr().tail(n)
+    }
+
+    /// The hub's log lines about this server, oldest first.
+    pub(crate) fn log_lines(&self) -> Vec<LogLine> {
+        self.status.log_lines()
+    }
+
+    /// If a poll is due at `now`, books the next one and returns true.
+    pub(crate) fn take_due_poll(&self, now: tokio::time::Instant) -> bool {
+        self.status.take_due_poll(now, self.settings.poll_interval)
+    }
+
+    /// How long until the poller re-lists this server; `None` while no poll
+    /// is booked (polling off, or the server not running).
+    pub(crate) fn next_poll_in(&self) -> Option<Duration> {
+        self.status.next_poll_in()
+    }
+
+    /// When this server wants the poller's attention next: its next poll, or
+    /// the moment it has been idle long enough to be put to sleep.
+    pub(crate) fn next_wake(&self, idle_shutdown: Duration) -> Option<tokio::time::Instant> {
+        self.status.next_wake(idle_shutdown, self.is_stdio())
+    }
+
+    /// Whether this stdio server has been unused for `idle_shutdown`.
+    pub(crate) fn idle_due(&self, idle_shutdown: Duration) -> bool {
+        self.status
+            .idle_due(idle_shutdown, self.is_stdio(), self.traffic.busy())
+    }
+
+    /// This server's parked calls.
+    pub(crate) fn parked(&self) -> &Parked {
+        self.traffic.parked()
+    }
+
+    /// How long a parked call may wait for its retry: the call timeout.
+    pub(crate) fn park_ttl(&self) -> Duration {
+        self.call_timeout()
+    }
+
+    /// Puts the server in `authRequired` with `reason` (after a logout, a
+    /// refused refresh, or a 401 on a running connection).
+    pub(crate) fn set_auth_required(&self, reason: String) {
+        self.status.set_auth_required(&self.id, reason);
+    }
+
+    /// A login succeeded: drop the connection made without (or with the old)
+    /// token, so the next need connects with the new one.
+    pub(crate) async fn after_login(&self) {
+        self.close().await;
+        self.status.logged_in(self.is_enabled());
     }
 
     /// Tasks of this server that have not ended (see `TaskHold`).
+    #[cfg(test)]
     pub(crate) fn tasks_in_flight(&self) -> u64 {
-        self.tasks.load(Ordering::SeqCst)
+        self.traffic.tasks()
     }
 
     /// Waits for in-flight requests to finish (at most `deadline`), then
     /// closes the connection and stops everything of this upstream.
     pub(crate) async fn drain_and_retire(&self, deadline: Duration) {
         let start = Instant::now();
-        while self.in_flight() > 0 && start.elapsed() < deadline {
+        while self.traffic.in_flight() > 0 && start.elapsed() < deadline {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         self.retire().await;
@@ -292,16 +390,11 @@ impl Upstream {
 
     /// Whether the server was stopped for being idle (its lists are kept).
     pub(crate) fn is_sleeping(&self) -> bool {
-        self.lock_status().state == ServerState::Sleeping
+        self.status.lock().state == ServerState::Sleeping
     }
 
     pub(crate) fn is_unverified(&self) -> bool {
-        self.lock_status().unverified
-    }
-
-    /// Notes that a client used this server (polls do not count).
-    pub(super) fn touch(&self) {
-        self.lock_status().last_used = tokio::time::Instant::now();
+        self.status.lock().unverified
     }
 
     /// Closes the connection and stops everything of this upstream for good.
@@ -582,7 +675,9 @@ mod tests {
         assert!(upstream.refresh(RefreshTrigger::Manual).await.is_err());
         assert_eq!(upstream.view().health, Health::Down);
 
-        upstream.record_success(Some(Duration::from_millis(100)));
+        upstream
+            .status
+            .record_success(Some(Duration::from_millis(100)));
         let view = upstream.view();
         assert_eq!(view.state, ServerState::Ready);
         assert_eq!(view.breaker, BreakerState::Closed);
@@ -590,8 +685,10 @@ mod tests {
         assert_eq!(view.last_error, None);
         assert_eq!(view.health, Health::Healthy);
         assert_eq!(view.latency_ms, Some(100.0));
-        upstream.record_success(Some(Duration::from_millis(200)));
-        upstream.record_success(None);
+        upstream
+            .status
+            .record_success(Some(Duration::from_millis(200)));
+        upstream.status.record_success(None);
         assert_eq!(upstream.view().latency_ms, Some(120.0));
     }
 
@@ -599,9 +696,11 @@ mod tests {
     async fn the_log_about_a_server_keeps_its_last_lines_redacted() {
         let (upstream, _events) = unstartable();
         for i in 0..(status::LOG_LINES + 3) {
-            upstream.note("info", format!("line {i}"));
+            upstream.status.note("info", format!("line {i}"));
         }
-        upstream.note("warn", "fetching https://u:p@h/?token=t".into());
+        upstream
+            .status
+            .note("warn", "fetching https://u:p@h/?token=t".into());
         let lines = upstream.log_lines();
         assert_eq!(lines.len(), status::LOG_LINES);
         assert_eq!(lines[0].message, "line 4");

@@ -1,28 +1,33 @@
 //! Starting and ending the connection to one server: a stdio child in its
-//! own process group or a Streamable HTTP session, the monitor task that
-//! watches it and reaps it, closing it, and the idle sleep.
+//! own process group, a Streamable HTTP session or a legacy SSE one, handing
+//! it to its monitor task (`link.rs`), closing it, the idle sleep, and what a
+//! lost connection or a lost authorization does.
 //!
 //! `Upstream::connection` is the only way in: it starts the server when
 //! there is no live connection (one start for concurrent first uses, under
-//! the `conn` lock) and records the outcome in the status.
+//! the connection slot's lock) and records the outcome in the status. These
+//! are `Upstream` methods because a start uses every owner: the slot, the
+//! status cell, the stderr ring, the traffic's call table and the
+//! subscriptions' notification queue.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use rmcp::ServiceExt as _;
 use rmcp::service::ClientServiceExt;
-use rmcp::service::{Peer, RoleClient, RunningService};
+use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use tokio_util::sync::CancellationToken;
 
 use super::client::UpstreamClient;
 use crate::limiter::Limiter;
 
 use super::launch;
+use super::link::Connection;
+use super::login;
 use super::process::guard::Guard;
-use super::process::{Signal, kill_process_group, signal_process_group};
+use super::process::kill_process_group;
 use super::status::STDERR_TAIL_IN_ERRORS;
 use super::stdio::{self, StdioHealth};
 use super::{ServerState, Upstream, UpstreamError, UpstreamEvent, describe};
@@ -32,25 +37,6 @@ use crate::util::redact;
 
 /// "upstream failed to start" lines: 20 per 10 s across all servers.
 static START_FAILED: Limiter = Limiter::new(20, Duration::from_secs(10));
-
-/// How long a closing stdio server gets after stdin is closed, and again after SIGTERM.
-const CLOSE_GRACE: Duration = Duration::from_secs(2);
-/// How long closing a connection may take in all.
-const CLOSE_TIMEOUT: Duration = Duration::from_secs(6);
-
-/// A live connection to the server.
-pub(super) struct Connection {
-    pub(super) peer: Peer<RoleClient>,
-    pub(super) pid: Option<u32>,
-    /// Cancelling it closes the connection; the monitor task then reaps it.
-    pub(super) stop: CancellationToken,
-    /// Completes (sender dropped) when the connection is fully closed.
-    pub(super) closed: tokio::sync::watch::Receiver<()>,
-    /// Set when the hub closes the connection on purpose.
-    pub(super) generation: u64,
-    /// What the pipes of a stdio server noticed (none for HTTP).
-    pub(super) stdio: Option<Arc<StdioHealth>>,
-}
 
 impl Upstream {
     /// The live connection, started now if there is none.
@@ -65,15 +51,15 @@ impl Upstream {
                 server: self.id.clone(),
             });
         }
-        self.admit()?;
-        let mut slot = self.conn.lock().await;
+        self.status.admit()?;
+        let mut slot = self.link.lock().await;
         if let Some(conn) = slot.as_ref() {
             if !conn.peer.is_transport_closed() && !conn.stop.is_cancelled() {
                 return Ok(conn.clone());
             }
             *slot = None;
         }
-        self.update(|s| {
+        self.status.update(|s| {
             s.state = ServerState::Starting;
             s.pid = None;
         });
@@ -98,7 +84,7 @@ impl Upstream {
                     "upstream connected"
                 );
                 let conn = Arc::new(conn);
-                self.note(
+                self.status.note(
                     "info",
                     match conn.pid {
                         Some(pid) => format!("started (pid {pid})"),
@@ -107,11 +93,14 @@ impl Upstream {
                 );
                 *slot = Some(conn.clone());
                 let pid = conn.pid;
-                let poll = self.first_poll_delay();
-                if self.lock_status().unverified {
+                let poll = super::schedule::first_poll_delay(
+                    self.settings.poll_interval,
+                    self.fingerprint.as_u64(),
+                );
+                if self.status.lock().unverified {
                     let _ = self.events.send(UpstreamEvent::Verify(self.id.clone()));
                 }
-                self.update(|s| {
+                self.status.update(|s| {
                     s.state = ServerState::Ready;
                     s.pid = pid;
                     s.last_error = None;
@@ -130,13 +119,13 @@ impl Upstream {
                     error = %err,
                     "upstream failed to start"
                 );
-                self.note("error", format!("start failed: {err}"));
+                self.status.note("error", format!("start failed: {err}"));
                 let state = if matches!(err, UpstreamError::AuthRequired { .. }) {
                     ServerState::AuthRequired
                 } else {
                     ServerState::Failed
                 };
-                self.record_failure(&err, Some(state));
+                self.status.record_failure(&err, Some(state));
                 Err(err)
             }
         }
@@ -146,7 +135,7 @@ impl Upstream {
     /// found one of its tools): counts as a use, so idle shutdown starts
     /// counting from now; a failure is in the status as for any start.
     pub(crate) async fn warm(self: &Arc<Self>) {
-        self.touch();
+        self.status.touch();
         if let Err(err) = self.connection().await {
             tracing::debug!(server = %self.id, error = %err, "warming after a search failed");
         }
@@ -156,12 +145,23 @@ impl Upstream {
         UpstreamClient {
             server: self.id.clone(),
             events: self.events.clone(),
-            calls: self.calls.clone(),
-            inbound: self.inbound.clone(),
+            calls: self.traffic.calls().clone(),
+            inbound: self.subscriptions.inbound(),
         }
     }
 
-    pub(super) async fn connect(self: &Arc<Self>) -> Result<Connection, UpstreamError> {
+    /// Connects; a server that just turned out to want the legacy
+    /// `initialize` (see `version.rs`) is started once more that way.
+    async fn connect_negotiated(self: &Arc<Self>) -> Result<Connection, UpstreamError> {
+        let was_legacy = self.link.is_legacy();
+        let first = self.connect().await;
+        if first.is_err() && !was_legacy && self.link.is_legacy() {
+            return self.connect().await;
+        }
+        first
+    }
+
+    async fn connect(self: &Arc<Self>) -> Result<Connection, UpstreamError> {
         let config = self.config();
         match &config.transport {
             TransportConfig::Stdio {
@@ -269,9 +269,9 @@ impl Upstream {
         if let Some(guard) = &guard {
             tracing::debug!(server = %self.id, pid = ?pid, guard = ?guard.pid(), "process guard started");
         }
-        let run = self.stderr.start_run();
+        let run = self.status.stderr().start_run();
         let stderr_done = stderr.map(|stderr| {
-            let log = self.stderr.clone();
+            let log = self.status.stderr().clone();
             let server = self.id.clone();
             let this = Arc::downgrade(self);
             let mut first = true;
@@ -295,12 +295,12 @@ impl Upstream {
         });
         match self
             .client()
-            .serve_with_lifecycle(transport, self.lifecycle())
+            .serve_with_lifecycle(transport, self.link.lifecycle())
             .await
         {
             Ok(service) => Ok(self.watch(service, pid, Some((health, guard, private_tmp)))),
             Err(err) => {
-                self.note_version_refusal(&err);
+                self.link.note_version_refusal(&self.id, &err);
                 // Give the stderr reader a moment to drain what the process said before dying.
                 if let Some(done) = stderr_done {
                     let _ = tokio::time::timeout(Duration::from_millis(500), done).await;
@@ -312,7 +312,7 @@ impl Upstream {
                     guard.stop().await;
                 }
                 drop(private_tmp);
-                let mut tail = self.stderr.run_tail(STDERR_TAIL_IN_ERRORS);
+                let mut tail = self.status.stderr().run_tail(STDERR_TAIL_IN_ERRORS);
                 if let Some(denial) = self.sandbox.last_denial() {
                     tail = format!("{denial}\n{tail}");
                 }
@@ -403,7 +403,7 @@ impl Upstream {
         self.auth
             .authorized_client(&self.id, url, server_config.oauth.as_ref(), (self.http)())
             .await
-            .map_err(|err| self.auth_setup_error(url, err))
+            .map_err(|err| login::setup_error(&self.id, url, err))
     }
 
     pub(super) async fn connect_http(
@@ -430,7 +430,7 @@ impl Upstream {
                     StreamableHttpClientTransport::with_client(authorized.client, config);
                 (
                     self.client()
-                        .serve_with_lifecycle(transport, self.lifecycle())
+                        .serve_with_lifecycle(transport, self.link.lifecycle())
                         .await,
                     Some(refresher),
                 )
@@ -439,7 +439,7 @@ impl Upstream {
                 let transport = StreamableHttpClientTransport::with_client((self.http)(), config);
                 (
                     self.client()
-                        .serve_with_lifecycle(transport, self.lifecycle())
+                        .serve_with_lifecycle(transport, self.link.lifecycle())
                         .await,
                     None,
                 )
@@ -448,31 +448,17 @@ impl Upstream {
         match served {
             Ok(service) => {
                 let conn = self.watch(service, None, None);
-                if let Some((manager, server_auth)) = refresher {
-                    let this = Arc::downgrade(self);
-                    let stop = conn.stop.clone();
-                    let generation = conn.generation;
-                    tokio::spawn(async move {
-                        let Some(reason) =
-                            crate::auth::keep_fresh(manager, server_auth, stop).await
-                        else {
-                            return;
-                        };
-                        if let Some(upstream) = this.upgrade() {
-                            upstream.auth_lost(generation, reason).await;
-                        }
-                    });
-                }
+                self.keep_login_fresh(&conn, refresher);
                 Ok(conn)
             }
             Err(err) => {
-                self.note_version_refusal(&err);
+                self.link.note_version_refusal(&self.id, &err);
                 if err.is_authorization_required() {
                     let server_auth = self.auth.server(&self.id);
                     server_auth.set_challenge(err.auth_challenge());
                     return Err(UpstreamError::AuthRequired {
                         server: self.id.clone(),
-                        reason: self.auth_reason(),
+                        reason: login::reason(&self.auth, &self.id),
                     });
                 }
                 if describe::init_http_status(&err) == Some(describe::LOOP_DETECTED) {
@@ -490,6 +476,61 @@ impl Upstream {
         }
     }
 
+    /// Connects to a legacy HTTP+SSE server: headers and a stored OAuth login
+    /// as for Streamable HTTP, then the MCP handshake over the new session.
+    async fn connect_sse(
+        self: &Arc<Self>,
+        url: &str,
+        headers: &std::collections::BTreeMap<String, crate::config::ConfigValue>,
+    ) -> Result<Connection, UpstreamError> {
+        self.refuse_own_address(url)?;
+        let header_map = self.request_headers(headers).await?;
+        let authorized = self.stored_login(url, headers).await?;
+        let refresher = authorized.as_ref().map(|a| a.refresher());
+        let session = super::sse_client::Session {
+            http: (self.http)(),
+            headers: header_map,
+            auth: authorized.map(|a| a.client),
+            timeout: self.call_timeout(),
+        };
+        let transport = super::sse_client::open_session(&self.id, url, session, &self.auth).await?;
+        let service =
+            self.client()
+                .serve(transport)
+                .await
+                .map_err(|err| UpstreamError::Connect {
+                    server: self.id.clone(),
+                    url: redact::url(url),
+                    message: describe::init_failure(&err),
+                })?;
+        let conn = self.watch(service, None, None);
+        self.keep_login_fresh(&conn, refresher);
+        Ok(conn)
+    }
+
+    /// Refreshes a remote connection's OAuth tokens while it lives; when a
+    /// refresh is refused, the connection is closed to wait for a login.
+    fn keep_login_fresh(
+        self: &Arc<Self>,
+        conn: &Connection,
+        refresher: Option<crate::auth::Refresher>,
+    ) {
+        let Some((manager, server_auth)) = refresher else {
+            return;
+        };
+        let this = Arc::downgrade(self);
+        let stop = conn.stop.clone();
+        let generation = conn.generation;
+        tokio::spawn(async move {
+            let Some(reason) = crate::auth::keep_fresh(manager, server_auth, stop).await else {
+                return;
+            };
+            if let Some(upstream) = this.upgrade() {
+                upstream.auth_lost(generation, reason).await;
+            }
+        });
+    }
+
     /// Hands the running service to a monitor task and returns the connection.
     pub(super) fn watch(
         self: &Arc<Self>,
@@ -501,74 +542,23 @@ impl Upstream {
             Some((health, guard, tmp)) => (Some(health), guard, tmp),
             None => (None, None, None),
         };
-        let stuck_health = health.clone();
         let peer = service.peer().clone();
         let stop = self.cancel.child_token();
         super::listen::spawn(self, peer.clone(), service.service().clone(), stop.clone());
         let (closed_tx, closed_rx) = tokio::sync::watch::channel(());
-        let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
-        let this = Arc::downgrade(self);
-        let stop_for_task = stop.clone();
-        let service_ct = service.cancellation_token();
-        tokio::spawn(async move {
-            let waiting = service.waiting();
-            tokio::pin!(waiting);
-            let stuck = async {
-                match &stuck_health {
-                    Some(health) => health.stuck().await,
-                    None => std::future::pending().await,
-                }
-            };
-            let died = tokio::select! {
-                _ = &mut waiting => true,
-                _ = stop_for_task.cancelled() => false,
-                () = stuck => {
-                    // Stdin is stuck: the connection is unusable (a message may
-                    // be half written). Report it, then close it like a stop.
-                    stop_for_task.cancel();
-                    if let (Some(upstream), Some(health)) = (this.upgrade(), &stuck_health) {
-                        upstream.report_stdin_stuck(health);
-                    }
-                    false
-                }
-            };
-            if !died {
-                // Cancelling the service makes its loop close the transport (stdin
-                // closed, or the HTTP session deleted). A server that does not exit
-                // on its own gets SIGTERM, then SIGKILL, as the whole group.
-                service_ct.cancel();
-                let escalate = async {
-                    if let Some(pid) = pid {
-                        tokio::time::sleep(CLOSE_GRACE).await;
-                        signal_process_group(pid, Signal::Term);
-                        tokio::time::sleep(CLOSE_GRACE).await;
-                        signal_process_group(pid, Signal::Kill);
-                    }
-                    std::future::pending::<()>().await;
-                };
-                let closing = async {
-                    tokio::select! {
-                        _ = &mut waiting => {}
-                        () = escalate => {}
-                    }
-                };
-                if tokio::time::timeout(CLOSE_TIMEOUT, closing).await.is_err() {
-                    tracing::warn!("upstream did not close within {CLOSE_TIMEOUT:?}");
-                }
-            }
-            if let Some(pid) = pid {
-                kill_process_group(pid);
-            }
-            if let Some(guard) = guard {
-                guard.stop().await;
-            }
-            // The private temp folder goes with the server's process group.
-            drop(private_tmp);
-            if died && let Some(upstream) = this.upgrade() {
-                upstream.on_connection_lost(generation).await;
-            }
-            drop(closed_tx);
-        });
+        let generation = self.link.next_generation();
+        let monitor = super::link::Monitor {
+            service,
+            pid,
+            health: health.clone(),
+            guard,
+            private_tmp,
+            stop: stop.clone(),
+            generation,
+            upstream: Arc::downgrade(self),
+            closed: closed_tx,
+        };
+        tokio::spawn(monitor.run());
         Connection {
             peer,
             pid,
@@ -594,25 +584,21 @@ impl Upstream {
         }
         let err = self.stdin_stuck_error(health);
         tracing::warn!(server = %self.id, error = %err, "stdin stuck; closing the server");
-        self.note("error", err.to_string());
-        self.record_failure(&err, Some(ServerState::Failed));
+        self.status.note("error", err.to_string());
+        self.status.record_failure(&err, Some(ServerState::Failed));
     }
 
     /// The connection ended without being asked to.
     pub(super) async fn on_connection_lost(&self, generation: u64) {
         // Let the stderr reader catch the last words.
         tokio::time::sleep(Duration::from_millis(50)).await;
-        let mut slot = self.conn.lock().await;
-        if slot.as_ref().is_some_and(|c| c.generation == generation) {
-            *slot = None;
-        } else {
+        if self.link.take_if(generation).await.is_none() {
             return;
         }
-        drop(slot);
         let err = match &self.config().transport {
             TransportConfig::Stdio { .. } => UpstreamError::ProcessExited {
                 server: self.id.clone(),
-                stderr_tail: self.stderr.run_tail(STDERR_TAIL_IN_ERRORS),
+                stderr_tail: self.status.stderr().run_tail(STDERR_TAIL_IN_ERRORS),
             },
             TransportConfig::Http { sse: true, .. } => UpstreamError::SseClosed {
                 server: self.id.clone(),
@@ -622,9 +608,9 @@ impl Upstream {
             },
         };
         tracing::warn!(server = %self.id, error = %err, "upstream connection lost");
-        self.note("error", format!("connection lost: {err}"));
-        self.record_failure(&err, Some(ServerState::Failed));
-        self.update(|s| s.pid = None);
+        self.status.note("error", format!("connection lost: {err}"));
+        self.status.record_failure(&err, Some(ServerState::Failed));
+        self.status.update(|s| s.pid = None);
     }
 
     /// Stops a stdio server nobody has used for `idle_shutdown` (keeping its
@@ -634,12 +620,12 @@ impl Upstream {
             return false;
         }
         tracing::info!(server = %self.id, "idle; stopping until next use");
-        self.note(
+        self.status.note(
             "info",
             format!("idle for {}; sleeping", humanize(idle_shutdown)),
         );
         self.close().await;
-        self.update(|s| {
+        self.status.update(|s| {
             if s.state == ServerState::Idle {
                 s.state = ServerState::Sleeping;
             }
@@ -649,19 +635,11 @@ impl Upstream {
 
     /// Closes the connection, if any, and waits until its process group is gone.
     pub async fn close(&self) {
-        let conn = self.conn.lock().await.take();
-        if let Some(conn) = conn {
-            conn.stop.cancel();
-            let mut closed = conn.closed.clone();
-            // The sender is dropped once the monitor has closed and reaped everything.
-            let _ = tokio::time::timeout(CLOSE_TIMEOUT + Duration::from_secs(2), async {
-                while closed.changed().await.is_ok() {}
-            })
-            .await;
+        if self.link.close().await {
             tracing::info!(server = %self.id, "upstream closed");
-            self.note("info", "stopped".to_string());
+            self.status.note("info", "stopped".to_string());
         }
-        self.update(|s| {
+        self.status.update(|s| {
             s.pid = None;
             s.next_poll_at = None;
             if matches!(s.state, ServerState::Ready | ServerState::Starting) {
@@ -672,5 +650,14 @@ impl Upstream {
                 };
             }
         });
+    }
+
+    /// The tokens of connection `generation` stopped working (a refresh was
+    /// refused): close it and wait for a login.
+    pub(super) async fn auth_lost(&self, generation: u64, reason: String) {
+        if let Some(conn) = self.link.take_if(generation).await {
+            conn.stop.cancel();
+        }
+        self.set_auth_required(reason);
     }
 }

@@ -62,7 +62,7 @@ fn filter(upstream: &Upstream, peer: &Peer<RoleClient>) -> SubscriptionFilter {
         .as_ref()
         .is_some_and(|r| r.subscribe.unwrap_or(false))
     {
-        let uris = upstream.subscribed_uris();
+        let uris = upstream.subscriptions.uris();
         if !uris.is_empty() {
             filter.resource_subscriptions = Some(uris);
         }
@@ -87,7 +87,7 @@ async fn run(
         let Some(strong) = upstream.upgrade() else {
             return;
         };
-        let changed = strong.listen_changed.clone();
+        let changed = strong.subscriptions.changed();
         // Registered before the filter is read, so a change in between is not lost.
         let notified = changed.notified();
         tokio::pin!(notified);

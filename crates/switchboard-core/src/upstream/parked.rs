@@ -24,7 +24,6 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::Upstream;
 use super::client::Asked;
 
 /// Calls parked at once per server.
@@ -173,18 +172,6 @@ pub(crate) fn new_id() -> String {
         bytes[..8].copy_from_slice(&n.to_le_bytes());
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-impl Upstream {
-    /// This server's parked calls.
-    pub(crate) fn parked(&self) -> &Parked {
-        &self.parked
-    }
-
-    /// How long a parked call may wait for its retry: the call timeout.
-    pub(crate) fn park_ttl(&self) -> Duration {
-        self.call_timeout()
-    }
 }
 
 #[cfg(test)]

@@ -1,185 +1,119 @@
 //! Listing one server (tools, prompts, resources, templates), single-flight:
 //! concurrent refreshes share one listing, a failure keeps the last listing
 //! (marked stale), and each new listing is compared with the last one to
-//! record what changed.
+//! record what changed. [`Lister`] owns the order of listings and the pins
+//! every listing passes through; the listing itself (a request to the
+//! running server, with retries) is the upstream's (`request.rs`), and what
+//! it found goes into the status cell.
 
+use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
-use std::time::{Instant, SystemTime};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
 
 use serde::Serialize;
 
-use super::status::{CHANGE_HISTORY, ListChange, timestamp};
-use super::{Upstream, UpstreamError};
+use super::UpstreamError;
+use super::status::{ListChange, StatusCell, timestamp};
+use crate::config::ServerId;
 use crate::listing::{Capabilities, RefreshTrigger};
-use crate::resilience::{DISCOVERY_ATTEMPTS, backoff};
+use crate::pins::Pins;
 
 pub(super) type ListOutcome = Result<Arc<Capabilities>, UpstreamError>;
 
-impl Upstream {
-    /// Lists the server now (starting it if needed), coalesced with concurrent
-    /// refreshes: if a listing started after this call was made, its outcome is
-    /// the answer. A failure keeps the last listing and marks it stale.
-    pub async fn refresh(
-        self: &Arc<Self>,
+/// The listings of one upstream: single-flight, numbered, and passed
+/// through the hub's tool pins.
+pub(super) struct Lister {
+    server: ServerId,
+    /// The last listing attempt, numbered by the order listings started in;
+    /// held for the whole listing, so listings never overlap.
+    last: tokio::sync::Mutex<Option<(u64, ListOutcome)>>,
+    /// The number of the last listing started.
+    seq: AtomicU64,
+    /// The number of the listing under way, 0 when none is.
+    now: AtomicU64,
+    /// The hub's tool pins: every listing passes through them.
+    pins: Arc<Pins>,
+}
+
+impl Lister {
+    pub(super) fn new(server: ServerId, pins: Arc<Pins>) -> Self {
+        Self {
+            server,
+            last: tokio::sync::Mutex::new(None),
+            seq: AtomicU64::new(0),
+            now: AtomicU64::new(0),
+            pins,
+        }
+    }
+
+    /// Lists with `list` (given the listing's number), coalesced with
+    /// concurrent refreshes: if a listing started after this call was made,
+    /// its outcome is the answer. The outcome goes into `status`; a failure
+    /// keeps the last listing and marks it stale.
+    pub(super) async fn refresh<F, Fut>(
+        &self,
         trigger: RefreshTrigger,
-    ) -> Result<Arc<Capabilities>, UpstreamError> {
+        status: &StatusCell,
+        list: F,
+    ) -> ListOutcome
+    where
+        F: FnOnce(u64) -> Fut,
+        Fut: Future<Output = ListOutcome>,
+    {
         // A change notification needs a listing that starts after it; any other
         // trigger only needs a recent one, so a listing already under way will do.
-        let asked_at = match (trigger, self.listing_now.load(Ordering::SeqCst)) {
-            (RefreshTrigger::Notification, _) | (_, 0) => self.list_seq.load(Ordering::SeqCst),
+        let asked_at = match (trigger, self.now.load(Ordering::SeqCst)) {
+            (RefreshTrigger::Notification, _) | (_, 0) => self.seq.load(Ordering::SeqCst),
             (_, running) => running - 1,
         };
-        let mut last = self.refresh_lock.lock().await;
+        let mut last = self.last.lock().await;
         if let Some((seq, outcome)) = last.as_ref()
             && *seq > asked_at
         {
             return outcome.clone();
         }
-        let seq = self.list_seq.fetch_add(1, Ordering::SeqCst) + 1;
-        self.listing_now.store(seq, Ordering::SeqCst);
+        let seq = self.seq.fetch_add(1, Ordering::SeqCst) + 1;
+        self.now.store(seq, Ordering::SeqCst);
         if !matches!(trigger, RefreshTrigger::Poll) {
-            self.touch();
+            status.touch();
         }
-        let mut attempt = 0;
-        let outcome = loop {
-            let outcome = self.list_now(trigger).await;
-            attempt += 1;
-            match &outcome {
-                Err(err) if err.is_retryable() && attempt < DISCOVERY_ATTEMPTS => {
-                    let wait = backoff(attempt, seq ^ self.fingerprint.as_u64());
-                    tracing::debug!(server = %self.id, error = %err, ?wait, "listing failed; retrying");
-                    tokio::select! {
-                        () = tokio::time::sleep(wait) => {}
-                        () = self.cancel.cancelled() => break outcome,
-                    }
-                }
-                _ => break outcome,
-            }
-        };
+        let outcome = list(seq).await;
         // What may be served: the listing without the tools its pins hold.
-        let (outcome, raw) = match outcome {
-            Ok(raw) => (
-                Ok(self.pins.apply(self.id.as_str(), raw.clone(), true)),
-                Some(raw),
-            ),
-            Err(err) => (Err(err), None),
-        };
-        match &outcome {
-            Ok(caps) => {
-                let caps = caps.clone();
-                self.update(|s| {
-                    if let Some(change) =
-                        s.listing.as_deref().and_then(|old| diff_lists(old, &caps))
-                    {
-                        crate::limited!(
-                            self.log_limits.changed,
-                            info,
-                            format!("lists of server '{}' changed", self.id),
-                            server = %self.id,
-                            added = ?change.added,
-                            removed = ?change.removed,
-                            modified = ?change.modified,
-                            "lists changed"
-                        );
-                        if s.changes.len() == CHANGE_HISTORY {
-                            s.changes.pop_front();
-                        }
-                        s.changes.push_back(change);
-                    }
-                    s.listing = Some(caps);
-                    s.raw_listing = raw;
-                    s.stale = false;
-                    s.unverified = false;
-                });
+        let outcome = match outcome {
+            Ok(raw) => {
+                let caps = self.pins.apply(self.server.as_str(), raw.clone(), true);
+                status.listed(caps.clone(), Some(raw));
+                Ok(caps)
             }
             Err(err) => {
-                crate::limited!(
-                    self.log_limits.listing_failed,
-                    warn,
-                    format!("listing of server '{}' failed", self.id),
-                    server = %self.id,
-                    error = %err,
-                    ?trigger,
-                    "listing failed"
-                );
-                self.note("warn", format!("listing ({trigger}) failed: {err}"));
-                self.update(|s| s.stale = s.listing.is_some());
-            }
-        }
-        *last = Some((seq, outcome.clone()));
-        self.listing_now.store(0, Ordering::SeqCst);
-        outcome
-    }
-
-    pub(super) async fn list_now(
-        self: &Arc<Self>,
-        trigger: RefreshTrigger,
-    ) -> Result<Arc<Capabilities>, UpstreamError> {
-        let conn = self.connection().await?;
-        let timeout = self.call_timeout();
-        let started = Instant::now();
-        let result = tokio::select! {
-            r = tokio::time::timeout(timeout, Capabilities::list(&conn.peer, trigger)) => r,
-            _ = self.cancel.cancelled() => {
-                return Err(UpstreamError::ShuttingDown { server: self.id.clone() });
-            }
-        };
-        match result {
-            Ok(Ok(caps)) => {
-                self.record_success(Some(started.elapsed()));
-                tracing::debug!(
-                    server = %self.id,
-                    tools = caps.tools.len(),
-                    prompts = caps.prompts.len(),
-                    resources = caps.resources.len(),
-                    ?trigger,
-                    "listed"
-                );
-                Ok(Arc::new(caps))
-            }
-            Ok(Err(err)) => Err(self.service_failure(&conn, err).await),
-            Err(_) => {
-                let err = UpstreamError::Timeout {
-                    server: self.id.clone(),
-                    during: "the capability listing",
-                    after: timeout,
-                };
-                self.record_failure(&err, None);
+                status.listing_failed(trigger, &err);
                 Err(err)
             }
-        }
+        };
+        *last = Some((seq, outcome.clone()));
+        self.now.store(0, Ordering::SeqCst);
+        outcome
     }
 
     /// Starts a rebuilt upstream with its predecessor's lists (marked stale),
     /// so a reload does not make its tools vanish until it is listed again.
     /// `raw` is the listing as the server sent it: the pins decide again
     /// what of it is served.
-    pub(crate) fn carry_listing(&self, raw: Arc<Capabilities>) {
-        let caps = self.pins.apply(self.id.as_str(), raw.clone(), false);
-        self.update(|s| {
+    pub(super) fn carry(&self, status: &StatusCell, raw: Arc<Capabilities>) {
+        let caps = self.pins.apply(self.server.as_str(), raw.clone(), false);
+        status.update(|s| {
             s.raw_listing = Some(raw);
             s.listing = Some(caps);
             s.stale = true;
         });
     }
 
-    /// The last listing as the server sent it, before the pins withheld
-    /// anything (what the warm catalog keeps, so that the pins of the next
-    /// run, in whatever mode, decide what is served).
-    pub(crate) fn raw_capabilities(&self) -> Option<Arc<Capabilities>> {
-        let status = self.lock_status();
-        status
-            .raw_listing
-            .clone()
-            .or_else(|| status.listing.clone())
-    }
-
     /// Marks a listing from a previous run as known but unconfirmed.
-    pub(crate) fn set_warm_listing(&self, caps: Capabilities) {
+    pub(super) fn warm(&self, status: &StatusCell, caps: Capabilities) {
         let raw = Arc::new(caps);
-        let caps = self.pins.apply(self.id.as_str(), raw.clone(), false);
-        self.update(|s| {
+        let caps = self.pins.apply(self.server.as_str(), raw.clone(), false);
+        status.update(|s| {
             s.listing = Some(caps);
             s.raw_listing = Some(raw);
             s.unverified = true;
@@ -188,11 +122,11 @@ impl Upstream {
 
     /// Applies the pins again to the last listing as the server sent it
     /// (after an approval). Returns the listing now served if it changed.
-    pub(crate) fn reapply_pins(&self) -> Option<Arc<Capabilities>> {
-        let raw = self.lock_status().raw_listing.clone()?;
-        let caps = self.pins.apply(self.id.as_str(), raw, false);
+    pub(super) fn reapply(&self, status: &StatusCell) -> Option<Arc<Capabilities>> {
+        let raw = status.lock().raw_listing.clone()?;
+        let caps = self.pins.apply(self.server.as_str(), raw, false);
         let mut changed = false;
-        self.update(|s| {
+        status.update(|s| {
             changed = s.listing.as_ref().is_none_or(|l| l.hashes != caps.hashes);
             if changed {
                 s.listing = Some(caps.clone());
@@ -201,10 +135,10 @@ impl Upstream {
         changed.then_some(caps)
     }
 
-    /// Whether this server's tool `name` is held for approval (cheap while
+    /// Whether the server's tool `name` is held for approval (cheap while
     /// no tool is).
-    pub fn is_held(&self, name: &str) -> bool {
-        self.pins.is_held(self.id.as_str(), name)
+    pub(super) fn is_held(&self, name: &str) -> bool {
+        self.pins.is_held(self.server.as_str(), name)
     }
 }
 
@@ -272,7 +206,125 @@ pub(super) fn diff_lists(old: &Capabilities, new: &Capabilities) -> Option<ListC
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::upstream::ServerState;
     use serde_json::json;
+    use std::sync::atomic::AtomicUsize;
+
+    fn cell() -> StatusCell {
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        StatusCell::new(ServerId::new("s").unwrap(), ServerState::Idle, tx)
+    }
+
+    fn lister(pinning: crate::config::ToolPinning) -> Lister {
+        Lister::new(
+            ServerId::new("s").unwrap(),
+            Arc::new(Pins::open(pinning, None)),
+        )
+    }
+
+    /// A listing that takes a few turns of the scheduler, counting its runs.
+    async fn slow_listing(runs: &AtomicUsize, seq: u64) -> ListOutcome {
+        runs.fetch_add(1, Ordering::SeqCst);
+        for _ in 0..3 {
+            tokio::task::yield_now().await;
+        }
+        let mut caps = Capabilities::empty(RefreshTrigger::Manual);
+        caps.instructions = Some(format!("listing {seq}"));
+        Ok(Arc::new(caps))
+    }
+
+    #[tokio::test]
+    async fn a_refresh_during_a_listing_shares_it_unless_a_change_was_announced() {
+        let (lister, status, runs) = (
+            lister(crate::config::ToolPinning::Off),
+            cell(),
+            AtomicUsize::new(0),
+        );
+        let list = |seq| slow_listing(&runs, seq);
+        let (a, b) = tokio::join!(
+            lister.refresh(RefreshTrigger::Manual, &status, list),
+            lister.refresh(RefreshTrigger::Poll, &status, list)
+        );
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+        assert!(Arc::ptr_eq(&a.unwrap(), &b.unwrap()));
+        let (a, b) = tokio::join!(
+            lister.refresh(RefreshTrigger::Manual, &status, list),
+            lister.refresh(RefreshTrigger::Notification, &status, list)
+        );
+        assert_eq!(
+            runs.load(Ordering::SeqCst),
+            3,
+            "the notification lists again"
+        );
+        assert_eq!(a.unwrap().instructions.as_deref(), Some("listing 2"));
+        assert_eq!(b.unwrap().instructions.as_deref(), Some("listing 3"));
+        assert_eq!(
+            status.listing().unwrap().instructions.as_deref(),
+            Some("listing 3")
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failed_listing_keeps_the_last_one_stale_and_says_why() {
+        let (lister, status, runs) = (
+            lister(crate::config::ToolPinning::Off),
+            cell(),
+            AtomicUsize::new(0),
+        );
+        lister
+            .refresh(RefreshTrigger::Manual, &status, |seq| {
+                slow_listing(&runs, seq)
+            })
+            .await
+            .unwrap();
+        let err = lister
+            .refresh(RefreshTrigger::Poll, &status, |_| async {
+                Err(UpstreamError::Closed {
+                    server: ServerId::new("s").unwrap(),
+                })
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), "closed");
+        assert!(status.listing().is_some());
+        assert!(status.view(true).stale);
+        assert!(
+            status
+                .log_lines()
+                .last()
+                .unwrap()
+                .message
+                .starts_with("listing (poll) failed"),
+            "{:?}",
+            status.log_lines()
+        );
+    }
+
+    #[tokio::test]
+    async fn held_tools_are_left_out_of_what_is_served_but_kept_raw() {
+        let (lister, status) = (lister(crate::config::ToolPinning::Hold), cell());
+        let tools = |description: &str| {
+            let mut caps = Capabilities::empty(RefreshTrigger::Startup);
+            caps.tools = serde_json::from_value(json!([
+                {"name": "t", "description": description, "inputSchema": {"type": "object"}}
+            ]))
+            .unwrap();
+            caps.hashes = caps.compute_hashes();
+            caps
+        };
+        lister.warm(&status, tools("one"));
+        assert_eq!(
+            status.listing().unwrap().tools.len(),
+            1,
+            "first seen: pinned"
+        );
+        assert!(status.view(true).unverified);
+        lister.carry(&status, Arc::new(tools("two")));
+        assert!(lister.is_held("t"));
+        assert!(status.listing().unwrap().tools.is_empty());
+        assert_eq!(status.raw_listing().unwrap().tools.len(), 1);
+        assert!(lister.reapply(&status).is_none(), "nothing changed");
+    }
 
     fn listing(tools: serde_json::Value, prompts: serde_json::Value) -> Capabilities {
         let mut caps = Capabilities::empty(RefreshTrigger::Poll);

@@ -4,7 +4,6 @@
 //! [`UpstreamError`] that updates the server's health.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
@@ -16,11 +15,13 @@ use rmcp::service::{PeerRequestOptions, ServiceError};
 use tokio_util::sync::CancellationToken;
 
 use super::client::Downstream;
-use super::connect::Connection;
+use super::link::Connection;
 use super::status::STDERR_TAIL_IN_ERRORS;
 use super::stdio::{self, MAX_MESSAGE_BYTES};
 use super::{ServerState, Upstream, UpstreamError, describe};
 use crate::config::TransportConfig;
+use crate::listing::{Capabilities, RefreshTrigger};
+use crate::resilience::{DISCOVERY_ATTEMPTS, backoff};
 use crate::util::redact;
 
 impl Upstream {
@@ -36,9 +37,8 @@ impl Upstream {
         downstream: Option<Downstream>,
         cancel: &CancellationToken,
     ) -> Result<ServerResult, UpstreamError> {
-        self.in_flight.fetch_add(1, Ordering::SeqCst);
-        let _in_flight = InFlight(&self.in_flight);
-        self.touch();
+        let _in_flight = self.traffic.enter();
+        self.status.touch();
         let conn = self.connection().await?;
         let started = Instant::now();
         let timeout = self.call_timeout();
@@ -68,7 +68,7 @@ impl Upstream {
                     during: "the request",
                     after: timeout,
                 };
-                self.record_failure(&err, None);
+                self.status.record_failure(&err, None);
                 return Err(err);
             }
         };
@@ -82,7 +82,11 @@ impl Upstream {
         };
         let upstream_token = handle.progress_token.clone();
         let request_id = handle.id.clone();
-        let call = downstream.map(|d| self.calls.register(request_id.clone(), upstream_token, d));
+        let call = downstream.map(|d| {
+            self.traffic
+                .calls()
+                .register(request_id.clone(), upstream_token, d)
+        });
         let result = tokio::select! {
             r = handle.await_response() => r,
             () = &mut stuck => Err(ServiceError::TransportClosed),
@@ -102,7 +106,7 @@ impl Upstream {
         }
         match result {
             Ok(result) => {
-                self.record_success(Some(started.elapsed()));
+                self.status.record_success(Some(started.elapsed()));
                 Ok(result)
             }
             Err(err) => {
@@ -205,14 +209,6 @@ impl Upstream {
         }
     }
 
-    /// The resource URIs sessions are subscribed to.
-    pub(super) fn subscribed_uris(&self) -> Vec<String> {
-        let subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
-        let mut uris: Vec<String> = subs.keys().cloned().collect();
-        uris.sort();
-        uris
-    }
-
     /// Whether the running server advertised a capability.
     pub(super) async fn advertises(
         self: &Arc<Self>,
@@ -243,28 +239,20 @@ impl Upstream {
     /// Subscribes to a resource upstream, once however many sessions want it.
     #[allow(deprecated)] // resources/subscribe is legacy-only for protocol 2026-07-28
     pub async fn subscribe(self: &Arc<Self>, uri: &str) -> Result<(), UpstreamError> {
-        let first = {
-            let mut subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
-            let count = subs.entry(uri.to_string()).or_default();
-            *count += 1;
-            *count == 1
-        };
-        if !first {
+        if !self.subscriptions.add(uri) {
             return Ok(());
         }
         if self.is_modern().await {
             // Asked for on the connection's `subscriptions/listen` (see `listen`).
-            self.listen_changed.notify_waiters();
+            self.subscriptions.poke();
             return Ok(());
         }
         let request = ClientRequest::SubscribeRequest(Request::new(
             rmcp::model::SubscribeRequestParams::new(uri),
         ));
         let result = self.request(request, None, &CancellationToken::new()).await;
-        if result.is_err()
-            && let Ok(mut subs) = self.subscriptions.lock()
-        {
-            subs.remove(uri);
+        if result.is_err() {
+            self.subscriptions.forget(uri);
         }
         result.map(|_| ())
     }
@@ -272,25 +260,11 @@ impl Upstream {
     /// Drops one session's interest; unsubscribes upstream when none is left.
     #[allow(deprecated)] // resources/unsubscribe is legacy-only for protocol 2026-07-28
     pub async fn unsubscribe(self: &Arc<Self>, uri: &str) -> Result<(), UpstreamError> {
-        let last = {
-            let mut subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
-            match subs.get_mut(uri) {
-                Some(count) if *count > 1 => {
-                    *count -= 1;
-                    false
-                }
-                Some(_) => {
-                    subs.remove(uri);
-                    true
-                }
-                None => false,
-            }
-        };
-        if !last {
+        if !self.subscriptions.remove(uri) {
             return Ok(());
         }
         if self.is_modern().await {
-            self.listen_changed.notify_waiters();
+            self.subscriptions.poke();
             return Ok(());
         }
         let request = ClientRequest::UnsubscribeRequest(Request::new(
@@ -329,7 +303,7 @@ impl Upstream {
         }
         let mapped = match err {
             ServiceError::McpError(error) => {
-                self.record_success(None);
+                self.status.record_success(None);
                 if let Some(bytes) = stdio::too_large_answer(&error) {
                     return self.answer_too_large(bytes);
                 }
@@ -355,10 +329,11 @@ impl Upstream {
                 conn.stop.cancel();
                 let err = UpstreamError::AuthRequired {
                     server: self.id.clone(),
-                    reason: self.auth_reason(),
+                    reason: super::login::reason(&self.auth, &self.id),
                 };
-                self.note("warn", err.to_string());
-                self.record_failure(&err, Some(ServerState::AuthRequired));
+                self.status.note("warn", err.to_string());
+                self.status
+                    .record_failure(&err, Some(ServerState::AuthRequired));
                 return err;
             }
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
@@ -376,7 +351,7 @@ impl Upstream {
                 let mapped = match (&config.transport, detail) {
                     (TransportConfig::Stdio { .. }, _) => UpstreamError::ProcessExited {
                         server: self.id.clone(),
-                        stderr_tail: self.stderr.run_tail(STDERR_TAIL_IN_ERRORS),
+                        stderr_tail: self.status.stderr().run_tail(STDERR_TAIL_IN_ERRORS),
                     },
                     (TransportConfig::Http { url, .. }, Some(message)) => UpstreamError::Connect {
                         server: self.id.clone(),
@@ -394,7 +369,8 @@ impl Upstream {
                     // The request failed but the session lives on (an HTTP
                     // transport error): count it, and start afresh next time.
                     conn.stop.cancel();
-                    self.record_failure(&mapped, Some(ServerState::Failed));
+                    self.status
+                        .record_failure(&mapped, Some(ServerState::Failed));
                 }
                 return mapped;
             }
@@ -403,8 +379,74 @@ impl Upstream {
                 message: describe::service_failure(&other),
             },
         };
-        self.record_failure(&mapped, None);
+        self.status.record_failure(&mapped, None);
         mapped
+    }
+
+    /// Lists the server for listing `seq` of its [`Lister`](super::Lister):
+    /// a transport failure is retried with back-off, up to
+    /// [`DISCOVERY_ATTEMPTS`] starts in all.
+    pub(super) async fn list_with_retries(
+        self: &Arc<Self>,
+        trigger: RefreshTrigger,
+        seq: u64,
+    ) -> Result<Arc<Capabilities>, UpstreamError> {
+        let mut attempt = 0;
+        loop {
+            let outcome = self.list_now(trigger).await;
+            attempt += 1;
+            match &outcome {
+                Err(err) if err.is_retryable() && attempt < DISCOVERY_ATTEMPTS => {
+                    let wait = backoff(attempt, seq ^ self.fingerprint.as_u64());
+                    tracing::debug!(server = %self.id, error = %err, ?wait, "listing failed; retrying");
+                    tokio::select! {
+                        () = tokio::time::sleep(wait) => {}
+                        () = self.cancel.cancelled() => break outcome,
+                    }
+                }
+                _ => break outcome,
+            }
+        }
+    }
+
+    /// One listing of the running server (starting it if needed).
+    async fn list_now(
+        self: &Arc<Self>,
+        trigger: RefreshTrigger,
+    ) -> Result<Arc<Capabilities>, UpstreamError> {
+        let conn = self.connection().await?;
+        let timeout = self.call_timeout();
+        let started = Instant::now();
+        let result = tokio::select! {
+            r = tokio::time::timeout(timeout, Capabilities::list(&conn.peer, trigger)) => r,
+            _ = self.cancel.cancelled() => {
+                return Err(UpstreamError::ShuttingDown { server: self.id.clone() });
+            }
+        };
+        match result {
+            Ok(Ok(caps)) => {
+                self.status.record_success(Some(started.elapsed()));
+                tracing::debug!(
+                    server = %self.id,
+                    tools = caps.tools.len(),
+                    prompts = caps.prompts.len(),
+                    resources = caps.resources.len(),
+                    ?trigger,
+                    "listed"
+                );
+                Ok(Arc::new(caps))
+            }
+            Ok(Err(err)) => Err(self.service_failure(&conn, err).await),
+            Err(_) => {
+                let err = UpstreamError::Timeout {
+                    server: self.id.clone(),
+                    during: "the capability listing",
+                    after: timeout,
+                };
+                self.status.record_failure(&err, None);
+                Err(err)
+            }
+        }
     }
 
     pub(super) fn answer_too_large(&self, bytes: u64) -> UpstreamError {
@@ -413,7 +455,7 @@ impl Upstream {
             bytes,
             limit: MAX_MESSAGE_BYTES as u64,
         };
-        self.note("warn", err.to_string());
+        self.status.note("warn", err.to_string());
         err
     }
 }
@@ -554,30 +596,4 @@ pub(crate) fn experimental_task(task: &serde_json::Value) -> Option<rmcp::model:
     out.ttl_ms = task.get("ttl").and_then(serde_json::Value::as_u64);
     out.poll_interval_ms = task.get("pollInterval").and_then(serde_json::Value::as_u64);
     Some(out)
-}
-
-/// One task (SEP-2663) a client started on this server and that has not
-/// ended: while any is held, idle shutdown leaves the server running.
-pub(crate) struct TaskHold(Arc<Upstream>);
-
-impl TaskHold {
-    pub(crate) fn new(upstream: &Arc<Upstream>) -> Self {
-        upstream.tasks.fetch_add(1, Ordering::SeqCst);
-        Self(upstream.clone())
-    }
-}
-
-impl Drop for TaskHold {
-    fn drop(&mut self) {
-        self.0.tasks.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// Counts one request in flight until dropped.
-pub(super) struct InFlight<'a>(&'a AtomicU64);
-
-impl Drop for InFlight<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
 }

@@ -2,16 +2,15 @@
 //! moment it has been idle long enough to be put to sleep.
 //!
 //! The timing rules are pure functions of the status and a `now`, so they
-//! are tested without a clock; the `Upstream` methods below only read the
-//! status under its lock and apply them.
+//! are tested without a clock; the [`StatusCell`] methods below only read
+//! the status under its lock and apply them.
 
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::status::Status;
-use super::{ServerState, Upstream};
-use crate::config::TransportConfig;
+use super::ServerState;
+use super::status::{Status, StatusCell};
 
 /// When the first poll after a start is due: spread over the second half of
 /// `interval` by `seed` (the server's fingerprint), so servers started
@@ -79,17 +78,18 @@ fn idle_for(
         && now.saturating_duration_since(last_used) >= idle_shutdown
 }
 
-impl Upstream {
-    /// See [`first_poll_delay`].
-    pub(super) fn first_poll_delay(&self) -> Option<Duration> {
-        first_poll_delay(self.settings.poll_interval, self.fingerprint.as_u64())
-    }
+/// Only a ready stdio server is put to sleep (a remote one costs nothing).
+fn can_sleep(s: &Status, stdio: bool) -> bool {
+    s.state == ServerState::Ready && stdio
+}
 
-    /// If a poll is due at `now`, books the next one and returns true.
-    pub(crate) fn take_due_poll(&self, now: Instant) -> bool {
-        let mut s = self.lock_status();
+impl StatusCell {
+    /// If a poll is due at `now` (polls every `interval`), books the next
+    /// one and returns true.
+    pub(super) fn take_due_poll(&self, now: Instant, interval: Duration) -> bool {
+        let mut s = self.lock();
         let pollable = pollable(s.state, s.listing.is_some());
-        match due_poll(s.next_poll_at, pollable, self.settings.poll_interval, now) {
+        match due_poll(s.next_poll_at, pollable, interval, now) {
             Some(next) => {
                 s.next_poll_at = next;
                 true
@@ -100,38 +100,34 @@ impl Upstream {
 
     /// How long until the poller re-lists this server; `None` while no poll
     /// is booked (polling off, or the server not running).
-    pub(crate) fn next_poll_in(&self) -> Option<Duration> {
-        let s = self.lock_status();
+    pub(super) fn next_poll_in(&self) -> Option<Duration> {
+        let s = self.lock();
         s.next_poll_at
             .filter(|_| pollable(s.state, s.listing.is_some()))
             .map(|at| at.saturating_duration_since(Instant::now()))
     }
 
     /// When this server wants the poller's attention next: its next poll, or
-    /// the moment it has been idle long enough to be put to sleep.
-    pub(crate) fn next_wake(&self, idle_shutdown: Duration) -> Option<Instant> {
-        let s = self.lock_status();
+    /// the moment it has been idle long enough to be put to sleep (`stdio`:
+    /// whether it is a stdio server, the only kind that sleeps).
+    pub(super) fn next_wake(&self, idle_shutdown: Duration, stdio: bool) -> Option<Instant> {
+        let s = self.lock();
         wake_at(
             s.next_poll_at,
             pollable(s.state, s.listing.is_some()),
-            self.can_sleep(&s),
+            can_sleep(&s, stdio),
             s.last_used,
             idle_shutdown,
         )
     }
 
-    /// Only a ready stdio server is put to sleep (a remote one costs nothing).
-    fn can_sleep(&self, s: &Status) -> bool {
-        s.state == ServerState::Ready
-            && matches!(self.config().transport, TransportConfig::Stdio { .. })
-    }
-
-    /// Whether this stdio server has been unused for `idle_shutdown`.
-    pub(crate) fn idle_due(&self, idle_shutdown: Duration) -> bool {
-        let s = self.lock_status();
+    /// Whether this server has been unused for `idle_shutdown` with `busy`
+    /// requests and tasks going on.
+    pub(super) fn idle_due(&self, idle_shutdown: Duration, stdio: bool, busy: u64) -> bool {
+        let s = self.lock();
         idle_for(
-            self.can_sleep(&s),
-            self.in_flight() + self.tasks_in_flight(),
+            can_sleep(&s, stdio),
+            busy,
             s.last_used,
             idle_shutdown,
             Instant::now(),

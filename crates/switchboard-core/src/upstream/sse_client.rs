@@ -16,12 +16,10 @@
 mod events;
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
-use rmcp::ServiceExt;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::service::{RoleClient, TxJsonRpcMessage};
 use rmcp::transport::{AuthClient, Transport};
@@ -29,10 +27,9 @@ use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use self::events::{Event, EventParser};
-use super::connect::Connection;
 use super::stdio::MAX_MESSAGE_BYTES;
-use super::{Upstream, UpstreamError, describe};
-use crate::config::{ConfigValue, ServerId};
+use super::{UpstreamError, describe};
+use crate::config::ServerId;
 use crate::util::redact;
 
 /// Server messages read ahead of the hub's handler before the reader waits.
@@ -358,80 +355,57 @@ fn decode(server: &ServerId, event: Event) -> Vec<ServerJsonRpcMessage> {
     })
 }
 
-impl Upstream {
-    /// Connects to a legacy HTTP+SSE server: headers and a stored OAuth login
-    /// as for Streamable HTTP, then the MCP handshake over the new session.
-    pub(super) async fn connect_sse(
-        self: &Arc<Self>,
-        url: &str,
-        headers: &BTreeMap<String, ConfigValue>,
-    ) -> Result<Connection, UpstreamError> {
-        self.refuse_own_address(url)?;
-        let header_map = self.request_headers(headers).await?;
-        let authorized = self.stored_login(url, headers).await?;
-        let refresher = authorized.as_ref().map(|a| a.refresher());
-        let endpoint = reqwest::Url::parse(url).map_err(|err| UpstreamError::Connect {
-            server: self.id.clone(),
-            url: redact::url(url),
-            message: err.to_string(),
-        })?;
-        let poster = Poster {
-            http: (self.http)(),
-            endpoint,
-            headers: header_map,
-            auth: authorized.map(|a| a.client),
-            timeout: self.call_timeout(),
-        };
-        let opened = open(&self.id, poster).await;
-        let transport = match opened {
-            Ok(transport) => transport,
-            Err(OpenError::AuthRequired { challenge }) => {
-                self.auth
-                    .server(&self.id)
-                    .set_challenge(challenge.as_deref());
-                return Err(UpstreamError::AuthRequired {
-                    server: self.id.clone(),
-                    reason: self.auth_reason(),
-                });
-            }
-            Err(OpenError::Loop) => {
-                return Err(UpstreamError::SelfReference {
-                    server: self.id.clone(),
-                    url: url.to_string(),
-                });
-            }
-            Err(OpenError::Failed(message)) => {
-                return Err(UpstreamError::Connect {
-                    server: self.id.clone(),
-                    url: redact::url(url),
-                    message,
-                });
-            }
-        };
-        let service =
-            self.client()
-                .serve(transport)
-                .await
-                .map_err(|err| UpstreamError::Connect {
-                    server: self.id.clone(),
-                    url: redact::url(url),
-                    message: describe::init_failure(&err),
-                })?;
-        let conn = self.watch(service, None, None);
-        if let Some((manager, server_auth)) = refresher {
-            let this = Arc::downgrade(self);
-            let stop = conn.stop.clone();
-            let generation = conn.generation;
-            tokio::spawn(async move {
-                let Some(reason) = crate::auth::keep_fresh(manager, server_auth, stop).await else {
-                    return;
-                };
-                if let Some(upstream) = this.upgrade() {
-                    upstream.auth_lost(generation, reason).await;
-                }
-            });
+/// What a session's requests carry, given by the upstream.
+pub(super) struct Session {
+    /// The hub's pooled client.
+    pub(super) http: reqwest::Client,
+    /// The configured headers (values marked sensitive) and the hub's identity.
+    pub(super) headers: HeaderMap,
+    /// A stored OAuth login, if any.
+    pub(super) auth: Option<AuthClient<reqwest::Client>>,
+    /// Bounds each `POST` (the server's call timeout).
+    pub(super) timeout: Duration,
+}
+
+/// Opens the event stream of `url` and waits for its `endpoint`: the
+/// transport the MCP handshake then runs over. A 401 records the server's
+/// challenge for the next login.
+pub(super) async fn open_session(
+    server: &ServerId,
+    url: &str,
+    session: Session,
+    auth: &crate::auth::Auth,
+) -> Result<SseTransport, UpstreamError> {
+    let endpoint = reqwest::Url::parse(url).map_err(|err| UpstreamError::Connect {
+        server: server.clone(),
+        url: redact::url(url),
+        message: err.to_string(),
+    })?;
+    let poster = Poster {
+        http: session.http,
+        endpoint,
+        headers: session.headers,
+        auth: session.auth,
+        timeout: session.timeout,
+    };
+    match open(server, poster).await {
+        Ok(transport) => Ok(transport),
+        Err(OpenError::AuthRequired { challenge }) => {
+            auth.server(server).set_challenge(challenge.as_deref());
+            Err(UpstreamError::AuthRequired {
+                server: server.clone(),
+                reason: super::login::reason(auth, server),
+            })
         }
-        Ok(conn)
+        Err(OpenError::Loop) => Err(UpstreamError::SelfReference {
+            server: server.clone(),
+            url: url.to_string(),
+        }),
+        Err(OpenError::Failed(message)) => Err(UpstreamError::Connect {
+            server: server.clone(),
+            url: redact::url(url),
+            message,
+        }),
     }
 }
 

@@ -3,10 +3,12 @@
 //! changes, the stderr ring of a stdio server and the hub's own log lines
 //! about it.
 //!
-//! `Status` is kept behind a std mutex and changed only through
-//! `Upstream::update`, which tells the hub to republish its snapshot;
-//! [`UpstreamView`] is the plain copy the snapshot builder converts. Every
-//! line kept here is redacted when stored.
+//! [`StatusCell`] owns it all: `Status` is kept behind a std mutex and
+//! changed only through [`StatusCell::update`], which tells the hub to
+//! republish its snapshot; [`UpstreamView`] is the plain copy the snapshot
+//! builder converts. Every line kept here is redacted when stored. The
+//! timing rules that read the status are in `schedule.rs`, the login states
+//! in `login.rs`.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,9 +17,11 @@ use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 
-use super::{ServerState, Upstream, UpstreamError, UpstreamEvent};
+use super::{ServerState, UpstreamError, UpstreamEvent};
+use crate::config::ServerId;
+use crate::events::EventSender;
 use crate::limiter::Limiter;
-use crate::listing::Capabilities;
+use crate::listing::{Capabilities, RefreshTrigger};
 use crate::resilience::{Admission, Breaker, BreakerState};
 use crate::util::humanize;
 use crate::util::redact;
@@ -37,8 +41,8 @@ pub(super) const STDERR_TAIL_IN_ERRORS: usize = 5;
 /// (process start) that wrote it.
 #[derive(Debug, Default)]
 pub(crate) struct StderrLog {
-    pub(super) lines: Mutex<VecDeque<(u64, String)>>,
-    pub(super) run: AtomicU64,
+    lines: Mutex<VecDeque<(u64, String)>>,
+    run: AtomicU64,
 }
 
 impl StderrLog {
@@ -105,9 +109,9 @@ pub(crate) struct LogLine {
 /// Limiters of one server's repeatable log lines: per server, so one server's
 /// flood never hides another's lines.
 #[derive(Debug)]
-pub(super) struct LogLimits {
-    pub(super) changed: Limiter,
-    pub(super) listing_failed: Limiter,
+struct LogLimits {
+    changed: Limiter,
+    listing_failed: Limiter,
 }
 
 impl Default for LogLimits {
@@ -196,11 +200,39 @@ pub(crate) struct UpstreamView {
     pub next_poll_at: Option<SystemTime>,
 }
 
-impl Upstream {
+/// The status of one upstream and the lines kept about it: everything the
+/// snapshot shows and the breaker decides on.
+pub(super) struct StatusCell {
+    server: ServerId,
+    /// Told of every change, so the hub republishes its snapshot.
+    events: EventSender,
+    /// Short critical sections only, never held across an `.await`.
+    status: Mutex<Status>,
+    /// Shared with the stderr reader of the running process.
+    stderr: Arc<StderrLog>,
+    /// The hub's own log lines about this server, last ones kept.
+    log: Mutex<VecDeque<LogLine>>,
+    /// Bounds this server's log lines that can repeat at the rate of a
+    /// notification flood.
+    limits: LogLimits,
+}
+
+impl StatusCell {
+    pub(super) fn new(server: ServerId, state: ServerState, events: EventSender) -> Self {
+        Self {
+            server,
+            events,
+            status: Mutex::new(Status::new(state)),
+            stderr: Arc::new(StderrLog::default()),
+            log: Mutex::new(VecDeque::new()),
+            limits: LogLimits::default(),
+        }
+    }
+
     /// A view for the snapshot.
-    pub(crate) fn view(&self) -> UpstreamView {
-        let status = self.lock_status().clone();
-        let health = health_of(&status, self.is_enabled());
+    pub(super) fn view(&self, enabled: bool) -> UpstreamView {
+        let status = self.lock().clone();
+        let health = health_of(&status, enabled);
         UpstreamView {
             state: status.state,
             last_error: status.last_error,
@@ -222,17 +254,18 @@ impl Upstream {
     }
 
     /// The recent list changes, oldest first.
-    pub fn changes(&self) -> Vec<ListChange> {
-        self.lock_status().changes.iter().cloned().collect()
+    pub(super) fn changes(&self) -> Vec<ListChange> {
+        self.lock().changes.iter().cloned().collect()
     }
 
-    pub fn stderr_tail(&self, n: usize) -> Vec<String> {
-        self.stderr.tail(n)
+    /// The stderr ring, for the reader of a new process.
+    pub(super) fn stderr(&self) -> &Arc<StderrLog> {
+        &self.stderr
     }
 
     /// The hub's log lines about this server, oldest first.
-    pub(crate) fn log_lines(&self) -> Vec<LogLine> {
-        self.events_log
+    pub(super) fn log_lines(&self) -> Vec<LogLine> {
+        self.log
             .lock()
             .map(|l| l.iter().cloned().collect())
             .unwrap_or_default()
@@ -241,7 +274,7 @@ impl Upstream {
     /// Adds a line to the hub's log about this server, redacted.
     pub(super) fn note(&self, level: &'static str, message: String) {
         let message = redact::text(&message);
-        if let Ok(mut lines) = self.events_log.lock() {
+        if let Ok(mut lines) = self.log.lock() {
             if lines.len() == LOG_LINES {
                 lines.pop_front();
             }
@@ -253,15 +286,81 @@ impl Upstream {
         }
     }
 
-    pub(super) fn lock_status(&self) -> std::sync::MutexGuard<'_, Status> {
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, Status> {
         // A poisoned status only means a panic elsewhere mid-update; the value is
         // still a coherent snapshot of plain data, so keep going with it.
         self.status.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Changes the status and tells the hub to republish its snapshot.
     pub(super) fn update(&self, f: impl FnOnce(&mut Status)) {
-        f(&mut self.lock_status());
+        f(&mut self.lock());
         let _ = self.events.send(UpstreamEvent::StateChanged);
+    }
+
+    /// The last known capabilities, fresh or not.
+    pub(super) fn listing(&self) -> Option<Arc<Capabilities>> {
+        self.lock().listing.clone()
+    }
+
+    /// The last listing as the server sent it (see `Status::raw_listing`).
+    pub(super) fn raw_listing(&self) -> Option<Arc<Capabilities>> {
+        let status = self.lock();
+        status
+            .raw_listing
+            .clone()
+            .or_else(|| status.listing.clone())
+    }
+
+    /// Notes that a client used this server (polls do not count).
+    pub(super) fn touch(&self) {
+        self.lock().last_used = tokio::time::Instant::now();
+    }
+
+    /// A listing succeeded: `caps` is served, `raw` is what the server sent;
+    /// what changed since the last one is kept (and logged, within limits).
+    pub(super) fn listed(&self, caps: Arc<Capabilities>, raw: Option<Arc<Capabilities>>) {
+        self.update(|s| {
+            if let Some(change) = s
+                .listing
+                .as_deref()
+                .and_then(|old| super::refresh::diff_lists(old, &caps))
+            {
+                crate::limited!(
+                    self.limits.changed,
+                    info,
+                    format!("lists of server '{}' changed", self.server),
+                    server = %self.server,
+                    added = ?change.added,
+                    removed = ?change.removed,
+                    modified = ?change.modified,
+                    "lists changed"
+                );
+                if s.changes.len() == CHANGE_HISTORY {
+                    s.changes.pop_front();
+                }
+                s.changes.push_back(change);
+            }
+            s.listing = Some(caps);
+            s.raw_listing = raw;
+            s.stale = false;
+            s.unverified = false;
+        });
+    }
+
+    /// A listing failed: the last one is kept, marked stale.
+    pub(super) fn listing_failed(&self, trigger: RefreshTrigger, err: &UpstreamError) {
+        crate::limited!(
+            self.limits.listing_failed,
+            warn,
+            format!("listing of server '{}' failed", self.server),
+            server = %self.server,
+            error = %err,
+            ?trigger,
+            "listing failed"
+        );
+        self.note("warn", format!("listing ({trigger}) failed: {err}"));
+        self.update(|s| s.stale = s.listing.is_some());
     }
 
     pub(super) fn record_failure(&self, err: &UpstreamError, state: Option<ServerState>) {
@@ -279,12 +378,12 @@ impl Upstream {
         });
         if opened {
             let retry = self
-                .lock_status()
+                .lock()
                 .breaker
                 .retry_at()
                 .map(|at| at.saturating_duration_since(tokio::time::Instant::now()))
                 .unwrap_or_default();
-            tracing::warn!(server = %self.id, retry_in = ?retry, "circuit breaker opened");
+            tracing::warn!(server = %self.server, retry_in = ?retry, "circuit breaker opened");
             self.note(
                 "error",
                 format!(
@@ -298,7 +397,7 @@ impl Upstream {
     /// A request got an answer (even an error answer): the server is reachable.
     pub(super) fn record_success(&self, latency: Option<Duration>) {
         let needs_update = {
-            let s = self.lock_status();
+            let s = self.lock();
             s.breaker.consecutive_failures() != 0
                 || s.breaker.state() != BreakerState::Closed
                 || s.last_error.is_some()
@@ -319,22 +418,22 @@ impl Upstream {
                 apply(s);
             });
         } else {
-            apply(&mut self.lock_status());
+            apply(&mut self.lock());
         }
     }
 
     /// Asks the circuit breaker whether an attempt may be made now.
     pub(super) fn admit(&self) -> Result<(), UpstreamError> {
-        let mut status = self.lock_status();
+        let mut status = self.lock();
         match status.breaker.admit(tokio::time::Instant::now()) {
             Admission::Allowed | Admission::Probe => Ok(()),
             Admission::Refused { retry_in } => Err(UpstreamError::CircuitOpen {
-                server: self.id.clone(),
+                server: self.server.clone(),
                 reason: status
                     .last_error
                     .as_deref()
                     .map(|e| {
-                        e.strip_prefix(&format!("server '{}' ", self.id))
+                        e.strip_prefix(&format!("server '{}' ", self.server))
                             .unwrap_or(e)
                             .to_string()
                     })
@@ -426,6 +525,42 @@ mod tests {
 
     fn status(state: ServerState) -> Status {
         Status::new(state)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_cell_opens_its_breaker_on_failures_and_tells_the_hub_of_changes() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let server = ServerId::new("s").unwrap();
+        let cell = StatusCell::new(server.clone(), ServerState::Idle, tx);
+        let err = UpstreamError::Closed {
+            server: server.clone(),
+        };
+        for _ in 0..crate::resilience::FAILURE_THRESHOLD {
+            assert!(cell.admit().is_ok());
+            cell.record_failure(&err, Some(ServerState::Failed));
+        }
+        assert!(matches!(rx.try_recv(), Ok(UpstreamEvent::StateChanged)));
+        let view = cell.view(true);
+        assert_eq!(
+            (view.state, view.breaker, view.health),
+            (ServerState::Failed, BreakerState::Open, Health::Down)
+        );
+        let Err(UpstreamError::CircuitOpen { reason, .. }) = cell.admit() else {
+            panic!("the breaker lets a request through");
+        };
+        assert!(!reason.starts_with("server 's'"), "{reason}");
+        assert!(
+            cell.log_lines()
+                .iter()
+                .any(|l| l.message.starts_with("circuit breaker opened"))
+        );
+        cell.record_success(Some(Duration::from_millis(10)));
+        let view = cell.view(true);
+        assert_eq!(
+            (view.state, view.breaker, view.health),
+            (ServerState::Ready, BreakerState::Closed, Health::Healthy)
+        );
+        assert_eq!(view.latency_ms, Some(10.0));
     }
 
     #[test]

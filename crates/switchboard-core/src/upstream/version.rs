@@ -12,16 +12,14 @@
 //! its config changes, which makes a new `Upstream`). So is a server that
 //! answers `server/discover` with a result of another kind (some older
 //! servers answer every unknown method with an empty result).
-
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
+//!
+//! The rules are here; the flag a refusal sets is the connection slot's
+//! (`link.rs`), and the second start is `Upstream::connect_negotiated`.
 
 use rmcp::model::ProtocolVersion;
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode};
 
 use super::client::OFFERED_VERSION;
-use super::connect::Connection;
-use super::{Upstream, UpstreamError};
 
 /// The lifecycle that offers 2026-07-28 and falls back to `initialize`.
 pub(super) fn auto() -> ClientLifecycleMode {
@@ -42,40 +40,6 @@ pub(super) fn wants_initialize(err: &ClientInitializeError) -> bool {
         // result answers `server/discover` with one too.
         ClientInitializeError::ExpectedInitResult(_) => true,
         _ => false,
-    }
-}
-
-impl Upstream {
-    /// How the next connection starts: 2026-07-28 discovery with fallback,
-    /// or straight to `initialize` for a server known to want it.
-    pub(super) fn lifecycle(&self) -> ClientLifecycleMode {
-        if self.legacy_only.load(Ordering::SeqCst) {
-            ClientLifecycleMode::Initialize
-        } else {
-            auto()
-        }
-    }
-
-    /// Remembers a server that answered discovery without a version in
-    /// common but with legacy ones (see the module doc).
-    pub(super) fn note_version_refusal(&self, err: &ClientInitializeError) {
-        if wants_initialize(err) && !self.legacy_only.swap(true, Ordering::SeqCst) {
-            tracing::info!(
-                server = %self.id,
-                "server does not speak 2026-07-28; starting it with initialize"
-            );
-        }
-    }
-
-    /// Connects; a server that just turned out to want the legacy
-    /// `initialize` is started once more that way.
-    pub(super) async fn connect_negotiated(self: &Arc<Self>) -> Result<Connection, UpstreamError> {
-        let was_legacy = self.legacy_only.load(Ordering::SeqCst);
-        let first = self.connect().await;
-        if first.is_err() && !was_legacy && self.legacy_only.load(Ordering::SeqCst) {
-            return self.connect().await;
-        }
-        first
     }
 }
 
