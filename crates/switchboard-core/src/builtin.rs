@@ -14,72 +14,18 @@ use std::collections::HashSet;
 use crate::config::ServerId;
 use crate::hub::HubHandle;
 use crate::listing::RefreshTrigger;
+use crate::tool_defs::{LIST_SERVERS, REFRESH, SERVER_STATUS, ToolSet};
 
 pub(crate) mod search;
 
-const LIST_SERVERS: &str = "switchboard__list_servers";
-const SERVER_STATUS: &str = "switchboard__server_status";
-const REFRESH: &str = "switchboard__refresh";
-
-fn tool(name: &str, description: &str, schema: Value) -> Tool {
-    let mut tool: Tool = serde_json::from_value(json!({
-        "name": name,
-        "description": description,
-        "inputSchema": schema,
-        "annotations": {"readOnlyHint": name != REFRESH, "openWorldHint": false},
-    }))
-    .unwrap_or_else(|_| {
-        Tool::new(
-            name.to_string(),
-            description.to_string(),
-            serde_json::Map::new(),
-        )
-    });
-    tool.name = name.to_string().into();
-    tool
-}
-
-/// The built-in tools, in name order.
+/// The built-in tools, in name order (defined in `crate::tool_defs`).
 pub fn tools() -> Vec<Tool> {
-    let id = json!({"type": "object", "properties": {"id": {"type": "string",
-        "description": "The server id, as in list_servers."}}, "required": ["id"]});
-    vec![
-        tool(
-            LIST_SERVERS,
-            "List the MCP servers behind Switchboard with their state, health, tool \
-             counts and how fresh their lists are.",
-            json!({"type": "object", "properties": {}}),
-        ),
-        tool(
-            REFRESH,
-            "Re-list one server's tools, prompts and resources now (or every server \
-             when no id is given).",
-            json!({"type": "object", "properties": {"id": {"type": "string",
-                "description": "The server id; all servers when omitted."}}}),
-        ),
-        tool(
-            SERVER_STATUS,
-            "Everything Switchboard knows about one server: state, health, breaker, \
-             staleness, last change and last error.",
-            id,
-        ),
-    ]
-}
-
-/// How many built-in tools the merged `tools/list` serves with these
-/// settings: the length of the list it adds ([`tools`]), or 0 when they are
-/// turned off. The hub counts them in its totals.
-pub fn served_count(settings: &crate::config::Settings) -> usize {
-    if settings.builtin_tools {
-        tools().len()
-    } else {
-        0
-    }
+    ToolSet::Hub.tools().to_vec()
 }
 
 /// Whether `name` is a built-in tool.
 pub fn is_builtin(name: &str) -> bool {
-    matches!(name, LIST_SERVERS | SERVER_STATUS | REFRESH)
+    ToolSet::Hub.has(name)
 }
 
 fn json_result(value: &Value) -> CallToolResult {

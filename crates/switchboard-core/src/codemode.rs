@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use rmcp::model::{CallToolResult, JsonObject, Tool};
-use serde_json::{Value, json};
+use rmcp::model::{CallToolResult, JsonObject};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Settings;
@@ -34,9 +34,10 @@ pub(crate) mod signature;
 pub(crate) use refs::referenced_prefixes;
 pub(crate) use session::run;
 
-/// Code mode's tool.
-pub(crate) const RUN_CODE: &str = "switchboard__run_code";
-/// The longest deadline a run may ask for.
+pub(crate) use crate::tool_defs::RUN_CODE;
+
+/// The longest deadline a run may ask for (the `timeoutSecs` schema's
+/// maximum in `crate::tool_defs`; a test checks they agree).
 pub(crate) const MAX_TIMEOUT_SECS: u64 = 300;
 
 /// What a script runs under.
@@ -112,41 +113,10 @@ pub(crate) fn next_run_id() -> Arc<str> {
     Arc::from(format!("r{started:x}-{n}"))
 }
 
-/// `switchboard__run_code`'s definition.
-pub(crate) fn tool() -> Tool {
-    let description = "Run a short JavaScript program (the body of an async function) that \
-        calls the tools behind Switchboard and returns only what you need. \
-        `await tools.<server>.<tool>(args)` resolves with the tool's structured result (or \
-        its text, parsed when it is JSON) and throws an Error with the tool's message when \
-        it fails; `await callTool(\"<server>__<tool>\", args)` gives the raw result; \
-        `Promise.all` runs calls in parallel; console.log is captured. Find tools and their \
-        TypeScript signatures with switchboard__search_tools. No modules, network, files or \
-        timers. Example: const open = await tools.github.list_issues({repo: \"app\", \
-        state: \"open\"}); return open.filter(i => i.labels.includes(\"bug\")).map(i => i.title);";
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "code": {"type": "string",
-                "description": "The body of an async JavaScript function; its return value is the result."},
-            "timeoutSecs": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT_SECS,
-                "description": "How long the script may run (default 60 s)."}
-        },
-        "required": ["code"]
-    });
-    let mut tool: Tool = serde_json::from_value(json!({
-        "name": RUN_CODE,
-        "description": description,
-        "inputSchema": schema,
-        "annotations": {"readOnlyHint": false, "openWorldHint": true},
-    }))
-    .unwrap_or_else(|_| Tool::new(RUN_CODE, description, JsonObject::new()));
-    tool.name = RUN_CODE.into();
-    tool
-}
-
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
+    use serde_json::json;
 
     use super::*;
 
@@ -195,6 +165,15 @@ mod tests {
                 says
             );
         }
+    }
+
+    #[test]
+    fn the_timeout_schema_allows_what_the_checks_allow() {
+        let tools = crate::tool_defs::ToolSet::Code.tools();
+        let run_code = tools.iter().find(|t| t.name == RUN_CODE).unwrap();
+        let timeout = &run_code.input_schema["properties"]["timeoutSecs"];
+        assert_eq!(timeout["maximum"], json!(MAX_TIMEOUT_SECS));
+        assert_eq!(timeout["minimum"], json!(1));
     }
 
     #[test]

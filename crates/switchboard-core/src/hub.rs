@@ -55,11 +55,8 @@ pub(crate) use profiles::Refused;
 mod publish;
 mod servers;
 mod tokens;
-pub(crate) use tokens::count_each_tool;
 mod tool_mode;
 mod vetting;
-#[cfg(test)]
-pub(crate) use tool_mode::SEARCH_TOOL_COUNT;
 pub(crate) use tool_mode::SearchIndex;
 mod warm;
 mod watcher;
@@ -135,10 +132,6 @@ struct HubInner {
     /// stdio servers.
     sandbox_host: Arc<crate::sandbox::Host>,
     warm_catalog: Option<PathBuf>,
-    /// How many tools of Switchboard's own the merged `tools/list` serves
-    /// besides the catalog: set by the layer that serves them
-    /// ([`HubHandle::set_builtin_tool_count`]), counted in the totals.
-    builtin_tools: std::sync::atomic::AtomicUsize,
     /// The AI clients' servers for the import offer, given by the binary.
     import_source: std::sync::OnceLock<Arc<dyn crate::import::ImportSource>>,
     /// The activity log's recorder (see `crate::activity`).
@@ -303,7 +296,6 @@ impl Hub {
             sandbox_host,
             approvals: Arc::default(),
             warm_catalog: options.warm_catalog,
-            builtin_tools: std::sync::atomic::AtomicUsize::new(0),
             import_source: std::sync::OnceLock::new(),
             activity: Arc::new(crate::activity::Activity::new(
                 options.activity_log,

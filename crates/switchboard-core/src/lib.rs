@@ -40,6 +40,7 @@ mod server;
 mod sessions;
 mod snapshot;
 mod token_count;
+mod tool_defs;
 mod upstream;
 mod util;
 

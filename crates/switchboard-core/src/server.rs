@@ -42,37 +42,6 @@ fn serve_http(
         hub.clone(),
         cancel.child_token(),
     ));
-    // The totals count what clients get: the built-ins served beside the catalog.
-    hub.set_builtin_tool_count(crate::builtin::served_count(hub.settings()));
-    // Counted here because only this layer knows both the hub and its
-    // built-in tools (a constant for the hub's lifetime); in the background,
-    // as the counter (a helper process, see `hub::tokens`) takes a moment.
-    let counting = hub.clone();
-    tasks.spawn(async move {
-        // The built-in tools (when served) and search mode's two (listed
-        // whenever an endpoint is in search mode), in one helper run.
-        let builtin = if counting.settings().builtin_tools {
-            crate::builtin::tools()
-        } else {
-            Vec::new()
-        };
-        let split = builtin.len();
-        let mut tools = builtin;
-        tools.extend(crate::builtin::search::tools());
-        // Code mode's tool last.
-        tools.push(crate::codemode::tool());
-        let count = tokio::task::spawn_blocking(move || crate::hub::count_each_tool(&tools));
-        if let Ok(mut counts) = count.await {
-            let code = counts.pop().unwrap_or(0);
-            let (builtin, search) = counts.split_at(split.min(counts.len()));
-            if split > 0 {
-                counting.set_builtin_tool_tokens(builtin.iter().sum());
-            }
-            counting.set_search_tool_tokens(search.iter().sum());
-            counting.set_code_tool_tokens(code);
-        }
-        counting.set_fixed_tools_counted();
-    });
     let router = crate::http::router(hub.clone());
     // Limits are read once: settings are fixed for the hub's lifetime.
     let limits = ConnectionLimits::from_settings(hub.settings());

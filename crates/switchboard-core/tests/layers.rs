@@ -48,6 +48,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("approval", 1),
     ("search", 1),
     ("token_count", 1),
+    ("tool_defs", 1),
     ("interpreter", 1),
     ("sandbox", 1),
     ("scan", 1),

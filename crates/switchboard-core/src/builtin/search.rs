@@ -9,52 +9,23 @@
 //! of the tool as a code mode script calls it (`crate::codemode::signature`);
 //! in search mode also its whole `inputSchema`, which code mode leaves out.
 
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use serde_json::{Value, json};
 
 use crate::hub::HubHandle;
+use crate::tool_defs::ToolSet;
 
-pub const SEARCH_TOOLS: &str = "switchboard__search_tools";
-pub const CALL_TOOL: &str = "switchboard__call_tool";
+pub(crate) use crate::tool_defs::{CALL_TOOL, SEARCH_TOOLS};
 
 /// How many results a search returns unless asked.
 pub const DEFAULT_LIMIT: usize = 10;
-/// The most results a search returns.
+/// The most results a search returns (the `limit` schema's maximum in
+/// `crate::tool_defs`; a test checks they agree).
 pub const MAX_LIMIT: usize = 50;
 
 /// Whether `name` is one of search mode's tools.
 pub fn is_search_tool(name: &str) -> bool {
-    matches!(name, SEARCH_TOOLS | CALL_TOOL)
-}
-
-/// Search mode's two tools, in name order.
-pub fn tools() -> Vec<Tool> {
-    vec![
-        super::tool(
-            CALL_TOOL,
-            "Call any tool of the servers behind Switchboard by its full name (as \
-             switchboard__search_tools returns it), with its arguments. Use it for \
-             tools that are not listed directly.",
-            json!({"type": "object", "properties": {
-                "name": {"type": "string",
-                    "description": "The tool's full name, <server>__<tool>."},
-                "arguments": {"type": "object",
-                    "description": "The tool's arguments, as its inputSchema describes."}},
-                "required": ["name"]}),
-        ),
-        super::tool(
-            SEARCH_TOOLS,
-            "Find tools of the servers behind Switchboard for a task, described in \
-             plain words; returns the best matches with their input schemas. Call \
-             one with switchboard__call_tool.",
-            json!({"type": "object", "properties": {
-                "query": {"type": "string",
-                    "description": "What you want to do, in plain words."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT,
-                    "description": "How many tools to return (default 10, at most 50)."}},
-                "required": ["query"]}),
-        ),
-    ]
+    ToolSet::Search.has(name)
 }
 
 /// A bad argument: what is wrong, for the tool error the client sees.
@@ -275,11 +246,16 @@ mod tests {
     }
 
     #[test]
-    fn the_search_tools_are_listed_in_name_order() {
-        // The hub counts them for the snapshot without asking.
-        assert_eq!(tools().len(), crate::hub::SEARCH_TOOL_COUNT);
-        let names: Vec<String> = tools().iter().map(|t| t.name.to_string()).collect();
-        assert_eq!(names, vec![CALL_TOOL, SEARCH_TOOLS]);
-        assert!(names.iter().all(|n| is_search_tool(n)));
+    fn the_limit_schema_allows_what_the_checks_allow() {
+        let search = ToolSet::Search
+            .tools()
+            .iter()
+            .find(|t| t.name == SEARCH_TOOLS)
+            .unwrap();
+        let limit = &search.input_schema["properties"]["limit"];
+        assert_eq!(limit["maximum"], json!(MAX_LIMIT));
+        assert_eq!(limit["minimum"], json!(1));
+        assert!(is_search_tool(CALL_TOOL) && is_search_tool(SEARCH_TOOLS));
+        assert!(!is_search_tool("switchboard__list_servers"));
     }
 }

@@ -673,7 +673,8 @@ mod tests {
         let endpoints = handle.endpoints_snapshot();
         let paths: Vec<&str> = endpoints.iter().map(|e| e.path.as_str()).collect();
         assert_eq!(paths, vec!["/mcp", "/profiles/s/mcp"]);
-        assert_eq!(endpoints[1].tools, 4);
+        // Its four tools and the three built-in tools its `tools/list` adds.
+        assert_eq!(endpoints[1].tools, 4 + 3);
         assert_eq!(
             endpoints[1].profile,
             Some(switchboard_api::EndpointProfile {

@@ -37,18 +37,10 @@ impl Gateway {
         }
     }
 
-    /// The hub's own tools this session lists in search mode.
+    /// The hub's own tools this session lists in search mode (the hub
+    /// tools when on, the search tools, and in code mode `run_code`).
     fn search_mode_builtins(&self) -> Vec<Tool> {
-        let mut tools = if self.hub.settings().builtin_tools {
-            crate::builtin::tools()
-        } else {
-            Vec::new()
-        };
-        tools.extend(search::tools());
-        if self.tool_mode() == ToolMode::Code {
-            tools.push(crate::codemode::tool());
-        }
-        tools
+        crate::tool_defs::served(self.hub.settings().builtin_tools, self.tool_mode())
     }
 
     /// Search mode's tool list for rmcp's path; `None` in `all` mode.
@@ -161,14 +153,12 @@ mod tests {
     #[tokio::test]
     async fn search_mode_lists_pins_and_search_tools_and_searches_warm_listings() {
         let (_hub, handle) = hub(&config("search")).await;
-        // What `server.rs` does for a served hub.
-        handle.set_builtin_tool_count(crate::builtin::served_count(handle.settings()));
         listed(&handle, "a", &["t", "weather_forecast"]);
         listed(&handle, "b", &["u"]);
         let merged = Gateway::new(handle.clone(), Scope::Merged);
         let mut expected: Vec<String> = crate::builtin::tools()
             .iter()
-            .chain(search::tools().iter())
+            .chain(crate::tool_defs::ToolSet::Search.tools())
             .map(|t| t.name.to_string())
             .collect();
         expected.push("a__t".into());

@@ -4,14 +4,14 @@
 //! event loop that fans upstream events out (state changes coalesced into one
 //! snapshot, log lines and resource updates to sessions, list changes into
 //! refreshes). The totals count the built-in tools too, as many as the
-//! layer serving them said ([`HubHandle::set_builtin_tool_count`]).
+//! merged `/mcp` serves in `all` mode (`crate::tool_defs`, with
+//! `settings.builtinTools`; [`HubHandle::own_tools`]).
 //!
 //! The catalog is written only by [`HubHandle::rebuild_catalog`] (under
 //! `catalog_write`, a std mutex never held across an `.await`); the snapshot
 //! only by [`HubHandle::publish_snapshot`].
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, SystemTime};
 
 use tokio::sync::mpsc;
@@ -244,14 +244,6 @@ impl HubHandle {
         self.count_tool_tokens(next, listed);
     }
 
-    /// Sets how many of Switchboard's own tools the merged `tools/list`
-    /// serves besides the catalog (the layer that serves them knows; see
-    /// `server.rs`), so the totals count what clients get; republishes.
-    pub fn set_builtin_tool_count(&self, count: usize) {
-        self.inner.builtin_tools.store(count, Ordering::Relaxed);
-        self.publish_snapshot();
-    }
-
     /// Rebuilds the snapshot from every upstream and publishes it if it changed.
     pub(crate) fn publish_snapshot(&self) {
         let next = self.build_snapshot();
@@ -352,7 +344,8 @@ impl HubHandle {
             })
             .collect();
         let catalog = self.catalog();
-        let builtin_tools = self.inner.builtin_tools.load(Ordering::Relaxed);
+        // The totals count what a client of `/mcp` in `all` mode gets.
+        let builtin = self.own_tools(crate::config::ToolMode::All);
         HubSnapshot {
             version: env!("CARGO_PKG_VERSION").to_string(),
             endpoint: self.inner.endpoint.clone(),
@@ -374,11 +367,11 @@ impl HubHandle {
             generated_at: Some(timestamp(SystemTime::now())),
             totals: Totals {
                 servers: servers.len(),
-                tools: catalog.tools.len() + builtin_tools,
-                builtin_tools,
+                tools: catalog.tools.len() + builtin.tools,
+                builtin_tools: builtin.tools,
                 prompts: catalog.prompts.len(),
                 resources: catalog.resources.len(),
-                tool_tokens: tokens.total + self.builtin_tool_tokens(),
+                tool_tokens: tokens.total + builtin.tokens,
             },
             servers,
             sessions: self.inner.sessions.snapshot(),
@@ -409,23 +402,37 @@ mod tests {
             .map(|s| (s.id.as_str(), s.enabled, s.tool_count, s.prompt_count))
             .collect();
         assert_eq!(rows, vec![("a", true, 1, 1), ("off", false, 0, 0)]);
+        // The three built-in tools (on by default) count as tools.
         assert_eq!(
             (
                 snapshot.totals.servers,
                 snapshot.totals.tools,
+                snapshot.totals.builtin_tools,
                 snapshot.totals.prompts
             ),
-            (2, 1, 1)
+            (2, 4, 3, 1)
         );
-        assert_eq!(snapshot.totals.builtin_tools, 0);
-        // The layer serving the built-ins says how many: they count as tools.
-        handle.set_builtin_tool_count(3);
+        assert_eq!(snapshot.endpoints[0].tools, 4);
+        // Not counted before the counter ran (this hub does not serve).
+        assert!(!snapshot.endpoints[0].tokens_counted);
+        assert_eq!(snapshot.endpoint, handle.endpoint());
+        handle.shutdown();
+    }
+
+    #[tokio::test]
+    async fn with_the_built_in_tools_off_the_totals_have_none() {
+        let (_hub, handle) = hub(&format!(
+            r#"{{"mcpServers":{{"a":{{"command":"{NO_SUCH_COMMAND}"}}}},
+                "settings":{{"builtinTools":false}}}}"#
+        ))
+        .await;
+        listed(&handle, "a", &["t"]);
         let snapshot = handle.snapshot();
         assert_eq!(
             (snapshot.totals.tools, snapshot.totals.builtin_tools),
-            (4, 3)
+            (1, 0)
         );
-        assert_eq!(snapshot.endpoint, handle.endpoint());
+        assert_eq!(snapshot.endpoints[0].tools, 1);
         handle.shutdown();
     }
 

@@ -11,7 +11,9 @@
 //! the definitions it has not seen (none, for a rebuild that changed
 //! nothing). One task counts, so at most one helper runs per hub; every
 //! helper run also holds [`HELPER_LOCK`], which keeps it to one per process
-//! whoever asks (the start-up count of the built-in tools too).
+//! whoever asks. Before its first job the counter counts Switchboard's own
+//! tools (`crate::tool_defs`), once per hub, per set: the hub computes the
+//! totals of the sets it serves from those ([`HubHandle::own_tools`]).
 //!
 //! The counting itself runs in a helper process ([`count_jsons`]): the hub's
 //! own binary as `__count-tokens`, which loads the vocabulary, counts and
@@ -25,8 +27,7 @@ use std::hash::{Hash as _, Hasher as _};
 use std::io::{Read as _, Write as _};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use rmcp::model::Tool;
@@ -34,9 +35,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::HubHandle;
 use crate::catalog::Catalog;
-use crate::config::ServerId;
+use crate::config::{ServerId, ToolMode};
 use crate::listing::Capabilities;
 use crate::token_count::{COUNT_ARG, CatalogTokens, count_text, tool_json};
+use crate::tool_defs::{ToolSet, served_sets};
 
 /// Held by every run of the helper (or the in-process fallback): at most one
 /// count at a time in the process, whoever asks.
@@ -66,7 +68,7 @@ pub(crate) fn count_jsons(jsons: &[String]) -> Vec<usize> {
 }
 
 /// Tokens of each tool's definition, in order (see [`count_jsons`]).
-pub(crate) fn count_each_tool(tools: &[Tool]) -> Vec<usize> {
+fn count_each_tool(tools: &[Tool]) -> Vec<usize> {
     let jsons: Vec<String> = tools.iter().map(tool_json).collect();
     count_jsons(&jsons)
 }
@@ -161,11 +163,18 @@ pub(crate) struct TokenCounter {
     /// Counts of the texts counted before, by [`text_key`]; only the
     /// counter's blocking part uses it (a lock it never waits on).
     known: Arc<Mutex<HashMap<u64, usize>>>,
-    /// Tokens of the built-in tools (0 when they are off), set once by the
-    /// layer that knows them (`server.rs`).
-    builtin: AtomicUsize,
-    /// Set once the built-in and search tools are counted (at start-up).
-    fixed_counted: AtomicBool,
+    /// Tokens of each set of Switchboard's own tools, by [`ToolSet::index`]
+    /// (0 for a set never served), set once by the counter before its first
+    /// job; unset until then.
+    own: OnceLock<[usize; ToolSet::ALL.len()]>,
+}
+
+/// How many of Switchboard's own tools an endpoint serves, and their tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct OwnTools {
+    pub(crate) tools: usize,
+    /// 0 until counted (see [`HubHandle::tokens_counted`]).
+    pub(crate) tokens: usize,
 }
 
 impl TokenCounter {
@@ -265,6 +274,9 @@ fn count_job(job: &CountJob, known: &Mutex<HashMap<u64, usize>>) -> CatalogToken
 /// until `cancel` fires.
 pub(super) async fn run_counter(hub: HubHandle, cancel: CancellationToken) {
     let counter = &hub.inner.tokens;
+    if !count_own_tools(&hub, &cancel).await {
+        return;
+    }
     loop {
         let job = loop {
             // Registered before the check, so a submit in between still wakes.
@@ -290,6 +302,42 @@ pub(super) async fn run_counter(hub: HubHandle, cancel: CancellationToken) {
     }
 }
 
+/// Counts Switchboard's own tools once, per set, and republishes; `false`
+/// when `cancel` fired first. The hub tools only when they are on (settings
+/// are fixed for the hub's life); search and code mode's always, as a
+/// reload may turn either mode on. If the count fails the sets count as 0
+/// tokens, so the figures are still marked complete and never stay
+/// "counting".
+async fn count_own_tools(hub: &HubHandle, cancel: &CancellationToken) -> bool {
+    let builtin = hub.inner.settings.builtin_tools;
+    let sets: Vec<ToolSet> = ToolSet::ALL
+        .into_iter()
+        .filter(|set| *set != ToolSet::Hub || builtin)
+        .collect();
+    let tools: Vec<Tool> = sets
+        .iter()
+        .flat_map(|set| set.tools().iter().cloned())
+        .collect();
+    let counting = tokio::task::spawn_blocking(move || count_each_tool(&tools));
+    let counted = tokio::select! {
+        counted = counting => counted,
+        () = cancel.cancelled() => return false,
+    };
+    let mut own = [0; ToolSet::ALL.len()];
+    match counted {
+        Ok(counts) => {
+            let mut counts = counts.into_iter();
+            for set in sets {
+                own[set.index()] = counts.by_ref().take(set.defs().len()).sum();
+            }
+        }
+        Err(err) => tracing::warn!(error = %err, "counting Switchboard's own tools failed"),
+    }
+    let _ = hub.inner.tokens.own.set(own);
+    hub.publish_snapshot();
+    true
+}
+
 impl HubHandle {
     /// Has the counter count `catalog` and the listings it was built from
     /// (see [`run_counter`]); returns at once.
@@ -306,31 +354,74 @@ impl HubHandle {
         self.inner.tokens.counted()
     }
 
-    /// Whether the counts for the current catalog's tools (and the built-in
-    /// and search tools) exist yet: until then the snapshot's token figures
-    /// are incomplete and people are told "counting".
+    /// Whether the counts for the current catalog's tools and Switchboard's
+    /// own tools exist yet: until then the snapshot's token figures are
+    /// incomplete and people are told "counting".
     pub(crate) fn tokens_counted(&self) -> bool {
-        self.inner.tokens.fixed_counted.load(Ordering::Relaxed)
+        self.inner.tokens.own.get().is_some()
             && self.tool_tokens().tools_version == self.catalog().versions.tools
     }
 
-    /// Sets the tokens of the built-in tools (the layer that has them counts
-    /// them once, before serving).
-    pub(crate) fn set_builtin_tool_tokens(&self, tokens: usize) {
-        self.inner.tokens.builtin.store(tokens, Ordering::Relaxed);
-        self.publish_snapshot();
+    /// Switchboard's own tools a merged endpoint in `mode` serves besides
+    /// the servers' (`crate::tool_defs`, with `settings.builtinTools`): how
+    /// many and their tokens.
+    pub(crate) fn own_tools(&self, mode: ToolMode) -> OwnTools {
+        let counted = self.inner.tokens.own.get();
+        served_sets(self.inner.settings.builtin_tools, mode).fold(
+            OwnTools {
+                tools: 0,
+                tokens: 0,
+            },
+            |sum, set| OwnTools {
+                tools: sum.tools + set.defs().len(),
+                tokens: sum.tokens + counted.map_or(0, |own| own[set.index()]),
+            },
+        )
     }
+}
 
-    /// Marks the built-in and search tools counted (see [`Self::tokens_counted`]).
-    pub(crate) fn set_fixed_tools_counted(&self) {
-        self.inner
-            .tokens
-            .fixed_counted
-            .store(true, Ordering::Relaxed);
-        self.publish_snapshot();
-    }
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
 
-    pub(crate) fn builtin_tool_tokens(&self) -> usize {
-        self.inner.tokens.builtin.load(Ordering::Relaxed)
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+    use crate::hub::testing::hub;
+
+    #[tokio::test]
+    async fn the_counter_counts_the_own_tools_each_endpoint_serves() {
+        let (_hub, handle) = hub(r#"{"mcpServers":{},"settings":{"toolMode":"code"}}"#).await;
+        let mut snapshots = handle.subscribe();
+        assert!(!handle.tokens_counted());
+        let cancel = CancellationToken::new();
+        let counter = tokio::spawn(run_counter(handle.clone(), cancel.clone()));
+        let snapshot = tokio::time::timeout(
+            Duration::from_secs(60),
+            snapshots.wait_for(|s| s.endpoints.first().is_some_and(|e| e.tokens_counted)),
+        )
+        .await
+        .expect("counted in time")
+        .unwrap()
+        .clone();
+        let tokens = |builtin, mode| -> usize {
+            count_each_tool(&crate::tool_defs::served(builtin, mode))
+                .iter()
+                .sum()
+        };
+        // Code mode serves every set: the built-in tools, the search tools, run_code.
+        let mcp = &snapshot.endpoints[0];
+        assert_eq!(mcp.tools, 6);
+        assert_eq!(mcp.tool_tokens, tokens(true, ToolMode::Code));
+        // The totals count what `all` mode adds: the built-in tools only.
+        assert_eq!(snapshot.totals.tool_tokens, tokens(true, ToolMode::All));
+        assert!(snapshot.totals.tool_tokens > 0);
+        assert_eq!(
+            handle.own_tools(ToolMode::Search).tokens,
+            tokens(true, ToolMode::Search)
+        );
+        cancel.cancel();
+        counter.await.unwrap();
+        handle.shutdown();
     }
 }

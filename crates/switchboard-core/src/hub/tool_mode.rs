@@ -72,10 +72,6 @@ impl SearchIndex {
     }
 }
 
-/// How many tools search mode adds (`crate::builtin::search::tools`; checked
-/// by a test there, as the hub sits below the built-in tools).
-pub(crate) const SEARCH_TOOL_COUNT: usize = 2;
-
 type Prepared = (u64, Arc<ToolView>, bool, Bytes);
 
 /// Search mode's tool list over `catalog` (the merged one or a profile's):
@@ -102,10 +98,6 @@ pub(crate) struct ToolModeState {
     view: RwLock<Arc<ToolView>>,
     index: Mutex<Option<(u64, Arc<SearchIndex>)>>,
     listed: Mutex<Option<Prepared>>,
-    /// Tokens of the two search tools (set once by `server.rs`).
-    search_tool_tokens: std::sync::atomic::AtomicUsize,
-    /// Tokens of code mode's `switchboard__run_code` (set once by `server.rs`).
-    code_tool_tokens: std::sync::atomic::AtomicUsize,
 }
 
 impl ToolModeState {
@@ -207,10 +199,8 @@ impl HubHandle {
         view: &ToolView,
         tokens: &CatalogTokens,
     ) -> EndpointSnapshot {
-        use std::sync::atomic::Ordering::Relaxed;
-        // Set by the layer serving the built-ins (`set_builtin_tool_count`).
-        let builtin = self.inner.builtin_tools.load(Relaxed);
-        let builtin_tokens = self.builtin_tool_tokens();
+        // Switchboard's own tools this mode serves (`crate::tool_defs`).
+        let own = self.own_tools(mode);
         let tokens_counted = self.tokens_counted();
         let of = |tool: &Tool| {
             tokens
@@ -223,13 +213,12 @@ impl HubHandle {
             ToolMode::All => EndpointSnapshot {
                 path,
                 tool_mode: WireToolMode::All,
-                tools: builtin + catalog.tools.len(),
-                tool_tokens: builtin_tokens + catalog.tools.iter().map(of).sum::<usize>(),
+                tools: own.tools + catalog.tools.len(),
+                tool_tokens: own.tokens + catalog.tools.iter().map(of).sum::<usize>(),
                 tokens_counted,
                 profile: None,
             },
             ToolMode::Search | ToolMode::Code => {
-                let code = usize::from(mode == ToolMode::Code);
                 let pinned: Vec<&Tool> = catalog
                     .tools
                     .iter()
@@ -237,40 +226,18 @@ impl HubHandle {
                     .collect();
                 EndpointSnapshot {
                     path,
-                    tool_mode: if code == 1 {
+                    tool_mode: if mode == ToolMode::Code {
                         WireToolMode::Code
                     } else {
                         WireToolMode::Search
                     },
-                    tools: builtin + SEARCH_TOOL_COUNT + code + pinned.len(),
-                    tool_tokens: builtin_tokens
-                        + self.inner.tool_mode.search_tool_tokens.load(Relaxed)
-                        + code * self.inner.tool_mode.code_tool_tokens.load(Relaxed)
-                        + pinned.into_iter().map(of).sum::<usize>(),
+                    tools: own.tools + pinned.len(),
+                    tool_tokens: own.tokens + pinned.into_iter().map(of).sum::<usize>(),
                     tokens_counted,
                     profile: None,
                 }
             }
         }
-    }
-
-    /// Sets the tokens of search mode's two tools (the layer that has them
-    /// counts them once, before serving).
-    pub(crate) fn set_search_tool_tokens(&self, tokens: usize) {
-        self.inner
-            .tool_mode
-            .search_tool_tokens
-            .store(tokens, std::sync::atomic::Ordering::Relaxed);
-        self.publish_snapshot();
-    }
-
-    /// Sets the tokens of code mode's tool (counted with the search tools).
-    pub(crate) fn set_code_tool_tokens(&self, tokens: usize) {
-        self.inner
-            .tool_mode
-            .code_tool_tokens
-            .store(tokens, std::sync::atomic::Ordering::Relaxed);
-        self.publish_snapshot();
     }
 
     /// The search index over `catalog` (the merged catalog a search is
