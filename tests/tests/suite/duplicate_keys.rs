@@ -9,7 +9,7 @@
 
 use serde_json::json;
 use switchboard_e2e::raw::RawMcp;
-use switchboard_e2e::{Client, Hub, TestHub, api, eventually, stdio_fixture};
+use switchboard_e2e::{Client, Hub, TestHub, api, stdio_fixture};
 
 const TOKEN: &str = "e2e-duplicate-profile-token-5d1f";
 
@@ -30,10 +30,11 @@ async fn a_second_profile_entry_without_a_token_is_refused_and_the_profile_stays
         "{{\n  \"mcpServers\": {{\"a\": {a}}},\n  \"profiles\": {{\n    \"p\": {{\"servers\": [\"a\"], \"token\": \"{TOKEN}\"}},\n    \"p\": {{\"servers\": [\"a\"]}}\n  }}\n}}\n"
     );
     std::fs::write(&hub.config_path, text).unwrap();
-    let error = eventually("the repeated profile refused", || async {
-        hub.snapshot().await.config_error
-    })
-    .await;
+    let error = hub
+        .wait_snapshot("the repeated profile refused", |s| s.config_error.is_some())
+        .await
+        .config_error
+        .unwrap();
     let api::ConfigError::Invalid {
         path,
         line,
@@ -80,10 +81,11 @@ async fn a_repeated_env_key_is_refused_on_reload_and_the_server_keeps_its_value(
         format!("{{\"mcpServers\": {{\"a\": {repeated}}}}}"),
     )
     .unwrap();
-    let error = eventually("the repeated env key refused", || async {
-        hub.snapshot().await.config_error
-    })
-    .await;
+    let error = hub
+        .wait_snapshot("the repeated env key refused", |s| s.config_error.is_some())
+        .await
+        .config_error
+        .unwrap();
     assert_eq!(
         error.message(),
         "the key \"MODE\" appears twice in `mcpServers.a.env`",

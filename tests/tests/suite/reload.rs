@@ -22,7 +22,10 @@ fn pid(server: &ServerSnapshot) -> u32 {
 
 /// Waits for the first reload's result.
 async fn wait_reload(hub: &Hub) -> api::ReloadResult {
-    eventually("a reload", || async { hub.snapshot().await.last_reload }).await
+    hub.wait_snapshot("a reload", |s| s.last_reload.is_some())
+        .await
+        .last_reload
+        .unwrap()
 }
 
 #[tokio::test]
@@ -52,10 +55,12 @@ async fn edits_touch_only_what_changed() {
     let edit = async {
         // The call is running upstream once its first progress notification
         // has come back through the hub.
-        eventually("the slow call in flight", || async {
-            (!client.received.progress.lock().unwrap().is_empty()).then_some(())
-        })
-        .await;
+        client
+            .received
+            .wait_until("the slow call in flight", |r| {
+                !r.progress.lock().unwrap().is_empty()
+            })
+            .await;
         save(&hub, &config);
         wait_reload(&hub).await
     };
@@ -76,10 +81,7 @@ async fn edits_touch_only_what_changed() {
     })
     .await;
     assert_eq!(hub.server_snapshot("d").await.state, ServerState::Idle);
-    eventually("client told the tools changed", || async {
-        (client.received.tools_changed() >= 1).then_some(())
-    })
-    .await;
+    client.received.wait_tools_changed(1).await;
     assert_eq!(client.tool_names().await, vec!["a__slow", "b__y", "d__w"]);
     let b = hub.server_snapshot("b").await;
     assert_ne!(pid(&b), b_pid);
@@ -112,10 +114,11 @@ async fn invalid_file_keeps_the_last_good_config_until_fixed() {
     assert_eq!(client.tool_names().await, vec!["a__x"]);
 
     std::fs::write(&hub.config_path, "{\n  \"mcpServers\": {\n    \"a\": {,\n").unwrap();
-    let error = eventually("config error in status", || async {
-        hub.snapshot().await.config_error
-    })
-    .await;
+    let error = hub
+        .wait_snapshot("config error in status", |s| s.config_error.is_some())
+        .await
+        .config_error
+        .unwrap();
     let api::ConfigError::Invalid { line, path, .. } = error else {
         panic!("not an invalid-file error: {error:?}")
     };
@@ -131,10 +134,8 @@ async fn invalid_file_keeps_the_last_good_config_until_fixed() {
     );
 
     save(&hub, &config);
-    eventually("config error cleared", || async {
-        hub.snapshot().await.config_error.is_none().then_some(())
-    })
-    .await;
+    hub.wait_snapshot("config error cleared", |s| s.config_error.is_none())
+        .await;
     assert_eq!(
         client
             .call_text("a__x", json!({"text": "still"}))
