@@ -1,27 +1,21 @@
 //! Config hot reload with real file edits: unchanged servers keep running,
 //! changed ones are rebuilt, removed ones shut down, bad files are refused.
+//! In-process (`Engine::serve` watches its file as `switchboard serve` does):
+//! the hub's process is not what is tested.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use switchboard_e2e::{
-    Hub, ServerSnapshot, ServerState, TestHub, api, eventually, pid_alive, spec_file, stdio_fixture,
-};
-
-/// Saves the config the way editors do: write a temp file, rename it over.
-fn save(hub: &Hub, config: &Value) {
-    let tmp = hub.dir.path().join(".config.json.swp");
-    std::fs::write(&tmp, serde_json::to_vec_pretty(config).unwrap()).unwrap();
-    std::fs::rename(&tmp, &hub.config_path).unwrap();
-}
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::spec_file;
 
 fn pid(server: &ServerSnapshot) -> u32 {
     server.pid.expect("a running pid")
 }
 
 /// Waits for the first reload's result.
-async fn wait_reload(hub: &Hub) -> api::ReloadResult {
+async fn wait_reload(hub: &Engine) -> api::ReloadResult {
     hub.wait_snapshot("a reload", |s| s.last_reload.is_some())
         .await
         .last_reload
@@ -40,7 +34,7 @@ async fn edits_touch_only_what_changed() {
         "b": stdio_fixture(&["--tools", "y"]),
         "c": stdio_fixture(&["--tools", "z"]),
     }});
-    let mut hub = Hub::start(config.clone()).await.unwrap();
+    let mut hub = Engine::serve(config.clone()).await.unwrap();
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["a__slow", "b__y", "c__z"]);
     let a_pid = pid(&hub.server_snapshot("a").await);
@@ -61,7 +55,7 @@ async fn edits_touch_only_what_changed() {
                 !r.progress.lock().unwrap().is_empty()
             })
             .await;
-        save(&hub, &config);
+        hub.save_config(&config);
         wait_reload(&hub).await
     };
     let (slow, reload) = tokio::join!(slow, edit);
@@ -86,30 +80,30 @@ async fn edits_touch_only_what_changed() {
     let b = hub.server_snapshot("b").await;
     assert_ne!(pid(&b), b_pid);
     assert_eq!(b.server_name.as_deref(), Some("b2"));
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }
 
 #[tokio::test]
 async fn catalog_only_changes_restart_nothing() {
     let mut config = json!({"mcpServers": {"a": stdio_fixture(&["--tools", "x,hidden"])}});
-    let mut hub = Hub::start(config.clone()).await.unwrap();
+    let mut hub = Engine::serve(config.clone()).await.unwrap();
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["a__hidden", "a__x"]);
     let before = pid(&hub.server_snapshot("a").await);
     config["mcpServers"]["a"]["disabledTools"] = json!(["hidden"]);
-    save(&hub, &config);
+    hub.save_config(&config);
     let reload = wait_reload(&hub).await;
     assert_eq!(reload.updated, ["a"]);
     assert_eq!(client.tool_names().await, vec!["a__x"]);
     assert_eq!(pid(&hub.server_snapshot("a").await), before);
     assert_eq!(hub.server_snapshot("a").await.tool_count, 1);
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }
 
 #[tokio::test]
 async fn invalid_file_keeps_the_last_good_config_until_fixed() {
     let config = json!({"mcpServers": {"a": stdio_fixture(&["--tools", "x"])}});
-    let mut hub = Hub::start(config.clone()).await.unwrap();
+    let mut hub = Engine::serve(config.clone()).await.unwrap();
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["a__x"]);
 
@@ -133,7 +127,7 @@ async fn invalid_file_keeps_the_last_good_config_until_fixed() {
         "on"
     );
 
-    save(&hub, &config);
+    hub.save_config(&config);
     hub.wait_snapshot("config error cleared", |s| s.config_error.is_none())
         .await;
     assert_eq!(
@@ -143,7 +137,7 @@ async fn invalid_file_keeps_the_last_good_config_until_fixed() {
             .unwrap(),
         "still"
     );
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }
 
 #[tokio::test]
@@ -152,7 +146,7 @@ async fn disable_and_enable_through_the_api_edit_the_file() {
         "a": stdio_fixture(&["--tools", "x"]),
         "b": stdio_fixture(&["--tools", "y"]),
     }});
-    let mut hub = Hub::start(config).await.unwrap();
+    let mut hub = Engine::serve(config).await.unwrap();
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["a__x", "b__y"]);
     let b_pid = pid(&hub.server_snapshot("b").await);
@@ -177,5 +171,5 @@ async fn disable_and_enable_through_the_api_edit_the_file() {
 
     let (code, body) = hub.post("/api/v1/servers/nope/disable").await;
     assert_eq!(code, 404, "{body}");
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }
