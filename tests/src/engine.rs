@@ -46,7 +46,7 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Writes `config` (a config file's JSON, see [`with_test_settings`]) to a
+    /// Writes `config` (a config file's JSON, see `with_test_settings`) to a
     /// temp file and runs a hub on a free loopback port with it: no file
     /// watcher (tests reload explicitly), no warm catalog, the control token
     /// and the activity log in memory.

@@ -1,7 +1,7 @@
 //! Waiting on the hub's state through its event stream (`GET /api/v1/events`)
 //! instead of polling: [`Snapshots`] reads the stream, [`wait_snapshot`] waits
-//! on it for a condition (what `Hub::wait_for`, `Hub::wait_server` and
-//! `Hub::wait_snapshot` use), and [`is`] holds predicates over a server's
+//! on it for a condition (what the process hub's `TestHub::wait_for` and
+//! `TestHub::wait_snapshot` use), and [`is`] holds predicates over a server's
 //! typed snapshot.
 
 use serde_json::Value;
@@ -84,7 +84,7 @@ pub async fn wait_snapshot<T>(
     }
 }
 
-/// Predicates over a server's typed snapshot, for [`Hub::wait_for`]:
+/// Predicates over a server's typed snapshot, for [`crate::TestHub::wait_for`]:
 /// `hub.wait_for("a", "ready with 2 tools", is::all(vec![is::ready(), is::tools(2)]))`.
 pub mod is {
     use switchboard_api::{ServerSnapshot, ServerState};

@@ -50,8 +50,16 @@ const BIN_PACKAGES: [&str; 2] = ["switchboard", "switchboard-fixtures"];
 
 /// The folder with the built `switchboard` and fixture binaries: the profile
 /// folder of this test binary's target directory after one `cargo build` of
-/// [`BIN_PACKAGES`] per test process, or `$SWITCHBOARD_BIN_DIR` if that is
+/// `BIN_PACKAGES` per test process, or `$SWITCHBOARD_BIN_DIR` if that is
 /// another folder.
+pub fn bin_dir() -> PathBuf {
+    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match DIR.get_or_init(find_or_build_bins) {
+        Ok(dir) => dir.clone(),
+        Err(err) => panic!("{err}"),
+    }
+}
+
 /// A memory figure of a process in KiB from `/proc/<pid>/status`, e.g.
 /// `VmRSS` or `RssAnon`.
 pub fn proc_status_kib(pid: u32, field: &str) -> u64 {
@@ -62,14 +70,6 @@ pub fn proc_status_kib(pid: u32, field: &str) -> u64 {
         .find_map(|l| l.strip_prefix(prefix.as_str()))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
-}
-
-pub fn bin_dir() -> PathBuf {
-    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    match DIR.get_or_init(find_or_build_bins) {
-        Ok(dir) => dir.clone(),
-        Err(err) => panic!("{err}"),
-    }
 }
 
 /// `<target>/<profile>`: this test binary is `<target>/<profile>/deps/<name>`.

@@ -169,10 +169,12 @@ async fn calls_on_every_path_are_recorded_without_their_values() {
         )
         .await
         .unwrap();
-    eventually("the slow call running upstream", || async {
-        (!client.received.progress.lock().unwrap().is_empty()).then_some(())
-    })
-    .await;
+    client
+        .received
+        .wait_until("the slow call running upstream", |r| {
+            !r.progress.lock().unwrap().is_empty()
+        })
+        .await;
     handle.cancel(Some("changed my mind".into())).await.unwrap();
 
     let mut single = Raw::new(&format!("{}/servers/a/mcp", hub.base));

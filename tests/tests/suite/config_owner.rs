@@ -13,7 +13,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use serde_json::{Value, json};
-use switchboard_e2e::{Hub, TestHub, api, bin, eventually, stdio_fixture};
+use switchboard_e2e::{Hub, TestHub, api, bin, stdio_fixture};
 
 use super::config_file::serve_expecting_exit;
 
@@ -53,13 +53,13 @@ fn with_intruder(good: &Value, marker: &Path) -> String {
 
 /// Waits for `configError` of kind `unsafe`; answers its message.
 async fn unsafe_error(hub: &Hub) -> String {
-    let error = eventually("the config refused as unsafe", || async {
-        hub.snapshot()
-            .await
-            .config_error
-            .filter(|e| matches!(e, api::ConfigError::Unsafe { .. }))
-    })
-    .await;
+    let error = hub
+        .wait_snapshot("the config refused as unsafe", |s| {
+            matches!(s.config_error, Some(api::ConfigError::Unsafe { .. }))
+        })
+        .await
+        .config_error
+        .unwrap();
     assert_eq!(
         error.path(),
         Some(hub.config_path.to_string_lossy().as_ref())
@@ -134,10 +134,8 @@ async fn a_world_writable_config_written_by_another_user_is_refused_on_reload() 
         &[&serde_json::to_string(&good).unwrap(), &path],
     );
     set_mode(&hub.config_path, 0o644);
-    eventually("the config error cleared", || async {
-        hub.snapshot().await.config_error.is_none().then_some(())
-    })
-    .await;
+    hub.wait_snapshot("the config error cleared", |s| s.config_error.is_none())
+        .await;
     assert_eq!(client.tool_names().await, vec!["a__x"]);
     assert_eq!(hub.terminate().await, Some(0));
 }

@@ -39,11 +39,10 @@ async fn disabled_tools_are_hidden_refused_and_toggled_without_a_restart() {
     );
     let pid = hub.server_snapshot("a").await.pid.expect("a running pid");
     // Token counts: per server, and in all (the hub runs without built-in tools).
-    let tokens = eventually("the tools counted", || async {
-        let tokens = hub.server_snapshot("a").await.tool_tokens;
-        (tokens > 0).then_some(tokens)
-    })
-    .await;
+    let tokens = hub
+        .wait_for("a", "the tools counted", |s| s.tool_tokens > 0)
+        .await
+        .tool_tokens;
     assert_eq!(hub.snapshot().await.totals.tool_tokens, tokens);
 
     // Disable one more through the control API: the file is edited in place.
@@ -55,15 +54,11 @@ async fn disabled_tools_are_hidden_refused_and_toggled_without_a_restart() {
         file(&hub)["mcpServers"]["a"]["disabledTools"],
         json!(["secret", "other"])
     );
-    eventually("the merged client told the tools changed", || async {
-        (merged.received.tools_changed() > before).then_some(())
-    })
-    .await;
+    merged.received.wait_tools_changed(before + 1).await;
     assert_eq!(merged.tool_names().await, vec!["a__keep"]);
     assert_eq!(single.tool_names().await, vec!["keep"]);
-    eventually("fewer tokens for fewer tools", || async {
-        let now = hub.server_snapshot("a").await.tool_tokens;
-        (now > 0 && now < tokens).then_some(())
+    hub.wait_for("a", "fewer tokens for fewer tools", |s| {
+        s.tool_tokens > 0 && s.tool_tokens < tokens
     })
     .await;
 
@@ -88,10 +83,7 @@ async fn disabled_tools_are_hidden_refused_and_toggled_without_a_restart() {
         file(&hub)["mcpServers"]["a"]["disabledTools"],
         json!(["other"])
     );
-    eventually("the merged client told the tools changed again", || async {
-        (merged.received.tools_changed() > before).then_some(())
-    })
-    .await;
+    merged.received.wait_tools_changed(before + 1).await;
     assert_eq!(merged.tool_names().await, vec!["a__keep", "a__secret"]);
     assert_eq!(
         merged

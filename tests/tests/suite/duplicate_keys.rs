@@ -3,20 +3,22 @@
 //! the last of two equal keys, so a second entry of a profile without its
 //! `token` used to open that profile to everyone. Here the second entry comes
 //! with a reload; the reload is refused and the profile stays closed.
+//! In-process (`Engine::serve` watches its file): the hub's process is not
+//! what is tested.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::json;
+use switchboard_e2e::prelude::*;
 use switchboard_e2e::raw::RawMcp;
-use switchboard_e2e::{Client, Hub, TestHub, api, eventually, stdio_fixture};
 
 const TOKEN: &str = "e2e-duplicate-profile-token-5d1f";
 
 #[tokio::test]
 async fn a_second_profile_entry_without_a_token_is_refused_and_the_profile_stays_closed() {
     let a = stdio_fixture(&["--tools", "x"]);
-    let mut hub = Hub::start(json!({
+    let mut hub = Engine::serve(json!({
         "mcpServers": {"a": a},
         "profiles": {"p": {"servers": ["a"], "token": TOKEN}},
     }))
@@ -30,10 +32,11 @@ async fn a_second_profile_entry_without_a_token_is_refused_and_the_profile_stays
         "{{\n  \"mcpServers\": {{\"a\": {a}}},\n  \"profiles\": {{\n    \"p\": {{\"servers\": [\"a\"], \"token\": \"{TOKEN}\"}},\n    \"p\": {{\"servers\": [\"a\"]}}\n  }}\n}}\n"
     );
     std::fs::write(&hub.config_path, text).unwrap();
-    let error = eventually("the repeated profile refused", || async {
-        hub.snapshot().await.config_error
-    })
-    .await;
+    let error = hub
+        .wait_snapshot("the repeated profile refused", |s| s.config_error.is_some())
+        .await
+        .config_error
+        .unwrap();
     let api::ConfigError::Invalid {
         path,
         line,
@@ -57,12 +60,12 @@ async fn a_second_profile_entry_without_a_token_is_refused_and_the_profile_stays
             .unwrap(),
         "in"
     );
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }
 
 #[tokio::test]
 async fn a_repeated_env_key_is_refused_on_reload_and_the_server_keeps_its_value() {
-    let mut hub = Hub::start(json!({"mcpServers": {"a": stdio_fixture(&["--tools", "x"])}}))
+    let mut hub = Engine::serve(json!({"mcpServers": {"a": stdio_fixture(&["--tools", "x"])}}))
         .await
         .unwrap();
     let client = hub.client().await;
@@ -80,10 +83,11 @@ async fn a_repeated_env_key_is_refused_on_reload_and_the_server_keeps_its_value(
         format!("{{\"mcpServers\": {{\"a\": {repeated}}}}}"),
     )
     .unwrap();
-    let error = eventually("the repeated env key refused", || async {
-        hub.snapshot().await.config_error
-    })
-    .await;
+    let error = hub
+        .wait_snapshot("the repeated env key refused", |s| s.config_error.is_some())
+        .await
+        .config_error
+        .unwrap();
     assert_eq!(
         error.message(),
         "the key \"MODE\" appears twice in `mcpServers.a.env`",
@@ -94,5 +98,5 @@ async fn a_repeated_env_key_is_refused_on_reload_and_the_server_keeps_its_value(
         vec!["a__x"],
         "the old config keeps running"
     );
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }

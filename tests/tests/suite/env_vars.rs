@@ -8,7 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use switchboard_e2e::{Hub, TestHub, api, bin, eventually};
+use switchboard_e2e::{Hub, TestHub, api, bin};
 
 const SECRET: &str = "sb-env-secret-7f3a91";
 
@@ -60,10 +60,11 @@ async fn references_are_expanded_from_the_hubs_environment_and_stay_hidden() {
         serde_json::to_vec_pretty(&config).unwrap(),
     )
     .unwrap();
-    let error = eventually("config error in status", || async {
-        hub.snapshot().await.config_error
-    })
-    .await;
+    let error = hub
+        .wait_snapshot("config error in status", |s| s.config_error.is_some())
+        .await
+        .config_error
+        .unwrap();
     let api::ConfigError::Invalid { message, .. } = &error else {
         panic!("not an invalid-file error: {error:?}")
     };

@@ -321,10 +321,7 @@ async fn a_normal_run_logs_no_colour_and_no_rmcp_info() {
         &control,
         json!({"tools": [{"name": "x"}, {"name": "z"}], "notify": true}),
     );
-    switchboard_e2e::eventually("the list change reached the client", || async {
-        (first.received.tools_changed() > 0).then_some(())
-    })
-    .await;
+    first.received.wait_tools_changed(1).await;
     assert_eq!(first.tool_names().await, ["a__x", "a__z", "b__y"]);
     drop((first, second));
     assert_eq!(hub.terminate().await, Some(0));

@@ -206,10 +206,7 @@ async fn a_changed_tool_is_held_everywhere_until_approved() {
         } else {
             single_before
         };
-        eventually("list_changed after the approval", || async {
-            (client.received.tools_changed() > before).then_some(())
-        })
-        .await;
+        client.received.wait_tools_changed(before + 1).await;
     }
     assert_eq!(
         merged.tool_names().await,

@@ -1,28 +1,25 @@
 //! Config hot reload with real file edits: unchanged servers keep running,
 //! changed ones are rebuilt, removed ones shut down, bad files are refused.
+//! In-process (`Engine::serve` watches its file as `switchboard serve` does):
+//! the hub's process is not what is tested.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use switchboard_e2e::{
-    Hub, ServerSnapshot, ServerState, TestHub, api, eventually, pid_alive, spec_file, stdio_fixture,
-};
-
-/// Saves the config the way editors do: write a temp file, rename it over.
-fn save(hub: &Hub, config: &Value) {
-    let tmp = hub.dir.path().join(".config.json.swp");
-    std::fs::write(&tmp, serde_json::to_vec_pretty(config).unwrap()).unwrap();
-    std::fs::rename(&tmp, &hub.config_path).unwrap();
-}
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::spec_file;
 
 fn pid(server: &ServerSnapshot) -> u32 {
     server.pid.expect("a running pid")
 }
 
 /// Waits for the first reload's result.
-async fn wait_reload(hub: &Hub) -> api::ReloadResult {
-    eventually("a reload", || async { hub.snapshot().await.last_reload }).await
+async fn wait_reload(hub: &Engine) -> api::ReloadResult {
+    hub.wait_snapshot("a reload", |s| s.last_reload.is_some())
+        .await
+        .last_reload
+        .unwrap()
 }
 
 #[tokio::test]
@@ -37,7 +34,7 @@ async fn edits_touch_only_what_changed() {
         "b": stdio_fixture(&["--tools", "y"]),
         "c": stdio_fixture(&["--tools", "z"]),
     }});
-    let mut hub = Hub::start(config.clone()).await.unwrap();
+    let mut hub = Engine::serve(config.clone()).await.unwrap();
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["a__slow", "b__y", "c__z"]);
     let a_pid = pid(&hub.server_snapshot("a").await);
@@ -52,11 +49,13 @@ async fn edits_touch_only_what_changed() {
     let edit = async {
         // The call is running upstream once its first progress notification
         // has come back through the hub.
-        eventually("the slow call in flight", || async {
-            (!client.received.progress.lock().unwrap().is_empty()).then_some(())
-        })
-        .await;
-        save(&hub, &config);
+        client
+            .received
+            .wait_until("the slow call in flight", |r| {
+                !r.progress.lock().unwrap().is_empty()
+            })
+            .await;
+        hub.save_config(&config);
         wait_reload(&hub).await
     };
     let (slow, reload) = tokio::join!(slow, edit);
@@ -76,46 +75,44 @@ async fn edits_touch_only_what_changed() {
     })
     .await;
     assert_eq!(hub.server_snapshot("d").await.state, ServerState::Idle);
-    eventually("client told the tools changed", || async {
-        (client.received.tools_changed() >= 1).then_some(())
-    })
-    .await;
+    client.received.wait_tools_changed(1).await;
     assert_eq!(client.tool_names().await, vec!["a__slow", "b__y", "d__w"]);
     let b = hub.server_snapshot("b").await;
     assert_ne!(pid(&b), b_pid);
     assert_eq!(b.server_name.as_deref(), Some("b2"));
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }
 
 #[tokio::test]
 async fn catalog_only_changes_restart_nothing() {
     let mut config = json!({"mcpServers": {"a": stdio_fixture(&["--tools", "x,hidden"])}});
-    let mut hub = Hub::start(config.clone()).await.unwrap();
+    let mut hub = Engine::serve(config.clone()).await.unwrap();
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["a__hidden", "a__x"]);
     let before = pid(&hub.server_snapshot("a").await);
     config["mcpServers"]["a"]["disabledTools"] = json!(["hidden"]);
-    save(&hub, &config);
+    hub.save_config(&config);
     let reload = wait_reload(&hub).await;
     assert_eq!(reload.updated, ["a"]);
     assert_eq!(client.tool_names().await, vec!["a__x"]);
     assert_eq!(pid(&hub.server_snapshot("a").await), before);
     assert_eq!(hub.server_snapshot("a").await.tool_count, 1);
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }
 
 #[tokio::test]
 async fn invalid_file_keeps_the_last_good_config_until_fixed() {
     let config = json!({"mcpServers": {"a": stdio_fixture(&["--tools", "x"])}});
-    let mut hub = Hub::start(config.clone()).await.unwrap();
+    let mut hub = Engine::serve(config.clone()).await.unwrap();
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["a__x"]);
 
     std::fs::write(&hub.config_path, "{\n  \"mcpServers\": {\n    \"a\": {,\n").unwrap();
-    let error = eventually("config error in status", || async {
-        hub.snapshot().await.config_error
-    })
-    .await;
+    let error = hub
+        .wait_snapshot("config error in status", |s| s.config_error.is_some())
+        .await
+        .config_error
+        .unwrap();
     let api::ConfigError::Invalid { line, path, .. } = error else {
         panic!("not an invalid-file error: {error:?}")
     };
@@ -130,11 +127,9 @@ async fn invalid_file_keeps_the_last_good_config_until_fixed() {
         "on"
     );
 
-    save(&hub, &config);
-    eventually("config error cleared", || async {
-        hub.snapshot().await.config_error.is_none().then_some(())
-    })
-    .await;
+    hub.save_config(&config);
+    hub.wait_snapshot("config error cleared", |s| s.config_error.is_none())
+        .await;
     assert_eq!(
         client
             .call_text("a__x", json!({"text": "still"}))
@@ -142,7 +137,7 @@ async fn invalid_file_keeps_the_last_good_config_until_fixed() {
             .unwrap(),
         "still"
     );
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }
 
 #[tokio::test]
@@ -151,7 +146,7 @@ async fn disable_and_enable_through_the_api_edit_the_file() {
         "a": stdio_fixture(&["--tools", "x"]),
         "b": stdio_fixture(&["--tools", "y"]),
     }});
-    let mut hub = Hub::start(config).await.unwrap();
+    let mut hub = Engine::serve(config).await.unwrap();
     let client = hub.client().await;
     assert_eq!(client.tool_names().await, vec!["a__x", "b__y"]);
     let b_pid = pid(&hub.server_snapshot("b").await);
@@ -176,5 +171,5 @@ async fn disable_and_enable_through_the_api_edit_the_file() {
 
     let (code, body) = hub.post("/api/v1/servers/nope/disable").await;
     assert_eq!(code, 404, "{body}");
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }

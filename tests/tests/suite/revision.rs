@@ -130,10 +130,7 @@ async fn a_2026_07_28_client_is_served_on_both_routes_beside_an_old_one() {
     names.sort();
     assert_eq!(names, vec!["a__x", "a__y"]);
     // The old client heard it on its session as before.
-    switchboard_e2e::eventually("the old client's list_changed", || async {
-        (old.received.tools_changed() >= 1).then_some(())
-    })
-    .await;
+    old.received.wait_tools_changed(1).await;
 
     drop((merged_sub, pass_sub));
     merged.cancel().await.unwrap();

@@ -111,10 +111,7 @@ async fn sse_upstream_is_listed_called_and_passes_notifications_on() {
                          {"name": "boom", "behavior": "crash"}, {"name": "fresh"}],
                "notify": true}),
     );
-    eventually("tools/list_changed from the SSE upstream", || async {
-        (client.received.tools_changed() >= 1).then_some(())
-    })
-    .await;
+    client.received.wait_tools_changed(1).await;
     assert_eq!(
         client.tool_names().await,
         vec!["leg__boom", "leg__echo", "leg__fresh", "leg__slow"]

@@ -76,11 +76,10 @@ async fn the_hub_counts_through_the_helper_and_never_loads_the_vocabulary() {
         .collect();
     assert_eq!(tools.len(), 3);
     let expected = switchboard_core::count_tool_tokens(&tools);
-    let counted = eventually("the tools counted", || async {
-        let tokens = hub.server_snapshot("a").await.tool_tokens;
-        (tokens > 0).then_some(tokens)
-    })
-    .await;
+    let counted = hub
+        .wait_for("a", "the tools counted", |s| s.tool_tokens > 0)
+        .await
+        .tool_tokens;
     assert_eq!(counted, expected);
 
     // The vocabulary's tables alone take about 35 MiB of anonymous memory

@@ -1,13 +1,15 @@
 //! `toolOverrides`: a server's tool renamed, described and given argument
 //! defaults in the user's words on the merged endpoint, with hidden
 //! arguments refused; the pass-through endpoint keeps the server's own
-//! definition. A real fixture server behind the real binary, an rmcp client.
+//! definition. A real fixture server behind the engine in-process (the hub's
+//! process is not what is tested), an rmcp client.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use switchboard_e2e::{Client, Hub, TestHub, rpc_error, stdio_fixture};
+use switchboard_e2e::prelude::*;
+use switchboard_e2e::rpc_error;
 
 fn spec(dir: &std::path::Path) -> String {
     let path = dir.join("spec.json");
@@ -37,7 +39,7 @@ async fn an_overridden_tool_is_listed_called_with_defaults_and_refuses_hidden_ar
         "arguments": {"limit": 5, "project": "ACME"},
         "hideArguments": ["project"],
     }});
-    let mut hub = Hub::start(json!({"mcpServers": {"jira": server}}))
+    let mut hub = Engine::serve(json!({"mcpServers": {"jira": server}}))
         .await
         .unwrap();
     let client = Client::connect(&hub.url).await;
@@ -102,12 +104,12 @@ async fn an_overridden_tool_is_listed_called_with_defaults_and_refuses_hidden_ar
     assert_eq!(echoed(out), json!({"q": "bug", "project": "OTHER"}));
 
     drop((client, single));
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }
 
 #[tokio::test]
 async fn a_hidden_argument_without_a_value_is_refused_with_where() {
-    let err = Hub::start(json!({"mcpServers": {"jira": {
+    let err = Engine::serve(json!({"mcpServers": {"jira": {
         "command": "x",
         "toolOverrides": {"search": {"hideArguments": ["project"]}},
     }}}))
@@ -123,7 +125,7 @@ async fn a_hidden_argument_without_a_value_is_refused_with_where() {
 
 /// A request to the override route with the control token (or without).
 async fn override_request(
-    hub: &Hub,
+    hub: &Engine,
     method: reqwest::Method,
     tool: &str,
     body: Option<Value>,
@@ -146,7 +148,7 @@ async fn override_request(
 async fn the_control_api_sets_and_removes_an_override_in_the_file_keeping_the_rest() {
     let scratch = tempfile::tempdir().unwrap();
     let server = stdio_fixture(&["--spec", &spec(scratch.path())]);
-    let mut hub = Hub::start(json!({"mcpServers": {"jira": server}}))
+    let mut hub = Engine::serve(json!({"mcpServers": {"jira": server}}))
         .await
         .unwrap();
     // The file as a person wrote it: tabs, an unrelated key, its own order.
@@ -248,5 +250,5 @@ async fn the_control_api_sets_and_removes_an_override_in_the_file_keeping_the_re
     );
 
     drop(client);
-    assert_eq!(hub.terminate().await, Some(0));
+    hub.shutdown().await;
 }

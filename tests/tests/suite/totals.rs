@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::json;
-use switchboard_e2e::{Hub, TestHub, eventually, stdio_fixture};
+use switchboard_e2e::{Hub, TestHub, stdio_fixture};
 
 #[tokio::test]
 async fn totals_count_the_tools_clients_list_built_ins_included() {
@@ -23,11 +23,10 @@ async fn totals_count_the_tools_clients_list_built_ins_included() {
         let client = hub.client().await;
         let listed = client.tool_names().await;
         assert_eq!(listed.len(), if builtin { 6 } else { 3 }, "{listed:?}");
-        let totals = eventually("both servers counted", || async {
-            let totals = hub.snapshot().await.totals;
-            (totals.tools == listed.len()).then_some(totals)
-        })
-        .await;
+        let totals = hub
+            .wait_snapshot("both servers counted", |s| s.totals.tools == listed.len())
+            .await
+            .totals;
         let expected_builtins = if builtin { 3 } else { 0 };
         assert_eq!(totals.builtin_tools, expected_builtins);
         assert_eq!(
