@@ -577,12 +577,16 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             bases: None,
         },
     ));
+    // The signals are watched from here on, before the line a supervisor waits for: a
+    // SIGTERM sent right after it stops the hub the orderly way (seen in the tests: one sent
+    // before `run` first polled the watch killed the hub outright).
+    let stop = shutdown_signal();
     {
         let mut out = std::io::stdout().lock();
         writeln!(out, "Switchboard listening on {endpoint}")?;
         out.flush()?;
     }
-    hub.run(shutdown_signal()).await?;
+    hub.run(stop).await?;
     tracing::info!("stopped");
     Ok(())
 }
@@ -610,26 +614,56 @@ fn offer_import(config_path: &std::path::Path) {
     }
 }
 
-/// Resolves on SIGINT (ctrl-c) or SIGTERM.
-async fn shutdown_signal() {
+/// Watches SIGINT (ctrl-c) and SIGTERM from the call on (not from the first poll, as
+/// `tokio::signal::ctrl_c` would), and resolves on the first of them.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
+        let term = signal(SignalKind::terminate());
+        let int = signal(SignalKind::interrupt());
+        async move {
+            match (term, int) {
+                (Ok(mut term), Ok(mut int)) => {
+                    tokio::select! {
+                        _ = term.recv() => {}
+                        _ = int.recv() => {}
+                    }
                 }
-            }
-            Err(err) => {
-                tracing::warn!(%err, "cannot watch SIGTERM; only ctrl-c stops the hub");
-                let _ = tokio::signal::ctrl_c().await;
+                (Ok(mut term), Err(err)) => {
+                    tracing::warn!(%err, "cannot watch SIGINT; only SIGTERM stops the hub");
+                    term.recv().await;
+                }
+                (Err(err), Ok(mut int)) => {
+                    tracing::warn!(%err, "cannot watch SIGTERM; only ctrl-c stops the hub");
+                    int.recv().await;
+                }
+                (Err(err), Err(_)) => {
+                    tracing::warn!(%err, "cannot watch SIGTERM or SIGINT; the hub stops only when killed");
+                    std::future::pending::<()>().await;
+                }
             }
         }
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
     {
-        let _ = tokio::signal::ctrl_c().await;
+        let ctrl_c = tokio::signal::windows::ctrl_c();
+        async move {
+            match ctrl_c {
+                Ok(mut ctrl_c) => {
+                    ctrl_c.recv().await;
+                }
+                Err(err) => {
+                    tracing::warn!(%err, "cannot watch ctrl-c; the hub stops only when killed");
+                    std::future::pending::<()>().await;
+                }
+            }
+        }
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
