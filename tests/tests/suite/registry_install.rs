@@ -451,3 +451,86 @@ async fn a_remote_entry_is_added_through_the_control_api_with_its_header_in_the_
     assert_eq!(installed["servers"][0]["installed"], true);
     assert_eq!(installed["servers"][0]["installedAs"], "notes");
 }
+
+/// What the stand-in package's tarball holds, and npm's integrity of it.
+const STAND_IN: &[u8] = b"not a real package: the fixture stands in for it\n";
+const STAND_IN_INTEGRITY: &str = "sha512-tSQ+/6RP9ORNm1qCKRUrr/WUT+PEoIhgkeQ71QCc+OQ04dADODjTaHF+yscYUcz+KTFzF/mfAhQYLjFBTHu2bQ==";
+
+/// Server `id` as `add` leaves an npm package, run by the fixture: a lock
+/// entry (not approved, `secrets` its secret env names), its own folder with
+/// the checked tarball and a copy of the fixture (the vetting sandbox reads
+/// only that folder), then the config entry, applied. The fixture's
+/// arguments carry the locked spec `@x/<id>@1.0.0`, as npx's do.
+async fn stand_in_npm_server(
+    hub: &Hub,
+    packages: &Path,
+    id: &str,
+    secrets: &[&str],
+    args: &[&str],
+    env: Value,
+) {
+    let own = packages.join(id);
+    std::fs::create_dir_all(&own).unwrap();
+    std::fs::write(own.join("x-1.0.0.tgz"), STAND_IN).unwrap();
+    let fixture = own.join("switchboard-fixture");
+    std::fs::copy(switchboard_e2e::bin("switchboard-fixture"), &fixture).unwrap();
+    let spec = format!("@x/{id}@1.0.0");
+    std::fs::write(
+        hub.config_path.with_file_name("servers.lock.json"),
+        json!({"servers": {id: {
+            "registryName": format!("io.github.x/{id}"), "version": "1.0.0", "kind": "npm",
+            "identifier": format!("@x/{id}"), "packageVersion": "1.0.0",
+            "integrity": STAND_IN_INTEGRITY, "secrets": secrets, "approvedCatalog": null}}})
+        .to_string(),
+    )
+    .unwrap();
+    let mut full = vec!["--name", spec.as_str()];
+    full.extend_from_slice(args);
+    let mut config: Value =
+        serde_json::from_slice(&std::fs::read(&hub.config_path).unwrap()).unwrap();
+    config["mcpServers"][id] = json!({"command": fixture, "args": full, "env": env});
+    std::fs::write(&hub.config_path, config.to_string()).unwrap();
+    let (code, body) = hub.post("/api/v1/reload").await;
+    assert_eq!(code, 200, "{body}");
+}
+
+#[tokio::test]
+async fn a_server_that_exits_without_its_key_is_vetted_with_a_placeholder_never_the_key() {
+    let packages = tempfile::tempdir().unwrap();
+    let hub = hub_on("http://127.0.0.1:9", packages.path()).await;
+    stand_in_npm_server(
+        &hub,
+        packages.path(),
+        "keyed",
+        &["KEYED_TOKEN"],
+        &["--require-env", "KEYED_TOKEN", "--tools", "echo"],
+        json!({"KEYED_TOKEN": "tok-1618"}),
+    )
+    .await;
+    let (code, _) = hub.post("/api/v1/servers/keyed/refresh").await;
+    assert_eq!(code, 200, "{}", hub.log());
+    let vetting = hub
+        .wait_for("keyed", "listed and held", |s| !s.held_tools.is_empty())
+        .await;
+    assert_eq!(vetting.held_tools[0].name, "echo");
+    assert_eq!(vetting.held_tools[0].change, "new server");
+    assert_eq!(vetting.sandbox.profile, "custom");
+    let env = env_of_tree(vetting.pid.expect("running"));
+    assert!(
+        env.contains("KEYED_TOKEN=switchboard-vetting-placeholder"),
+        "{env}"
+    );
+    assert!(
+        !env.contains("tok-1618"),
+        "the key never reaches the vetting start"
+    );
+
+    let (ok, out, err) = hub_cli(&hub, packages.path(), &["approve", "keyed"]).await;
+    assert!(ok && out.contains("approved echo"), "{out}{err}");
+    let running = hub
+        .wait_for("keyed", "restarted with its key", |s| {
+            s.pid.is_some_and(|p| Some(p) != vetting.pid) && s.sandbox.profile == "standard"
+        })
+        .await;
+    assert!(env_of_tree(running.pid.unwrap()).contains("KEYED_TOKEN=tok-1618"));
+}

@@ -11,7 +11,8 @@
 //!   at install (its own folder's npm or uv cache), never re-resolved;
 //! - a server whose lock entry has no approved catalog yet is being vetted:
 //!   its stdio start gets none of its secrets (the env values the lock names
-//!   and every keyring value are left out), runs offline from its own folder
+//!   and every keyring value are replaced by [`VETTING_PLACEHOLDER`], so a
+//!   server that only checks that its key is set still starts), runs offline from its own folder
 //!   (the npm or uv cache the install filled) under a strict sandbox (no
 //!   network; its own folder only, plus what the runtime needs; refused if
 //!   the sandbox cannot be enforced), and the pins hold each of its tools
@@ -32,7 +33,26 @@ use crate::config::{
     TransportConfig,
 };
 use crate::mcp_registry::fetch;
-use crate::mcp_registry::lock::{Lockfile, catalog_hash};
+use crate::mcp_registry::lock::{LockEntry, Lockfile, catalog_hash};
+
+/// The value each secret env variable of a stdio server has during its
+/// vetting start, instead of the secret: many servers only check that
+/// their key is set before they start, and one that exits without it could
+/// not be listed. It is not the secret, so nothing of it leaves.
+pub const VETTING_PLACEHOLDER: &str = "switchboard-vetting-placeholder";
+
+/// Takes the secrets out of a vetting start's `transport`: each env
+/// variable the lock names as a secret, and each `{"keyring"}` value, gets
+/// [`VETTING_PLACEHOLDER`] instead of its value.
+fn withhold_secrets(entry: &LockEntry, transport: &mut TransportConfig) {
+    if let TransportConfig::Stdio { env, .. } = transport {
+        for (name, value) in env.iter_mut() {
+            if entry.secrets.contains(name) || matches!(value, ConfigValue::Keyring(_)) {
+                *value = ConfigValue::Literal(VETTING_PLACEHOLDER.to_string());
+            }
+        }
+    }
+}
 
 impl HubHandle {
     /// Applies the lockfile to `config` (see the module docs); returns the
@@ -88,10 +108,8 @@ impl HubHandle {
                 continue;
             }
             vetting.insert(server.id.to_string());
-            if let TransportConfig::Stdio { env, .. } = &mut server.transport {
-                env.retain(|name, value| {
-                    !entry.secrets.contains(name) && !matches!(value, ConfigValue::Keyring(_))
-                });
+            withhold_secrets(entry, &mut server.transport);
+            if let TransportConfig::Stdio { .. } = &server.transport {
                 let own = dir.to_string_lossy().into_owned();
                 let mut read = vec![own.clone()];
                 read.extend(fetch::interpreters(&entry.kind, &dir));
@@ -149,5 +167,55 @@ impl HubHandle {
                 tracing::warn!(server = %id, error = %err, "cannot lock the approved tools")
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp_registry::document::PackageKind;
+
+    fn entry(secrets: &[&str]) -> LockEntry {
+        LockEntry {
+            registry_name: "io.github.x/mem".into(),
+            version: "1.0.0".into(),
+            kind: PackageKind::Npm,
+            identifier: "@x/mem".into(),
+            package_version: Some("1.0.0".into()),
+            integrity: Some("sha512-abc".into()),
+            secrets: secrets.iter().map(|s| s.to_string()).collect(),
+            approved_catalog: None,
+            approved_tools: vec![],
+        }
+    }
+
+    #[test]
+    fn a_vetting_start_gets_a_placeholder_for_each_secret_and_keeps_the_rest() {
+        let mut transport = TransportConfig::Stdio {
+            command: "npx".into(),
+            args: vec!["-y".into(), "@x/mem@1.0.0".into()],
+            env: [
+                ("MEM_TOKEN", ConfigValue::Literal("tok-real".into())),
+                ("MEM_KEY", ConfigValue::Keyring("mem-MEM_KEY".into())),
+                ("MEM_REGION", ConfigValue::Literal("eu".into())),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+            cwd: None,
+        };
+        withhold_secrets(&entry(&["MEM_TOKEN"]), &mut transport);
+        let TransportConfig::Stdio { env, .. } = transport else {
+            panic!("stdio");
+        };
+        let placeholder = ConfigValue::Literal(VETTING_PLACEHOLDER.into());
+        assert_eq!(
+            env.into_iter().collect::<Vec<_>>(),
+            vec![
+                ("MEM_KEY".to_string(), placeholder.clone()),
+                ("MEM_REGION".to_string(), ConfigValue::Literal("eu".into())),
+                ("MEM_TOKEN".to_string(), placeholder),
+            ]
+        );
     }
 }
