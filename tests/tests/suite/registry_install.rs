@@ -534,3 +534,89 @@ async fn a_server_that_exits_without_its_key_is_vetted_with_a_placeholder_never_
         .await;
     assert!(env_of_tree(running.pid.unwrap()).contains("KEYED_TOKEN=tok-1618"));
 }
+
+#[tokio::test]
+async fn a_remote_being_vetted_connects_without_its_secret_header_until_a_person_allows_it() {
+    // A remote that refuses every request without its key.
+    let upstream = HttpFixture::start(&[
+        "--tools",
+        "echo",
+        "--require-header",
+        "X-Notes-Key: key-2718",
+    ])
+    .await
+    .unwrap();
+    let remote_base = upstream.url.trim_end_matches("/mcp").to_string();
+    let docs = docs(&["notes-remote-1.2.0.json"]);
+    let registry = RegistryFixture::start(&[
+        "--docs",
+        docs.path().to_str().unwrap(),
+        "--remote-base",
+        &remote_base,
+    ])
+    .await
+    .unwrap();
+    let packages = tempfile::tempdir().unwrap();
+    let hub = hub_on(&registry.url, packages.path()).await;
+    let (ok, _, err) = hub_cli(
+        &hub,
+        packages.path(),
+        &[
+            "add",
+            "com.example.notes/notes",
+            "--id",
+            "notes",
+            "--header",
+            "X-Notes-Key=key-2718",
+        ],
+    )
+    .await;
+    assert!(ok, "{err}");
+
+    // Connected without the key: refused, and the status says what to do.
+    hub.post("/api/v1/servers/notes/refresh").await;
+    let refused = hub
+        .wait_for("notes", "refused without its key", |s| {
+            s.last_error.is_some()
+        })
+        .await;
+    let error = refused.last_error.clone().unwrap();
+    assert!(
+        error.contains("needs its credentials to be listed")
+            && error.contains("X-Notes-Key")
+            && error.contains("switchboard approve notes"),
+        "{error}"
+    );
+    assert!(!error.contains("key-2718"));
+    assert!(refused.held_tools.is_empty());
+    assert_eq!(
+        lock(&hub)["servers"]["notes"]["credentialsApproved"],
+        Value::Null
+    );
+
+    // A person allows its headers: it connects with them, lists, and its
+    // tools are held for review as usual.
+    let (ok, out, err) = hub_cli(&hub, packages.path(), &["approve", "notes"]).await;
+    assert!(
+        ok && out.contains("allowed to connect with its headers (X-Notes-Key)"),
+        "{out}{err}"
+    );
+    assert_eq!(lock(&hub)["servers"]["notes"]["credentialsApproved"], true);
+    hub.post("/api/v1/servers/notes/refresh").await;
+    let held = hub
+        .wait_for("notes", "listed with its key, tools held", |s| {
+            !s.held_tools.is_empty()
+        })
+        .await;
+    assert_eq!(held.held_tools[0].name, "echo");
+    assert_eq!(held.held_tools[0].change, "new server");
+    assert_eq!(held.last_error, None);
+    let (ok, out, err) = hub_cli(&hub, packages.path(), &["approve", "notes"]).await;
+    assert!(ok && out.contains("approved echo"), "{out}{err}");
+    eventually("approved", || async {
+        lock(&hub)["servers"]["notes"]["approvedCatalog"]
+            .is_string()
+            .then_some(())
+    })
+    .await;
+}
