@@ -973,7 +973,13 @@ server: string,
 /**
  * The tools re-pinned to their current definitions.
  */
-approved: Array<string>, };
+approved: Array<string>, 
+/**
+ * The secret headers a remote being vetted may now connect with (it
+ * could not be listed without them); its tools are then held for
+ * review. Left out when none.
+ */
+headers?: Array<string>, };
 
 /**
  * `GET /api/v1/servers/<id>/tools`: the server's last listing, disabled

@@ -151,4 +151,10 @@ pub struct ApproveResponse {
     pub server: String,
     /// The tools re-pinned to their current definitions.
     pub approved: Vec<String>,
+    /// The secret headers a remote being vetted may now connect with (it
+    /// could not be listed without them); its tools are then held for
+    /// review. Left out when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub headers: Option<Vec<String>>,
 }

@@ -42,7 +42,7 @@ use crate::upstream::{Upstream, UpstreamError, UpstreamEvent};
 
 mod apply;
 mod approve;
-pub use approve::ApproveError;
+pub use approve::{ApproveError, Approved};
 mod discovery;
 mod login;
 mod mcp_registry;
@@ -125,6 +125,9 @@ struct HubInner {
     tokens: tokens::TokenCounter,
     /// The tool pins every listing passes through (`crate::pins`).
     pins: Arc<crate::pins::Pins>,
+    /// The remotes being vetted without their secret headers, as the last
+    /// applied config left them (`hub/vetting.rs`).
+    withheld_headers: vetting::WithheldHeaders,
     /// The calls waiting for a person's approval (`crate::approval`).
     approvals: Arc<crate::approval::Pending>,
     /// Where the warm catalog is kept (`None` disables it).
@@ -294,6 +297,7 @@ impl Hub {
                     .map(|path| path.with_file_name("pins.json")),
             )),
             sandbox_host,
+            withheld_headers: vetting::WithheldHeaders::default(),
             approvals: Arc::default(),
             warm_catalog: options.warm_catalog,
             import_source: std::sync::OnceLock::new(),

@@ -70,7 +70,9 @@ pub use config::{Config, ConfigError, ServerConfig, ServerId, Settings};
 pub use fingerprint::Fingerprint;
 #[doc(hidden)]
 pub use http::fast_path::fuzz_sniff;
-pub use hub::{ApproveError, Hub, HubError, HubHandle, HubOptions, Unrouted, registry_server};
+pub use hub::{
+    ApproveError, Approved, Hub, HubError, HubHandle, HubOptions, Unrouted, registry_server,
+};
 pub use identity::{INSTANCE_HEADER, VIA_ENV, VIA_HEADER};
 pub use import::{ImportApplied, ImportError, ImportOffer, ImportSelection, ImportSource};
 pub use listing::{Capabilities, RefreshTrigger};

@@ -1,7 +1,7 @@
 //! The `switchboard-fixture` command line and the start-up sequence it drives.
 //!
 //! [`run`] applies the hooks in a fixed order: `--exit-at-start` first (nothing
-//! else happens), then the catalog is built (a bad spec fails before any side
+//! else happens), `--require-env`, then the catalog is built (a bad spec fails before any side
 //! effect), the grandchild is spawned, the `--exit-after-ms` timer and the
 //! control poller start, `--startup-delay-ms` elapses, and only then does the
 //! fixture read stdin or bind its HTTP listener. `--flood` starts per session,
@@ -75,6 +75,10 @@ pub struct Args {
     /// server that needs its credentials file, for the sandbox tests).
     #[arg(long, value_name = "FILE")]
     pub read_at_start: Option<PathBuf>,
+    /// Exit 1 at start naming this environment variable when it is not set
+    /// or empty (a server that checks for its API key before it starts).
+    #[arg(long, value_name = "NAME")]
+    pub require_env: Option<String>,
     /// Exit with code 4 after this many milliseconds.
     #[arg(long, value_name = "N")]
     pub exit_after_ms: Option<u64>,
@@ -147,6 +151,9 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     }
     if let Some(code) = args.exit_at_start {
         lifecycle::exit_at_start(code);
+    }
+    if let Some(name) = &args.require_env {
+        lifecycle::require_env(name);
     }
     let spec = args.build_spec()?;
     let _grandchild = args

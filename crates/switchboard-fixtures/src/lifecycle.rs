@@ -23,6 +23,15 @@ pub fn exit_at_start(code: i32) -> ! {
     std::process::exit(code)
 }
 
+/// Exits 1 naming `name` when that environment variable is not set or
+/// empty, as a server that checks for its key before it starts does.
+pub fn require_env(name: &str) {
+    if std::env::var_os(name).is_none_or(|v| v.is_empty()) {
+        stderr_line(format_args!("Error: {name} is not set; exiting"));
+        std::process::exit(1);
+    }
+}
+
 /// Exits the process with [`EXIT_AFTER_CODE`] once `delay` has passed.
 pub fn exit_after(delay: Duration) {
     tokio::spawn(async move {

@@ -72,7 +72,13 @@ pub async fn approve(remote: &Remote, id: &str, tools: &[String]) -> anyhow::Res
     let answer: switchboard_api::ApproveResponse = remote
         .post_json(&format!("/servers/{id}/approve"), &request)
         .await?;
-    if answer.approved.is_empty() {
+    if let Some(headers) = answer.headers.as_ref().filter(|h| !h.is_empty()) {
+        print(&format!(
+            "{id}: allowed to connect with its headers ({}) while vetted; its tools are held \
+             for review once listed (`switchboard approve {id}` again)",
+            headers.join(", ")
+        ))?;
+    } else if answer.approved.is_empty() {
         print(&format!("{id}: nothing to approve"))?;
     } else {
         print(&format!("{id}: approved {}", answer.approved.join(", ")))?;

@@ -58,18 +58,42 @@ async fn npm_integrity(spec: &str) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-/// A hub on `registry` with a memory keyring and its own packages folder.
-async fn hub_on(registry: &str, packages: &Path) -> Hub {
-    Hub::start_with_env(
-        json!({"mcpServers": {}, "settings": {"registryUrl": registry}}),
-        &[
-            ("SWITCHBOARD_TOKEN_STORE", "memory"),
-            ("SWITCHBOARD_PACKAGES_DIR", packages.to_str().unwrap()),
-            ("PATH", &path_with_uv()),
-        ],
-    )
-    .await
-    .unwrap()
+/// The set-up every case here shares: the fake registry serving `docs`
+/// (with the fixture's extra `args`) and a hub on it with a memory keyring
+/// and its own packages folder. Dropped together at the end of the case.
+struct Installing {
+    hub: Hub,
+    packages: tempfile::TempDir,
+    docs: tempfile::TempDir,
+    _registry: RegistryFixture,
+}
+
+impl Installing {
+    async fn start(docs: tempfile::TempDir, args: &[&str]) -> Self {
+        let mut full = vec!["--docs", docs.path().to_str().unwrap()];
+        full.extend_from_slice(args);
+        let registry = RegistryFixture::start(&full).await.unwrap();
+        let packages = tempfile::tempdir().unwrap();
+        let hub = Hub::start_with_env(
+            json!({"mcpServers": {}, "settings": {"registryUrl": registry.url}}),
+            &[
+                ("SWITCHBOARD_TOKEN_STORE", "memory"),
+                (
+                    "SWITCHBOARD_PACKAGES_DIR",
+                    packages.path().to_str().unwrap(),
+                ),
+                ("PATH", &path_with_uv()),
+            ],
+        )
+        .await
+        .unwrap();
+        Self {
+            hub,
+            packages,
+            docs,
+            _registry: registry,
+        }
+    }
 }
 
 #[tokio::test]
@@ -86,14 +110,11 @@ async fn an_npm_server_is_vetted_without_its_secret_or_network_then_runs_with_it
         .unwrap()
         .push(json!({"name": "MEMORY_TOKEN", "isRequired": true, "isSecret": true}));
     std::fs::write(docs.path().join("memory.json"), doc.to_string()).unwrap();
-    let registry = RegistryFixture::start(&["--docs", docs.path().to_str().unwrap()])
-        .await
-        .unwrap();
-    let packages = tempfile::tempdir().unwrap();
-    let hub = hub_on(&registry.url, packages.path()).await;
+    let set = Installing::start(docs, &[]).await;
+    let (hub, packages) = (&set.hub, &set.packages);
 
     let (ok, out, err) = hub_cli(
-        &hub,
+        hub,
         packages.path(),
         &[
             "add",
@@ -121,7 +142,7 @@ async fn an_npm_server_is_vetted_without_its_secret_or_network_then_runs_with_it
             .unwrap()
             .contains("tok-3141")
     );
-    let locked = lock(&hub)["servers"]["memory"].clone();
+    let locked = lock(hub)["servers"]["memory"].clone();
     assert_eq!(locked["registryName"], MEMORY);
     assert_eq!(locked["packageVersion"], MEMORY_OLD);
     assert_eq!(
@@ -164,10 +185,10 @@ async fn an_npm_server_is_vetted_without_its_secret_or_network_then_runs_with_it
     );
 
     // Approved: locked, restarted with its secret, served.
-    let (ok, out, err) = hub_cli(&hub, packages.path(), &["approve", "memory"]).await;
+    let (ok, out, err) = hub_cli(hub, packages.path(), &["approve", "memory"]).await;
     assert!(ok && out.contains("approved"), "{out}{err}");
     let approved = eventually("the approval locked", || async {
-        let l = lock(&hub)["servers"]["memory"].clone();
+        let l = lock(hub)["servers"]["memory"].clone();
         l["approvedCatalog"].is_string().then_some(l)
     })
     .await;
@@ -198,7 +219,7 @@ async fn an_npm_server_is_vetted_without_its_secret_or_network_then_runs_with_it
         .unwrap()
         .replace(&format!("@{MEMORY_OLD}"), "@2026.1.26");
     std::fs::write(&hub.config_path, edited).unwrap();
-    let (ok, out, err) = hub_cli(&hub, packages.path(), &["reload"]).await;
+    let (ok, out, err) = hub_cli(hub, packages.path(), &["reload"]).await;
     assert!(ok, "{err}");
     assert!(
         out.contains(&format!(
@@ -221,7 +242,7 @@ async fn an_npm_server_is_vetted_without_its_secret_or_network_then_runs_with_it
         .find(|p| p.extension().is_some_and(|x| x == "tgz"))
         .unwrap();
     std::fs::write(&tarball, b"not the package").unwrap();
-    let (ok, out, err) = hub_cli(&hub, packages.path(), &["reload"]).await;
+    let (ok, out, err) = hub_cli(hub, packages.path(), &["reload"]).await;
     assert!(ok, "{err}");
     assert!(
         out.contains("is not the one servers.lock.json locks")
@@ -233,20 +254,17 @@ async fn an_npm_server_is_vetted_without_its_secret_or_network_then_runs_with_it
 #[tokio::test]
 async fn outdated_and_update_vet_the_new_version_and_show_the_tool_diff() {
     let docs = docs(&["memory-2026.7.4.json"]);
-    let registry = RegistryFixture::start(&["--docs", docs.path().to_str().unwrap()])
-        .await
-        .unwrap();
-    let packages = tempfile::tempdir().unwrap();
-    let hub = hub_on(&registry.url, packages.path()).await;
-    let (ok, _, err) = hub_cli(&hub, packages.path(), &["add", MEMORY, "--id", "memory"]).await;
+    let set = Installing::start(docs, &[]).await;
+    let (hub, packages) = (&set.hub, &set.packages);
+    let (ok, _, err) = hub_cli(hub, packages.path(), &["add", MEMORY, "--id", "memory"]).await;
     assert!(ok, "{err}");
     hub.post("/api/v1/servers/memory/refresh").await;
     hub.wait_for("memory", "held", |s| !s.held_tools.is_empty())
         .await;
-    let (ok, _, err) = hub_cli(&hub, packages.path(), &["approve", "memory"]).await;
+    let (ok, _, err) = hub_cli(hub, packages.path(), &["approve", "memory"]).await;
     assert!(ok, "{err}");
     eventually("approved", || async {
-        lock(&hub)["servers"]["memory"]["approvedCatalog"]
+        lock(hub)["servers"]["memory"]["approvedCatalog"]
             .is_string()
             .then_some(())
     })
@@ -263,7 +281,7 @@ async fn outdated_and_update_vet_the_new_version_and_show_the_tool_diff() {
     // A new version is published.
     std::fs::copy(
         fixture_docs().join("memory-2026.8.31.json"),
-        docs.path().join("memory-2026.8.31.json"),
+        set.docs.path().join("memory-2026.8.31.json"),
     )
     .unwrap();
     // `outdated` asks the registry again (its answers are cached for minutes).
@@ -281,13 +299,13 @@ async fn outdated_and_update_vet_the_new_version_and_show_the_tool_diff() {
         json!([{"id": "memory", "name": MEMORY, "locked": MEMORY_OLD, "latest": MEMORY_NEW,
                 "outdated": true, "vetting": false}])
     );
-    let (ok, text, err) = hub_cli(&hub, packages.path(), &["update", "memory"]).await;
+    let (ok, text, err) = hub_cli(hub, packages.path(), &["update", "memory"]).await;
     assert!(ok, "{text}{err}");
     assert!(
         text.contains(&format!("'memory': {MEMORY_OLD} → {MEMORY_NEW}")) && text.contains("tools:"),
         "{text}"
     );
-    let locked = lock(&hub)["servers"]["memory"].clone();
+    let locked = lock(hub)["servers"]["memory"].clone();
     assert_eq!(locked["packageVersion"], MEMORY_NEW);
     assert_eq!(locked["approvedCatalog"], Value::Null, "vetted again");
     assert_eq!(
@@ -299,10 +317,10 @@ async fn outdated_and_update_vet_the_new_version_and_show_the_tool_diff() {
         vetting.sandbox.profile, "custom",
         "the new version runs vetted"
     );
-    let (ok, _, err) = hub_cli(&hub, packages.path(), &["approve", "memory"]).await;
+    let (ok, _, err) = hub_cli(hub, packages.path(), &["approve", "memory"]).await;
     assert!(ok, "{err}");
     eventually("the new version approved", || async {
-        lock(&hub)["servers"]["memory"]["approvedCatalog"]
+        lock(hub)["servers"]["memory"]["approvedCatalog"]
             .is_string()
             .then_some(())
     })
@@ -312,13 +330,10 @@ async fn outdated_and_update_vet_the_new_version_and_show_the_tool_diff() {
 #[tokio::test]
 async fn a_pypi_server_is_fetched_with_uv_checked_against_pypi_and_vetted_offline() {
     let docs = docs(&["time-2026.10.19.json"]);
-    let registry = RegistryFixture::start(&["--docs", docs.path().to_str().unwrap()])
-        .await
-        .unwrap();
-    let packages = tempfile::tempdir().unwrap();
-    let hub = hub_on(&registry.url, packages.path()).await;
+    let set = Installing::start(docs, &[]).await;
+    let (hub, packages) = (&set.hub, &set.packages);
     let (ok, out, err) = hub_cli(
-        &hub,
+        hub,
         packages.path(),
         &["add", "io.github.modelcontextprotocol/server-time"],
     )
@@ -350,7 +365,7 @@ async fn a_pypi_server_is_fetched_with_uv_checked_against_pypi_and_vetted_offlin
         .unwrap()
         .to_string();
     assert_eq!(
-        lock(&hub)["servers"]["server-time"]["integrity"],
+        lock(hub)["servers"]["server-time"]["integrity"],
         format!("sha256:{wheel}")
     );
     let (code, body) = hub.post("/api/v1/servers/server-time/refresh").await;
@@ -374,16 +389,8 @@ async fn a_remote_entry_is_added_through_the_control_api_with_its_header_in_the_
     let upstream = HttpFixture::start(&["--tools", "echo"]).await.unwrap();
     let remote_base = upstream.url.trim_end_matches("/mcp").to_string();
     let docs = docs(&["notes-remote-1.2.0.json"]);
-    let registry = RegistryFixture::start(&[
-        "--docs",
-        docs.path().to_str().unwrap(),
-        "--remote-base",
-        &remote_base,
-    ])
-    .await
-    .unwrap();
-    let packages = tempfile::tempdir().unwrap();
-    let hub = hub_on(&registry.url, packages.path()).await;
+    let set = Installing::start(docs, &["--remote-base", &remote_base]).await;
+    let hub = &set.hub;
     let http = reqwest::Client::new();
     let found: Value = http
         .get(format!("{}/api/v1/registry?search=notes", hub.base))
@@ -433,7 +440,7 @@ async fn a_remote_entry_is_added_through_the_control_api_with_its_header_in_the_
             .unwrap()
             .contains("key-2718")
     );
-    assert_eq!(lock(&hub)["servers"]["notes"]["kind"], "remote");
+    assert_eq!(lock(hub)["servers"]["notes"]["kind"], "remote");
     hub.post("/api/v1/servers/notes/refresh").await;
     let held = hub
         .wait_for("notes", "held", |s| !s.held_tools.is_empty())
@@ -450,4 +457,165 @@ async fn a_remote_entry_is_added_through_the_control_api_with_its_header_in_the_
         .unwrap();
     assert_eq!(installed["servers"][0]["installed"], true);
     assert_eq!(installed["servers"][0]["installedAs"], "notes");
+}
+
+/// What the stand-in package's tarball holds, and npm's integrity of it.
+const STAND_IN: &[u8] = b"not a real package: the fixture stands in for it\n";
+const STAND_IN_INTEGRITY: &str = "sha512-tSQ+/6RP9ORNm1qCKRUrr/WUT+PEoIhgkeQ71QCc+OQ04dADODjTaHF+yscYUcz+KTFzF/mfAhQYLjFBTHu2bQ==";
+
+/// Server `id` as `add` leaves an npm package, run by the fixture: a lock
+/// entry (not approved, `secrets` its secret env names), its own folder with
+/// the checked tarball and a copy of the fixture (the vetting sandbox reads
+/// only that folder), then the config entry, applied. The fixture's
+/// arguments carry the locked spec `@x/<id>@1.0.0`, as npx's do.
+async fn stand_in_npm_server(
+    hub: &Hub,
+    packages: &Path,
+    id: &str,
+    secrets: &[&str],
+    args: &[&str],
+    env: Value,
+) {
+    let own = packages.join(id);
+    std::fs::create_dir_all(&own).unwrap();
+    std::fs::write(own.join("x-1.0.0.tgz"), STAND_IN).unwrap();
+    let fixture = own.join("switchboard-fixture");
+    std::fs::copy(switchboard_e2e::bin("switchboard-fixture"), &fixture).unwrap();
+    let spec = format!("@x/{id}@1.0.0");
+    std::fs::write(
+        hub.config_path.with_file_name("servers.lock.json"),
+        json!({"servers": {id: {
+            "registryName": format!("io.github.x/{id}"), "version": "1.0.0", "kind": "npm",
+            "identifier": format!("@x/{id}"), "packageVersion": "1.0.0",
+            "integrity": STAND_IN_INTEGRITY, "secrets": secrets, "approvedCatalog": null}}})
+        .to_string(),
+    )
+    .unwrap();
+    let mut full = vec!["--name", spec.as_str()];
+    full.extend_from_slice(args);
+    let mut config: Value =
+        serde_json::from_slice(&std::fs::read(&hub.config_path).unwrap()).unwrap();
+    config["mcpServers"][id] = json!({"command": fixture, "args": full, "env": env});
+    std::fs::write(&hub.config_path, config.to_string()).unwrap();
+    let (code, body) = hub.post("/api/v1/reload").await;
+    assert_eq!(code, 200, "{body}");
+}
+
+#[tokio::test]
+async fn a_server_that_exits_without_its_key_is_vetted_with_a_placeholder_never_the_key() {
+    let set = Installing::start(docs(&[]), &[]).await;
+    let (hub, packages) = (&set.hub, &set.packages);
+    stand_in_npm_server(
+        hub,
+        packages.path(),
+        "keyed",
+        &["KEYED_TOKEN"],
+        &["--require-env", "KEYED_TOKEN", "--tools", "echo"],
+        json!({"KEYED_TOKEN": "tok-1618"}),
+    )
+    .await;
+    let (code, _) = hub.post("/api/v1/servers/keyed/refresh").await;
+    assert_eq!(code, 200, "{}", hub.log());
+    let vetting = hub
+        .wait_for("keyed", "listed and held", |s| !s.held_tools.is_empty())
+        .await;
+    assert_eq!(vetting.held_tools[0].name, "echo");
+    assert_eq!(vetting.held_tools[0].change, "new server");
+    assert_eq!(vetting.sandbox.profile, "custom");
+    let env = env_of_tree(vetting.pid.expect("running"));
+    assert!(
+        env.contains("KEYED_TOKEN=switchboard-vetting-placeholder"),
+        "{env}"
+    );
+    assert!(
+        !env.contains("tok-1618"),
+        "the key never reaches the vetting start"
+    );
+
+    let (ok, out, err) = hub_cli(hub, packages.path(), &["approve", "keyed"]).await;
+    assert!(ok && out.contains("approved echo"), "{out}{err}");
+    let running = hub
+        .wait_for("keyed", "restarted with its key", |s| {
+            s.pid.is_some_and(|p| Some(p) != vetting.pid) && s.sandbox.profile == "standard"
+        })
+        .await;
+    assert!(env_of_tree(running.pid.unwrap()).contains("KEYED_TOKEN=tok-1618"));
+}
+
+#[tokio::test]
+async fn a_remote_being_vetted_connects_without_its_secret_header_until_a_person_allows_it() {
+    // A remote that refuses every request without its key.
+    let upstream = HttpFixture::start(&[
+        "--tools",
+        "echo",
+        "--require-header",
+        "X-Notes-Key: key-2718",
+    ])
+    .await
+    .unwrap();
+    let remote_base = upstream.url.trim_end_matches("/mcp").to_string();
+    let docs = docs(&["notes-remote-1.2.0.json"]);
+    let set = Installing::start(docs, &["--remote-base", &remote_base]).await;
+    let (hub, packages) = (&set.hub, &set.packages);
+    let (ok, _, err) = hub_cli(
+        hub,
+        packages.path(),
+        &[
+            "add",
+            "com.example.notes/notes",
+            "--id",
+            "notes",
+            "--header",
+            "X-Notes-Key=key-2718",
+        ],
+    )
+    .await;
+    assert!(ok, "{err}");
+
+    // Connected without the key: refused, and the status says what to do.
+    hub.post("/api/v1/servers/notes/refresh").await;
+    let refused = hub
+        .wait_for("notes", "refused without its key", |s| {
+            s.last_error.is_some()
+        })
+        .await;
+    let error = refused.last_error.clone().unwrap();
+    assert!(
+        error.contains("needs its credentials to be listed")
+            && error.contains("X-Notes-Key")
+            && error.contains("switchboard approve notes"),
+        "{error}"
+    );
+    assert!(!error.contains("key-2718"));
+    assert!(refused.held_tools.is_empty());
+    assert_eq!(
+        lock(hub)["servers"]["notes"]["credentialsApproved"],
+        Value::Null
+    );
+
+    // A person allows its headers: it connects with them, lists, and its
+    // tools are held for review as usual.
+    let (ok, out, err) = hub_cli(hub, packages.path(), &["approve", "notes"]).await;
+    assert!(
+        ok && out.contains("allowed to connect with its headers (X-Notes-Key)"),
+        "{out}{err}"
+    );
+    assert_eq!(lock(hub)["servers"]["notes"]["credentialsApproved"], true);
+    hub.post("/api/v1/servers/notes/refresh").await;
+    let held = hub
+        .wait_for("notes", "listed with its key, tools held", |s| {
+            !s.held_tools.is_empty()
+        })
+        .await;
+    assert_eq!(held.held_tools[0].name, "echo");
+    assert_eq!(held.held_tools[0].change, "new server");
+    assert_eq!(held.last_error, None);
+    let (ok, out, err) = hub_cli(hub, packages.path(), &["approve", "notes"]).await;
+    assert!(ok && out.contains("approved echo"), "{out}{err}");
+    eventually("approved", || async {
+        lock(hub)["servers"]["notes"]["approvedCatalog"]
+            .is_string()
+            .then_some(())
+    })
+    .await;
 }

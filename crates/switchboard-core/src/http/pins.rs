@@ -44,7 +44,8 @@ pub(super) async fn approve(
     match hub.approve(&id, request.tools).await {
         Ok(approved) => Json(api::ApproveResponse {
             server: id,
-            approved,
+            approved: approved.tools,
+            headers: (!approved.headers.is_empty()).then_some(approved.headers),
         })
         .into_response(),
         Err(ApproveError::UnknownServer(_)) => not_found(&id),

@@ -18,18 +18,39 @@ pub enum ApproveError {
     NotPending { server: String, source: PinsError },
 }
 
+/// What an approval approved.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Approved {
+    /// The tools re-pinned to their current definitions.
+    pub tools: Vec<String>,
+    /// The secret headers a remote being vetted may now connect with (it
+    /// could not be listed without them; see `hub/vetting.rs`).
+    pub headers: Vec<String>,
+}
+
 impl HubHandle {
     /// Approves `tools` of server `id` (all its held, changed and new tools
     /// when `None`; a tool with a hash only if that is its current
-    /// definition). Returns the names approved.
+    /// definition). A remote being vetted without its secret headers, with
+    /// nothing held and no tool named, gets its headers allowed instead.
     pub async fn approve(
         &self,
         id: &str,
         tools: Option<Vec<ApproveTool>>,
-    ) -> Result<Vec<String>, ApproveError> {
+    ) -> Result<Approved, ApproveError> {
         let upstream = self
             .upstream(id)
             .ok_or_else(|| ApproveError::UnknownServer(id.to_string()))?;
+        if tools.as_ref().is_none_or(Vec::is_empty) {
+            let headers = self.approve_credentials(id).await;
+            if !headers.is_empty() {
+                self.publish_snapshot();
+                return Ok(Approved {
+                    tools: Vec::new(),
+                    headers,
+                });
+            }
+        }
         let approved = self
             .inner
             .pins
@@ -60,7 +81,10 @@ impl HubHandle {
         }
         self.publish_snapshot();
         self.finish_vetting(id).await;
-        Ok(approved)
+        Ok(Approved {
+            tools: approved,
+            headers: Vec::new(),
+        })
     }
 
     /// Both definitions of each held or changed tool of server `id`;

@@ -273,6 +273,12 @@ impl HubHandle {
                 let view = u.view();
                 let config = u.config();
                 let (held_tools, changed_tools, new_tools) = self.inner.pins.status(u.id.as_str());
+                let withheld = self.inner.withheld_headers.of(u.id.as_str());
+                let failed = matches!(
+                    view.state,
+                    crate::upstream::ServerState::Failed
+                        | crate::upstream::ServerState::AuthRequired
+                );
                 let caps = view.capabilities.as_ref();
                 let tool_count = caps
                     .map(|c| {
@@ -299,7 +305,16 @@ impl HubHandle {
                         .and_then(|c| c.listed_at.checked_add(ttl))
                         .map(timestamp),
                     stale: view.stale,
-                    last_error: view.last_error.map(|e| crate::util::redact::text(&e)),
+                    last_error: view.last_error.map(|e| {
+                        let e = crate::util::redact::text(&e);
+                        if failed && !withheld.is_empty() {
+                            let hint =
+                                super::vetting::credentials_hint(u.id.as_str(), &withheld, true);
+                            format!("{e}; {hint}")
+                        } else {
+                            e
+                        }
+                    }),
                     last_ok_at: view.last_ok_at.map(timestamp),
                     last_failure_at: view.last_failure_at.map(timestamp),
                     consecutive_failures: view.consecutive_failures,
@@ -335,11 +350,17 @@ impl HubHandle {
                     held_tools,
                     changed_tools,
                     new_tools,
-                    notes: caps.map_or_else(Vec::new, |c| {
-                        let mut notes = c.notes.clone();
-                        notes.extend(crate::catalog::reserved_notes(config.prefix(), c));
-                        notes
-                    }),
+                    notes: caps
+                        .map_or_else(Vec::new, |c| {
+                            let mut notes = c.notes.clone();
+                            notes.extend(crate::catalog::reserved_notes(config.prefix(), c));
+                            notes
+                        })
+                        .into_iter()
+                        .chain((!withheld.is_empty()).then(|| {
+                            super::vetting::credentials_hint(u.id.as_str(), &withheld, false)
+                        }))
+                        .collect(),
                 }
             })
             .collect();

@@ -222,6 +222,8 @@ pub async fn update(
                 secrets,
                 approved_catalog: None,
                 approved_tools: locked.approved_tools.clone(),
+                // The new version is vetted afresh, its headers asked for again.
+                credentials_approved: false,
             },
         );
     })?;
@@ -310,6 +312,7 @@ fn lock(
                 secrets: plan.secret_names.clone(),
                 approved_catalog: None,
                 approved_tools: Vec::new(),
+                credentials_approved: false,
             },
         );
     })?;

@@ -62,6 +62,11 @@ pub struct LockEntry {
     /// The approved tools' names (for the diff an update shows).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub approved_tools: Vec<String>,
+    /// A person allowed the vetting connection of this remote to carry its
+    /// secret headers (`switchboard approve <id>` when it could not be
+    /// listed without them); until then it connects without them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub credentials_approved: bool,
 }
 
 impl LockEntry {
@@ -192,6 +197,7 @@ mod tests {
             secrets: vec![],
             approved_catalog: None,
             approved_tools: vec![],
+            credentials_approved: false,
         };
         let stdio = |spec: &str| crate::config::TransportConfig::Stdio {
             command: "npx".into(),
