@@ -61,10 +61,10 @@ pub enum ConfigError {
 }
 
 impl ConfigError {
-    /// The same error with [`crate::util::redact::text`] applied to the text that
+    /// The same error with [`switchboard_util::redact::text`] applied to the text that
     /// can quote the file or the environment (for the snapshot and logs).
     pub fn redacted(self) -> Self {
-        use crate::util::redact::text;
+        use switchboard_util::redact::text;
         match self {
             Self::Read { path, message } => Self::Read {
                 path,
@@ -99,8 +99,8 @@ impl ConfigError {
                 value,
                 message,
             } => Self::Env {
-                value: if crate::util::redact::is_secret_name(&name) {
-                    crate::util::redact::MASK.to_string()
+                value: if switchboard_util::redact::is_secret_name(&name) {
+                    switchboard_util::redact::MASK.to_string()
                 } else {
                     text(&value)
                 },
@@ -653,7 +653,7 @@ impl RawServer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::*;
+    use crate::*;
     use pretty_assertions::assert_eq;
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
@@ -1091,7 +1091,7 @@ mod tests {
                 scopes: vec!["repo".into()],
                 redirect_port: Some(7777),
                 client_metadata_url: None,
-                grant: crate::config::model::OAuthGrant::AuthorizationCode,
+                grant: crate::model::OAuthGrant::AuthorizationCode,
                 signing_key: None,
                 signing_algorithm: None,
                 identity_provider: None,
@@ -1120,7 +1120,7 @@ mod tests {
         );
         assert_eq!(
             oauth.signing_algorithm,
-            Some(crate::config::model::SigningAlgorithm::ES256)
+            Some(crate::model::SigningAlgorithm::ES256)
         );
         assert_eq!(oauth.client_secret, None);
     }
@@ -1136,13 +1136,10 @@ mod tests {
         )
         .unwrap();
         let oauth = cfg.servers[0].oauth.clone().unwrap();
-        assert_eq!(
-            oauth.grant,
-            crate::config::model::OAuthGrant::CrossAppAccess
-        );
+        assert_eq!(oauth.grant, crate::model::OAuthGrant::CrossAppAccess);
         assert_eq!(
             oauth.identity_provider,
-            Some(crate::config::IdentityProvider {
+            Some(crate::IdentityProvider {
                 issuer: "https://idp.example".into(),
                 token_endpoint: "https://idp.example/token".into(),
                 client_id: "idp-client".into(),

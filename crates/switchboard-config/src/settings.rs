@@ -606,7 +606,7 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
-    use crate::config::Config;
+    use crate::Config;
 
     fn file_settings(settings: &str) -> Result<Settings, ConfigError> {
         Config::parse(

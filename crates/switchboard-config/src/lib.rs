@@ -22,7 +22,8 @@
 //! `path:line:column`, and in `SWITCHBOARD_*` variables naming the variable),
 //! so `Instant + duration` built from config cannot overflow.
 //!
-//! Layer 0: imports nothing from the engine above it, only `util`.
+//! A crate below the engine (which re-exports it as `switchboard_core::config`):
+//! it imports no engine code, only `switchboard-util` (file writes, redaction).
 //! - `model`: the plain values ([`Config`], [`ServerConfig`], ...);
 //! - `settings`: [`Settings`], declared once in one table that drives the
 //!   file keys, the environment overrides, the defaults and the restart rules;
@@ -52,10 +53,10 @@ mod load;
 mod model;
 mod overrides;
 mod profiles;
-pub(crate) mod project;
+pub mod project;
 mod read;
 mod redacted;
-pub(crate) mod roots;
+pub mod roots;
 mod sandbox;
 mod secrets;
 mod settings;
@@ -63,6 +64,7 @@ mod splice;
 mod transport;
 mod unique;
 mod watch;
+mod wire;
 
 pub use editor::add_allowed_tool;
 pub use editor::set_tool_override;

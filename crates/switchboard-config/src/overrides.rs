@@ -103,7 +103,7 @@ pub(super) fn check_one(tool: &str, value: &Value) -> Result<(), String> {
 mod tests {
     use std::path::Path;
 
-    use crate::config::{Config, ConfigError};
+    use crate::{Config, ConfigError};
 
     fn refused(overrides: &str) -> String {
         let text = format!(

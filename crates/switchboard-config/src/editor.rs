@@ -10,7 +10,7 @@
 //! (`\n` or `\r\n`), key order, the final newline. A new member is written
 //! like its siblings. The result is parsed by the loader before it is
 //! returned, so an edit never produces a file the hub would refuse. Writing
-//! it is the caller's ([`crate::util::files::write_atomic`], which keeps the
+//! it is the caller's ([`switchboard_util::files::write_atomic`], which keeps the
 //! file's mode, owner and symlink).
 
 use std::path::Path;
@@ -96,7 +96,7 @@ pub fn set_tool_disabled(
 
 /// The text of the config file `bytes` with `tool` added to server `id`'s
 /// `allowTools` (created when missing): its calls no longer ask for
-/// approval (an `always` answer, see `crate::approval`). Already there → the
+/// approval (an `always` answer, see the engine's `approval` module). Already there → the
 /// text as it was.
 pub fn add_allowed_tool(
     bytes: &[u8],

@@ -11,7 +11,7 @@
 //! Unix: the file (symlinks followed), the directory named in the path, and,
 //! when the path is a symlink, the directory of the file it leads to must
 //! belong to this user or root and have no group or other write bit: the
-//! rule of [`crate::util::files::check_exposure`] (which also guards the
+//! rule of [`switchboard_util::files::check_exposure`] (which also guards the
 //! control token, for reading). Directories further up are not checked.
 //! Other platforms: not checked (their permissions are ACLs, not modes; see
 //! `docs/security.md`).
@@ -24,7 +24,7 @@ use super::ConfigError;
 /// when someone else could change it or the directory it is in.
 #[cfg(unix)]
 pub(super) fn check_file(path: &Path, opened: &std::fs::Metadata) -> Result<(), ConfigError> {
-    use crate::util::files::{Exposure, Guard, check_exposure, resolve_links};
+    use switchboard_util::files::{Exposure, Guard, check_exposure, resolve_links};
 
     let refuse = |what: String, fix: &str, exposure: &Exposure| ConfigError::Unsafe {
         path: path.to_path_buf(),
