@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use serde_json::{Value, json};
 use switchboard_core::ServerSnapshot;
-use switchboard_core::{Config, Hub, HubError, HubHandle, HubOptions};
+use switchboard_core::{Hub, HubError, HubHandle, HubOptions, config};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -48,7 +48,7 @@ impl Engine {
             &config_path,
             serde_json::to_vec_pretty(&with_test_settings(config))?,
         )?;
-        let parsed = Config::load(&config_path)?;
+        let parsed = config::load(config::Source::start(&config_path))?;
         // No file watcher (tests reload explicitly), no warm catalog, the
         // control token in memory.
         let options = HubOptions {

@@ -282,10 +282,10 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
-    use crate::{Config, ConfigError};
+    use crate::{Config, ConfigError, Source, load};
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
-        Config::parse(text, Path::new("t.json"))
+        load(Source::text(text, Path::new("t.json")))
     }
 
     fn message(text: &str) -> String {
