@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use switchboard_core::config::{self, OrEmpty, Source, default_config_path, process_env};
-use switchboard_core::{Config, Hub, HubError, HubHandle, HubOptions};
+use switchboard_core::{Hub, HubError, HubHandle, HubOptions};
 use tauri::async_runtime::JoinHandle;
 use tokio::sync::oneshot;
 
