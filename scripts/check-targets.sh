@@ -89,13 +89,14 @@ for target in "${targets[@]}"; do
         fail_step
         continue
     fi
-    # One clippy run for the four crates: one feature set, so each dependency is checked once
+    # One clippy run for the six crates: one feature set, so each dependency is checked once
     # per target (two runs checked tokio, rustls and the rest twice, with different features).
-    if "$cargo_cmd" clippy --locked --target "$target" -p switchboard-core -p switchboard \
-        -p switchboard-clients -p switchboard-app -- -D warnings; then
-        SUMMARY_LINES+=("check-targets: $target: ok (core, clients, cli, app; clippy ok)")
+    if "$cargo_cmd" clippy --locked --target "$target" -p switchboard-util -p switchboard-config \
+        -p switchboard-core -p switchboard -p switchboard-clients -p switchboard-app \
+        -- -D warnings; then
+        SUMMARY_LINES+=("check-targets: $target: ok (util, config, core, clients, cli, app; clippy ok)")
     else
-        SUMMARY_LINES+=("check-targets: $target: FAILED (cargo clippy -p switchboard-core -p switchboard -p switchboard-clients -p switchboard-app failed, see above)")
+        SUMMARY_LINES+=("check-targets: $target: FAILED (cargo clippy -p switchboard-util -p switchboard-config -p switchboard-core -p switchboard -p switchboard-clients -p switchboard-app failed, see above)")
         failed=1
         fail_step
     fi

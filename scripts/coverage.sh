@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Line coverage of the engine (crates/switchboard-core) from the Rust tests: the core's unit
-# tests, then the in-process engine tests, then every other test of the workspace but the
-# desktop app's, then the keyring tests in a session bus of their own (the number after each
-# of the first two is printed too). The `switchboard` and fixture processes the tests start
-# are instrumented too (`cargo llvm-cov show-env`), and count.
+# Line coverage of the engine (crates/switchboard-core, with crates/switchboard-config and
+# crates/switchboard-util, the config file's and the helpers' crates split from it) from the
+# Rust tests: the unit tests of those three, then the in-process engine tests, then every
+# other test of the workspace but the desktop app's, then the keyring tests in a session bus
+# of their own (the number after each of the first two is printed too). The `switchboard` and
+# fixture processes the tests start are instrumented too (`cargo llvm-cov show-env`).
 #
 #   scripts/coverage.sh               install what is missing, measure, print the core's table,
 #                                     fail if the core's line coverage is below COVERAGE_MIN (80)
-#   scripts/coverage.sh --unit        only the core's unit tests (the baseline)
+#   scripts/coverage.sh --unit        only those three crates' unit tests (the baseline)
 #   scripts/coverage.sh --no-install  assume rustup's llvm-tools and cargo-llvm-cov are there
 #   scripts/coverage.sh --build-only  only the instrumented build (from clean), then stop: the
 #                                     test command starts it in the background early
@@ -45,9 +46,14 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/switchboard-target}-co
 # prebuilt (uninstrumented) ones would measure nothing.
 unset SWITCHBOARD_BIN_DIR
 
-# Only the core's files count: the workspace's other files are left out (cargo-llvm-cov leaves
+# Only the engine's files count (the core's, and switchboard-config's and switchboard-util's,
+# which are not listed here): the workspace's other files are left out (cargo-llvm-cov leaves
 # out the dependencies' and the standard library's itself).
 NOT_CORE="^$(python3 -c 'import re, sys; print(re.escape(sys.argv[1]))' "$ROOT")/(crates/switchboard/|crates/switchboard-clients/|crates/switchboard-fixtures/|tests/|src-tauri/|bench/|fuzz/)"
+
+# The engine's libraries, whose unit tests are the baseline (the config file's model and the
+# file and redaction helpers were the core's own modules before they became crates).
+ENGINE_LIBS=(-p switchboard-core -p switchboard-config -p switchboard-util)
 
 now_s() { date +%s; }
 T0="$(now_s)"
@@ -90,7 +96,7 @@ fi
 # them in a folder of their own, so no test process runs cargo again).
 step "build: every test binary but the desktop app's, and the binaries the tests start"
 if [[ $UNIT_ONLY -eq 1 ]]; then
-    cargo nextest run -p switchboard-core --lib --no-run
+    cargo nextest run "${ENGINE_LIBS[@]}" --lib --no-run
 else
     cargo nextest run --workspace --exclude switchboard-app --no-run
     cargo build -p switchboard -p switchboard-fixtures --bins
@@ -110,8 +116,8 @@ fi
 
 # The tests run under cargo-nextest (.config/nextest.toml: how many at once, which one at a
 # time, the hang limit).
-step "unit tests: switchboard-core's"
-cargo nextest run -p switchboard-core --lib
+step "unit tests: switchboard-core's (and switchboard-config's, switchboard-util's)"
+cargo nextest run "${ENGINE_LIBS[@]}" --lib
 UNIT_PERCENT="$(core_percent)"
 echo "switchboard-core line coverage, unit tests only: ${UNIT_PERCENT}%" >&2
 
@@ -140,7 +146,7 @@ if [[ $UNIT_ONLY -eq 0 ]]; then
     # app's, which scripts/test.sh runs uninstrumented; then the doc tests (nextest runs none).
     step "every other Rust test (the workspace but switchboard-app), and the doc tests"
     cargo nextest run --workspace --exclude switchboard-app \
-        -E "not (package(switchboard-core) & kind(lib)) & not $IN_PROCESS"
+        -E "not ((package(switchboard-core) | package(switchboard-config) | package(switchboard-util)) & kind(lib)) & not $IN_PROCESS"
     cargo test --workspace --exclude switchboard-app --doc
     # The keyring tests (#[ignore]d above) against the real Secret Service and kernel keyring,
     # with the test binary just built.

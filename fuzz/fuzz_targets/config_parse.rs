@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use switchboard_core::config::{Config, ENV_VARS, MAX_DURATION, ServerId, Settings};
+use switchboard_core::config::{self, Config, ENV_VARS, MAX_DURATION, ServerId, Settings};
 use switchboard_core::Fingerprint;
 
 fn check_settings(settings: &Settings) {
@@ -53,7 +53,7 @@ fn check(config: &Config) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    match Config::parse_bytes(data, Path::new("fuzz.json")) {
+    match config::load(config::Source::bytes(data, Path::new("fuzz.json"))) {
         Ok(config) => check(&config),
         Err(err) => {
             let _ = err.to_string();

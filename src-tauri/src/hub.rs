@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use switchboard_core::config::{default_config_path, process_env};
-use switchboard_core::{Config, Hub, HubError, HubHandle, HubOptions};
+use switchboard_core::config::{self, OrEmpty, Source, default_config_path, process_env};
+use switchboard_core::{Hub, HubError, HubHandle, HubOptions};
 use tauri::async_runtime::JoinHandle;
 use tokio::sync::oneshot;
 
@@ -53,7 +53,8 @@ pub struct RunningHub {
 /// Loads the config, binds the listener and starts serving on Tauri's runtime.
 pub async fn start() -> anyhow::Result<RunningHub> {
     let path = config_path();
-    let (config, refused) = Config::load_effective_or_empty(&path, process_env)?;
+    let OrEmpty { config, refused } =
+        config::load(Source::start(&path).overrides(&process_env).or_empty())?;
     let broken = refused.is_some();
     if let Some(err) = refused {
         tracing::warn!(error = %err, "config file refused; starting with no servers until it is fixed");

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use serde_json::{Value, json};
 use switchboard_core::ServerSnapshot;
-use switchboard_core::{Config, Hub, HubError, HubHandle, HubOptions};
+use switchboard_core::{Hub, HubError, HubHandle, HubOptions, config};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -69,7 +69,7 @@ impl Engine {
             &config_path,
             serde_json::to_vec_pretty(&with_test_settings(config))?,
         )?;
-        let parsed = Config::load(&config_path)?;
+        let parsed = config::load(config::Source::start(&config_path))?;
         let state_dir = dir.path().join("cache");
         let in_state = |name: &str| like_serve.then(|| state_dir.join(name));
         let options = HubOptions {

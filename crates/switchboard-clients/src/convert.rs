@@ -606,7 +606,9 @@ fn escape_transport(t: &mut Transport) {
 /// Refuses entries Switchboard's own config loader would refuse.
 fn validate(entry: &Value) -> Result<(), String> {
     let text = json!({ "mcpServers": { "imported": entry } }).to_string();
-    match switchboard_core::Config::parse_shape(&text, Path::new("import")) {
+    match switchboard_core::config::load(
+        switchboard_core::config::Source::text(&text, Path::new("import")).shape_only(),
+    ) {
         Ok(_) => Ok(()),
         Err(switchboard_core::ConfigError::Invalid { message, .. }) => Err(message
             .strip_prefix("server \"imported\": ")

@@ -514,11 +514,18 @@ pub fn apply_import(config_path: &Path, plan: &ImportPlan) -> Result<ApplyOutcom
             added,
         });
     }
-    let was_valid = original
-        .as_deref()
-        .is_none_or(|t| switchboard_core::Config::parse_shape(t, config_path).is_ok());
+    let was_valid = original.as_deref().is_none_or(|t| {
+        switchboard_core::config::load(
+            switchboard_core::config::Source::text(t, config_path).shape_only(),
+        )
+        .is_ok()
+    });
     // The shape only: a `${VAR}` unset here may be set where the hub runs.
-    if was_valid && let Err(err) = switchboard_core::Config::parse_shape(doc.text(), config_path) {
+    if was_valid
+        && let Err(err) = switchboard_core::config::load(
+            switchboard_core::config::Source::text(doc.text(), config_path).shape_only(),
+        )
+    {
         return Err(ClientError::Refused {
             path: config_path.to_path_buf(),
             message: err.to_string(),

@@ -6,7 +6,7 @@
 use std::fmt;
 use std::path::Path;
 
-use switchboard_core::config::{Config, ConfigValue, LoadFor, process_env};
+use switchboard_core::config::{self, ConfigValue, Source, process_env};
 use toml_edit::Item;
 
 use super::ClientError;
@@ -65,7 +65,7 @@ pub(super) fn codex_headers(token: &str) -> Item {
 /// applied): its token read from the config, or from the OS keyring for
 /// `{"keyring": ...}`.
 pub async fn profile_entry(name: &str, path: &Path) -> Result<ProfileEntry, ClientError> {
-    let config = Config::load_effective(path, LoadFor::Start, process_env)
+    let config = config::load(Source::start(path).overrides(&process_env))
         .map_err(|err| ClientError::Profile(format!("reading {}: {err}", path.display())))?;
     let Some(profile) = config.profiles.iter().find(|p| p.name.as_str() == name) else {
         let known: Vec<&str> = config.profiles.iter().map(|p| p.name.as_str()).collect();

@@ -63,11 +63,11 @@ impl Fingerprint {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use crate::config;
     use std::path::Path;
 
     fn fp(json: &str) -> Fingerprint {
-        let cfg = Config::parse(json, Path::new("t.json")).unwrap();
+        let cfg = config::load(config::Source::text(json, Path::new("t.json"))).unwrap();
         Fingerprint::of(&cfg.servers[0])
     }
 
@@ -120,10 +120,10 @@ mod tests {
             fp(r#"{"mcpServers":{"s":{"command":"x","env":{"K":"v"}}}}"#),
             fp(r#"{"mcpServers":{"s":{"env":{"K":"v"},"command":"x"}}}"#)
         );
-        let cfg = Config::parse(
+        let cfg = config::load(config::Source::text(
             r#"{"mcpServers":{"s":{"command":"x","env":{"K":"v"}}}}"#,
             Path::new("t.json"),
-        )
+        ))
         .unwrap();
         let value = serde_json::to_value(&cfg.servers[0].transport).unwrap();
         assert_eq!(value["env"], serde_json::json!({"K": "v"}));

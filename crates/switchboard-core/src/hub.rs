@@ -618,7 +618,7 @@ pub(crate) mod testing {
     use std::path::Path;
 
     use super::{Hub, HubHandle, HubOptions};
-    use crate::config::Config;
+    use crate::config;
     use crate::listing::{Capabilities, RefreshTrigger};
 
     /// A command no test machine has: starting it fails at once.
@@ -626,7 +626,7 @@ pub(crate) mod testing {
 
     /// A hub over the config `json` (`mcpServers` ...).
     pub(crate) async fn hub(json: &str) -> (Hub, HubHandle) {
-        let mut config = Config::parse(json, Path::new("t.json")).unwrap();
+        let mut config = config::load(config::Source::text(json, Path::new("t.json"))).unwrap();
         config.settings.listen = "127.0.0.1:0".parse().unwrap();
         let hub = Hub::bind(config, HubOptions::default()).await.unwrap();
         let handle = hub.handle();

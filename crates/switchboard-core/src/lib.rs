@@ -9,6 +9,10 @@
 // `tests/layers.rs`). Only what the CLI, the app, the tests and the fuzz
 // targets use is public: two modules whose surface they use widely, and the
 // list below.
+// The config file's model and loader are a crate of their own
+// (`switchboard-config`, below the engine); inside the engine and for its
+// users they stay `config` (`crate::config::…`, `switchboard_core::config::…`).
+pub use switchboard_config as config;
 mod access;
 mod activity;
 mod approval;
@@ -16,7 +20,6 @@ pub mod auth;
 mod builtin;
 mod catalog;
 mod codemode;
-pub mod config;
 mod events;
 mod fingerprint;
 mod gateway;

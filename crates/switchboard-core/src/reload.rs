@@ -179,7 +179,7 @@ mod tests {
     use super::*;
 
     fn config(json: &str) -> Config {
-        Config::parse(json, Path::new("t.json")).unwrap()
+        crate::config::load(crate::config::Source::text(json, Path::new("t.json"))).unwrap()
     }
 
     fn id(id: &str) -> ServerId {

@@ -30,57 +30,6 @@ pub fn open_view(snapshot: &HubSnapshot) -> HubSnapshot {
     open
 }
 
-/// The wire form of a refused config (the snapshot's `configError`, the
-/// reload answer's `configError`).
-impl From<crate::config::ConfigError> for switchboard_api::ConfigError {
-    fn from(err: crate::config::ConfigError) -> Self {
-        use crate::config::ConfigError as E;
-        let path = |p: std::path::PathBuf| p.display().to_string();
-        match err {
-            E::Read { path: p, message } => Self::Read {
-                path: path(p),
-                message,
-            },
-            E::Missing { path: p, message } => Self::Missing {
-                path: path(p),
-                message,
-            },
-            E::Empty { path: p, message } => Self::Empty {
-                path: path(p),
-                message,
-            },
-            E::NotAFile { path: p, message } => Self::NotAFile {
-                path: path(p),
-                message,
-            },
-            E::Unsafe { path: p, message } => Self::Unsafe {
-                path: path(p),
-                message,
-            },
-            E::Invalid {
-                path: p,
-                line,
-                column,
-                message,
-            } => Self::Invalid {
-                path: path(p),
-                line,
-                column,
-                message,
-            },
-            E::Env {
-                name,
-                value,
-                message,
-            } => Self::Env {
-                name,
-                value,
-                message,
-            },
-        }
-    }
-}
-
 /// The wire form of a failed login or logout (the control API's `detail`).
 impl From<&crate::auth::AuthError> for switchboard_api::AuthErrorDetail {
     fn from(err: &crate::auth::AuthError) -> Self {

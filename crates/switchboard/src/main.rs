@@ -13,7 +13,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use switchboard::clients::{self, Bases, Client, ConnectRequest, ImportRequest, ImportSource};
 use switchboard::remote::Remote;
-use switchboard_core::config::{ConfigError, LoadFor, process_env};
+use switchboard_core::config::{self, ConfigError, Source, process_env};
 
 mod commands;
 mod pending;
@@ -539,7 +539,7 @@ async fn connect(args: ConnectArgs) -> anyhow::Result<std::process::ExitCode> {
 /// The config file at `path` with the `SWITCHBOARD_*` overrides applied; a
 /// refused file is reported as such, a bad variable by its own message.
 fn effective_config(path: &std::path::Path) -> anyhow::Result<Config> {
-    Config::load_effective(path, LoadFor::Start, process_env).map_err(|err| match err {
+    config::load(Source::start(path).overrides(&process_env)).map_err(|err| match err {
         ConfigError::Env { .. } => anyhow::Error::new(err),
         err => anyhow::Error::new(err).context("the config file was refused"),
     })

@@ -19,7 +19,7 @@ use anyhow::Context;
 use clap::Subcommand;
 use switchboard::remote::Remote;
 use switchboard_api as api;
-use switchboard_core::config::process_env;
+use switchboard_core::config::{self, Source, process_env};
 use switchboard_core::{Config, Lockfile, RegistryClient};
 
 use crate::{HubAddress, print, switchboard_config};
@@ -74,7 +74,8 @@ pub(crate) struct AddArgs {
 
 fn settings(config: Option<PathBuf>) -> anyhow::Result<(PathBuf, Config)> {
     let path = switchboard_config(config);
-    let (config, _refused) = Config::load_effective_or_empty(&path, process_env)?;
+    // A refused file is no reason to refuse: only the settings are needed.
+    let config = config::load(Source::start(&path).overrides(&process_env).or_empty())?.config;
     Ok((path, config))
 }
 

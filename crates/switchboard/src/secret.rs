@@ -7,8 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Subcommand;
-use switchboard_core::Config;
-use switchboard_core::config::process_env;
+use switchboard_core::config::{self, Source, process_env};
 
 use crate::{print, switchboard_config};
 
@@ -39,7 +38,8 @@ pub(crate) async fn secret(action: SecretAction) -> anyhow::Result<std::process:
     };
     check_secret_name(&name).map_err(anyhow::Error::msg)?;
     let path = switchboard_config(config);
-    let (config, _refused) = Config::load_effective_or_empty(&path, process_env)?;
+    // A refused file is no reason to refuse: only the settings are needed.
+    let config = config::load(Source::start(&path).overrides(&process_env).or_empty())?.config;
     let settings = config.settings;
     let opened = store::open_async(settings.token_store).await;
     if !opened.kind().persists() {

@@ -304,7 +304,10 @@ fn import_twice_adds_nothing() {
     expected.extend(plan.added.iter().map(|a| a.id.clone()));
     assert_eq!(ids, expected.iter().collect::<Vec<_>>());
     let text = fs::read_to_string(&m.config).unwrap();
-    switchboard_core::Config::parse_shape(&text, &m.config).unwrap();
+    switchboard_core::config::load(
+        switchboard_core::config::Source::text(&text, &m.config).shape_only(),
+    )
+    .unwrap();
     assert!(text.starts_with(&original[..original.find("\n    \"weather\"").unwrap()]));
 
     // Second run: every server is already there.

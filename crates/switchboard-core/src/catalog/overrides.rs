@@ -1,4 +1,4 @@
-//! Applying a server's `toolOverrides` (see `config/overrides.rs`): to the
+//! Applying a server's `toolOverrides` (see `switchboard-config/src/overrides.rs`): to the
 //! tool clients see in the merged catalog (name, description, schema without
 //! hidden arguments and with defaults shown), and to a call's arguments on
 //! its way to the server (defaults filled in, hidden ones refused). Pure

@@ -347,7 +347,7 @@ mod tests {
     use rmcp::model::Tool;
 
     use super::*;
-    use crate::config::Config;
+    use crate::config;
     use crate::hub::{Hub, HubHandle, HubOptions};
     use crate::listing::{Capabilities, RefreshTrigger};
     use crate::sessions::Scope;
@@ -360,7 +360,7 @@ mod tests {
     /// (namespace `x`, tool `t`, `disabledTools: ["hidden"]`), `off`
     /// (disabled) and `broken` (a command that cannot start).
     async fn hub() -> (Hub, HubHandle) {
-        let mut config = Config::parse(
+        let mut config = config::load(config::Source::text(
             r#"{"mcpServers":{
                 "listed":{"command":"switchboard-test-no-such-command"},
                 "renamed":{"command":"switchboard-test-no-such-command","namespace":"x",
@@ -369,7 +369,7 @@ mod tests {
                 "broken":{"command":"switchboard-test-no-such-command","timeouts":{"startupSecs":5}}
             }}"#,
             Path::new("t.json"),
-        )
+        ))
         .unwrap();
         config.settings.listen = "127.0.0.1:0".parse().unwrap();
         let hub = Hub::bind(config, HubOptions::default()).await.unwrap();
@@ -652,10 +652,10 @@ mod tests {
         assert_eq!(other.is_error, Some(true));
 
         // A reload drops `p`: its sessions' requests fail, naming the profile.
-        let mut next = Config::parse(
+        let mut next = config::load(config::Source::text(
             &config(r#"{"s":{"servers":["a","b"]}}"#),
             Path::new("t.json"),
-        )
+        ))
         .unwrap();
         next.settings.listen = handle.settings().listen;
         handle.apply_config(next).await;

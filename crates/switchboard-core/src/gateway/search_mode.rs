@@ -222,8 +222,11 @@ mod tests {
         );
 
         // A reload to `all` lists everything again.
-        let mut next =
-            crate::config::Config::parse(&config("all"), std::path::Path::new("t.json")).unwrap();
+        let mut next = crate::config::load(crate::config::Source::text(
+            &config("all"),
+            std::path::Path::new("t.json"),
+        ))
+        .unwrap();
         next.settings.listen = handle.settings().listen;
         handle.apply_config(next).await;
         let names = listed_names(&merged).await;

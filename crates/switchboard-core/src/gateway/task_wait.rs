@@ -205,7 +205,7 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
-    use crate::config::Config;
+    use crate::config;
     use crate::hub::{Hub, HubHandle, HubOptions};
     use crate::sessions::Scope;
     use crate::upstream::experimental_task_handle;
@@ -227,10 +227,10 @@ mod tests {
             "command": python,
             "args": [repo().join("tests/python/task_server_2025.py")],
         });
-        let mut config = Config::parse(
+        let mut config = config::load(config::Source::text(
             &json!({"mcpServers": {"tasks": server}}).to_string(),
             Path::new("t.json"),
-        )
+        ))
         .unwrap();
         config.settings.listen = "127.0.0.1:0".parse().unwrap();
         let hub = Hub::bind(config, HubOptions::default()).await.unwrap();

@@ -4,7 +4,7 @@
 //! Reloads are serialized by `reload_lock`: one arriving while another is
 //! applied waits and becomes one more pass. [`HubHandle::reload_from_file`]
 //! refuses an invalid file whole, and also a missing, empty or non-regular
-//! one ([`Config::load_effective`]): the last good config keeps running
+//! one ([`config::load`] of a [`Source::reload`]): the last good config keeps running
 //! (same processes) and the snapshot carries the error (path, line, column)
 //! until a valid file arrives. Only a valid file removes servers. A rebuilt
 //! or removed upstream drains (in-flight calls finish or time out) and is
@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use super::HubHandle;
 use crate::config::{
-    Config, ConfigError, EditError, LoadFor, ServerId, process_env, set_server_enabled,
+    self, Config, ConfigError, EditError, ServerId, Source, process_env, set_server_enabled,
 };
 use crate::listing::RefreshTrigger;
 use crate::reload::{self, Action, ReloadError, ReloadResult, Running, RunningServer, Step};
@@ -30,7 +30,7 @@ impl HubHandle {
     pub async fn reload_from_file(&self) -> Result<ReloadResult, ReloadError> {
         let path = self.config_path().ok_or(ReloadError::NoConfigFile)?;
         let _pass = self.inner.reload_lock.lock().await;
-        let loaded = Config::load_effective(&path, LoadFor::Reload, process_env);
+        let loaded = config::load(Source::reload(&path).overrides(&process_env));
         match loaded {
             Ok(config) => {
                 self.set_config_error(None);
@@ -192,7 +192,8 @@ mod tests {
     use crate::reload::ReloadError;
 
     fn config(json: &str) -> Config {
-        let mut config = Config::parse(json, Path::new("t.json")).unwrap();
+        let mut config =
+            crate::config::load(crate::config::Source::text(json, Path::new("t.json"))).unwrap();
         config.settings.listen = "127.0.0.1:0".parse().unwrap();
         config
     }

@@ -280,10 +280,10 @@ mod tests {
         let deadline = handle.cold_deadline(&first);
         assert_eq!(handle.cold_deadline(&first), deadline);
         // Rebuilt by a reload (another fingerprint): a wait of its own.
-        let mut config = crate::config::Config::parse(
+        let mut config = crate::config::load(crate::config::Source::text(
             &format!(r#"{{"mcpServers":{{"a":{{"command":"{NO_SUCH_COMMAND}","args":["2"]}}}}}}"#),
             std::path::Path::new("t.json"),
-        )
+        ))
         .unwrap();
         config.settings = handle.settings().clone();
         handle.apply_config(config).await;

@@ -124,15 +124,15 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use crate::auth::AuthError;
-    use crate::config::{Config, ServerId};
+    use crate::config::{self, ServerId};
     use crate::hub::{Hub, HubOptions};
 
     #[tokio::test]
     async fn only_a_configured_remote_server_logs_in_or_out() {
-        let mut config = Config::parse(
+        let mut config = config::load(config::Source::text(
             r#"{"mcpServers":{"local":{"command":"switchboard-test-no-such-command"}}}"#,
             Path::new("t.json"),
-        )
+        ))
         .unwrap();
         config.settings.listen = "127.0.0.1:0".parse().unwrap();
         let hub = Hub::bind(config, HubOptions::default()).await.unwrap();

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::HubHandle;
 use super::apply::write_atomically;
-use crate::config::{self, Config, EditError};
+use crate::config::{self, EditError};
 use crate::import::{ImportApplied, ImportError, ImportSelection, ImportSource};
 use crate::reload::{ReloadError, ReloadResult};
 
@@ -35,7 +35,7 @@ impl HubHandle {
             let _pass = self.inner.reload_lock.lock().await;
             let bytes = config::read_config_file(&path)?;
             let old = match &bytes {
-                Some(bytes) if Config::parse_bytes(bytes, &path).is_ok() => {
+                Some(bytes) if config::load(config::Source::bytes(bytes, &path)).is_ok() => {
                     config::server_definition(bytes, &path, id).ok()
                 }
                 _ => None,

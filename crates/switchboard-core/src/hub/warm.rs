@@ -80,7 +80,7 @@ mod tests {
     use rmcp::model::Tool;
     use tokio_util::sync::CancellationToken;
 
-    use crate::config::Config;
+    use crate::config;
     use crate::fingerprint::Fingerprint;
     use crate::hub::{Hub, HubOptions};
     use crate::listing::{Capabilities, RefreshTrigger};
@@ -89,12 +89,12 @@ mod tests {
     async fn a_saved_listing_is_served_for_an_unchanged_server_only_and_saved_again() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("catalog.json");
-        let mut config = Config::parse(
+        let mut config = config::load(config::Source::text(
             r#"{"mcpServers":{
                 "same":{"command":"switchboard-test-no-such-command"},
                 "changed":{"command":"switchboard-test-no-such-command"}}}"#,
             Path::new("t.json"),
-        )
+        ))
         .unwrap();
         config.settings.listen = "127.0.0.1:0".parse().unwrap();
         let mut caps = Capabilities::empty(RefreshTrigger::FirstUse);

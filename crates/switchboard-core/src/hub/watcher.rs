@@ -1,6 +1,6 @@
 //! Reloads the config file each time [`ConfigWatch`] says it changed (the
 //! watch itself, with its debounce and its filter of events that cannot mean
-//! new content, is in `config/watch.rs`).
+//! new content, is in `switchboard-config/src/watch.rs`).
 
 use std::path::PathBuf;
 

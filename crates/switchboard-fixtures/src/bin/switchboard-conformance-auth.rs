@@ -46,7 +46,7 @@ use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Value, json};
-use switchboard_core::{Config, Hub, HubHandle, HubOptions, RefreshTrigger, ServerId};
+use switchboard_core::{Config, Hub, HubHandle, HubOptions, RefreshTrigger, ServerId, config};
 use tracing_subscriber::EnvFilter;
 
 /// The id of the suite's server in the hub's config.
@@ -149,7 +149,8 @@ fn hub_config(url: &str, scenario: &str) -> anyhow::Result<Config> {
         "settings": {"listen": "127.0.0.1:0", "tokenStore": "memory", "builtinTools": false},
     })
     .to_string();
-    Config::parse(&text, Path::new("<conformance-auth>")).map_err(|e| anyhow!("config: {e}"))
+    config::load(config::Source::text(&text, Path::new("<conformance-auth>")))
+        .map_err(|e| anyhow!("config: {e}"))
 }
 
 /// One login, the way a person does it: the hub's URL opened in a "browser"

@@ -41,7 +41,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, ServiceExt as _};
 use serde_json::{Map, Value, json};
 use switchboard_core::RefreshTrigger;
-use switchboard_core::{Config, Hub, HubHandle, HubOptions, ServerId};
+use switchboard_core::{Config, Hub, HubHandle, HubOptions, ServerId, config};
 use tracing_subscriber::EnvFilter;
 
 /// The id of the suite's server in the hub's config.
@@ -267,7 +267,8 @@ fn hub_config(url: &str) -> anyhow::Result<Config> {
         "settings": {"listen": "127.0.0.1:0"},
     })
     .to_string();
-    Config::parse(&text, Path::new("<conformance>")).map_err(|e| anyhow!("config: {e}"))
+    config::load(config::Source::text(&text, Path::new("<conformance>")))
+        .map_err(|e| anyhow!("config: {e}"))
 }
 
 async fn run_scenario(hub: &HubHandle, action: Action) -> anyhow::Result<()> {

@@ -7,8 +7,8 @@
 //! setting may be overridden by a `SWITCHBOARD_*` environment variable
 //! ([`Settings::apply_env`]).
 //!
-//! Reading the file ([`Config::load`] at start-up, [`Config::load_for_reload`]
-//! afterwards) refuses anything but a regular file of at most
+//! One entry point, [`load`] of a [`Source`], gives a [`Config`]. Reading the
+//! file ([`Source::start`] at start-up, [`Source::reload`] afterwards) refuses anything but a regular file of at most
 //! [`MAX_CONFIG_BYTES`] without blocking (a FIFO is refused, not opened for a
 //! writer). At start-up a missing or empty file means "no servers yet"; on a
 //! reload it is an error ([`ConfigError::Missing`], [`ConfigError::Empty`]), so
@@ -22,7 +22,8 @@
 //! `path:line:column`, and in `SWITCHBOARD_*` variables naming the variable),
 //! so `Instant + duration` built from config cannot overflow.
 //!
-//! Layer 0: imports nothing from the engine above it, only `util`.
+//! A crate below the engine (which re-exports it as `switchboard_core::config`):
+//! it imports no engine code, only `switchboard-util` (file writes, redaction).
 //! - `model`: the plain values ([`Config`], [`ServerConfig`], ...);
 //! - `settings`: [`Settings`], declared once in one table that drives the
 //!   file keys, the environment overrides, the defaults and the restart rules;
@@ -41,21 +42,25 @@
 //!   others can write is refused, [`ConfigError::Unsafe`]);
 //! - `sandbox`: the `sandbox` keys (global mode, per-server policy);
 //! - `unique`: the one check of repeated keys, in any object of the file;
-//! - `load`: reading and parsing the file ([`Config::load`]), the config a
-//!   hub runs with (file plus environment: [`Config::load_effective`]) and
-//!   [`ConfigError`].
+//! - `load`: the one entry point, [`load`] of a [`Source`] (the file at
+//!   start-up or on a reload, a text or bytes; options: `${VAR}` lookups,
+//!   the `SWITCHBOARD_*` overrides, "no servers" for a refused file);
+//! - `file`: the file's raw shape and its checks, read while deserializing;
+//! - `error`: [`ConfigError`] and its redacted form; `wire`: its wire form.
 
 mod editor;
+mod error;
 mod expand;
+mod file;
 mod guard;
 mod load;
 mod model;
 mod overrides;
 mod profiles;
-pub(crate) mod project;
+pub mod project;
 mod read;
 mod redacted;
-pub(crate) mod roots;
+pub mod roots;
 mod sandbox;
 mod secrets;
 mod settings;
@@ -63,6 +68,7 @@ mod splice;
 mod transport;
 mod unique;
 mod watch;
+mod wire;
 
 pub use editor::add_allowed_tool;
 pub use editor::set_tool_override;
@@ -70,8 +76,9 @@ pub use editor::{
     EditError, check_definition, put_server, remove_server, server_definition, set_server_enabled,
     set_tool_disabled,
 };
+pub use error::ConfigError;
 pub use expand::{ExpandError, Vars, escape_foreign, expand as expand_vars};
-pub use load::{ConfigError, LoadFor, MAX_CONFIG_BYTES, default_config_path, process_env};
+pub use load::{Loaded, MAX_CONFIG_BYTES, OrEmpty, Source, default_config_path, load, process_env};
 pub use model::{
     Config, ConfigValue, DEFAULT_LISTEN, IdentityProvider, MAX_SERVER_ID_LEN, OAuthConfig,
     OAuthGrant, ServerConfig, ServerId, ServerTimeouts, SigningAlgorithm, TransportConfig,

@@ -103,13 +103,13 @@ pub(super) fn check_one(tool: &str, value: &Value) -> Result<(), String> {
 mod tests {
     use std::path::Path;
 
-    use crate::config::{Config, ConfigError};
+    use crate::{ConfigError, Source, load};
 
     fn refused(overrides: &str) -> String {
         let text = format!(
             r#"{{"mcpServers": {{"s": {{"command": "x", "toolOverrides": {overrides}}}}}}}"#
         );
-        match Config::parse_shape(&text, Path::new("config.json")) {
+        match load(Source::text(&text, Path::new("config.json")).shape_only()) {
             Err(ConfigError::Invalid { message, .. }) => message,
             other => panic!("expected a refusal, got {other:?}"),
         }
@@ -130,7 +130,7 @@ mod tests {
     #[test]
     fn a_good_override_is_kept() {
         let text = r#"{"mcpServers": {"s": {"command": "x", "toolOverrides": {"t": {"name": "n", "description": "d", "arguments": {"a": 1, "b": "x"}, "hideArguments": ["b"]}}}}}"#;
-        let config = Config::parse_shape(text, Path::new("config.json")).unwrap();
+        let config = load(Source::text(text, Path::new("config.json")).shape_only()).unwrap();
         let o = &config.servers[0].tool_overrides["t"];
         assert_eq!(o.name.as_deref(), Some("n"));
         assert_eq!(o.description.as_deref(), Some("d"));

@@ -11,7 +11,7 @@
 //! Unix: the file (symlinks followed), the directory named in the path, and,
 //! when the path is a symlink, the directory of the file it leads to must
 //! belong to this user or root and have no group or other write bit: the
-//! rule of [`crate::util::files::check_exposure`] (which also guards the
+//! rule of [`switchboard_util::files::check_exposure`] (which also guards the
 //! control token, for reading). Directories further up are not checked.
 //! Other platforms: not checked (their permissions are ACLs, not modes; see
 //! `docs/security.md`).
@@ -24,7 +24,7 @@ use super::ConfigError;
 /// when someone else could change it or the directory it is in.
 #[cfg(unix)]
 pub(super) fn check_file(path: &Path, opened: &std::fs::Metadata) -> Result<(), ConfigError> {
-    use crate::util::files::{Exposure, Guard, check_exposure, resolve_links};
+    use switchboard_util::files::{Exposure, Guard, check_exposure, resolve_links};
 
     let refuse = |what: String, fix: &str, exposure: &Exposure| ConfigError::Unsafe {
         path: path.to_path_buf(),
@@ -78,8 +78,8 @@ pub(super) fn check_file(path: &Path, opened: &std::fs::Metadata) -> Result<(), 
 #[cfg(test)]
 #[cfg(unix)]
 mod tests {
-    use super::super::Config;
     use super::*;
+    use crate::{Source, load};
     use std::fs;
     use std::os::unix::fs::PermissionsExt;
 
@@ -120,10 +120,10 @@ mod tests {
         }
         set_mode(&path, 0o664);
         set_mode(dir, 0o775);
-        assert_eq!(Config::load_for_reload(&path).unwrap().servers.len(), 1);
+        assert_eq!(load(Source::reload(&path)).unwrap().servers.len(), 1);
         // Others still may not write.
         set_mode(&path, 0o666);
-        unsafe_message(Config::load_for_reload(&path).unwrap_err());
+        unsafe_message(load(Source::reload(&path)).unwrap_err());
     }
 
     fn unsafe_message(err: ConfigError) -> String {
@@ -136,10 +136,10 @@ mod tests {
     #[test]
     fn a_file_only_its_owner_can_change_is_read() {
         let (_root, path) = setup();
-        assert_eq!(Config::load(&path).unwrap().servers.len(), 1);
+        assert_eq!(load(Source::start(&path)).unwrap().servers.len(), 1);
         set_mode(&path, 0o600);
         set_mode(path.parent().unwrap(), 0o700);
-        assert_eq!(Config::load_for_reload(&path).unwrap().servers.len(), 1);
+        assert_eq!(load(Source::reload(&path)).unwrap().servers.len(), 1);
     }
 
     #[test]
@@ -147,7 +147,7 @@ mod tests {
         let (_root, path) = setup();
         for mode in [0o666, 0o664, 0o646] {
             set_mode(&path, mode);
-            let err = Config::load(&path).unwrap_err();
+            let err = load(Source::start(&path)).unwrap_err();
             assert!(
                 err.to_string().starts_with(&format!(
                     "{}: the config file has mode {mode:o}, which lets other users change it;",
@@ -155,7 +155,7 @@ mod tests {
                 )),
                 "{err}"
             );
-            let message = unsafe_message(Config::load_for_reload(&path).unwrap_err());
+            let message = unsafe_message(load(Source::reload(&path)).unwrap_err());
             assert!(
                 message.ends_with(&format!("(`chmod go-w {}`)", path.display())),
                 "{message}"
@@ -169,7 +169,7 @@ mod tests {
         let dir = path.parent().unwrap();
         for mode in [0o777, 0o775, 0o1777] {
             set_mode(dir, mode);
-            let message = unsafe_message(Config::load(&path).unwrap_err());
+            let message = unsafe_message(load(Source::start(&path)).unwrap_err());
             assert!(
                 message.starts_with(&format!(
                     "the config file's directory {} has mode {mode:o}, which lets other users change it;",
@@ -186,14 +186,14 @@ mod tests {
         let link = root.path().join("link.json");
         std::os::unix::fs::symlink(&path, &link).unwrap();
         set_mode(root.path(), 0o755);
-        assert!(Config::load(&link).is_ok());
+        assert!(load(Source::start(&link)).is_ok());
         set_mode(path.parent().unwrap(), 0o777);
-        let message = unsafe_message(Config::load(&link).unwrap_err());
+        let message = unsafe_message(load(Source::start(&link)).unwrap_err());
         assert!(message.contains("directory"), "{message}");
         // A writable file behind the link is refused too.
         set_mode(path.parent().unwrap(), 0o755);
         set_mode(&path, 0o666);
-        let message = unsafe_message(Config::load(&link).unwrap_err());
+        let message = unsafe_message(load(Source::start(&link)).unwrap_err());
         assert!(
             message.starts_with("the config file has mode 666"),
             "{message}"
@@ -207,7 +207,7 @@ mod tests {
         }
         let (_root, path) = setup();
         std::os::unix::fs::chown(&path, Some(65534), Some(65534)).unwrap();
-        let message = unsafe_message(Config::load(&path).unwrap_err());
+        let message = unsafe_message(load(Source::start(&path)).unwrap_err());
         assert!(
             message.starts_with("the config file belongs to another user (uid 65534);"),
             "{message}"
@@ -223,6 +223,6 @@ mod tests {
         let (_root, path) = setup();
         fs::remove_file(&path).unwrap();
         set_mode(path.parent().unwrap(), 0o777);
-        assert!(Config::load(&path).unwrap().servers.is_empty());
+        assert!(load(Source::start(&path)).unwrap().servers.is_empty());
     }
 }

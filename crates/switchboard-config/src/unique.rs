@@ -120,6 +120,7 @@ impl<'de> Visitor<'de> for Walk<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Source, load};
     use pretty_assertions::assert_eq;
 
     /// The message, line and column of the refusal of `text`.
@@ -192,7 +193,7 @@ mod tests {
     #[test]
     fn the_loader_reports_a_repeated_key_with_path_line_and_column() {
         let text = "{\"mcpServers\": {},\n \"profiles\": {\"w\": {\"servers\": []},\n  \"w\": {}}}";
-        let err = super::super::Config::parse(text, std::path::Path::new("cfg.json")).unwrap_err();
+        let err = load(Source::text(text, std::path::Path::new("cfg.json"))).unwrap_err();
         assert_eq!(
             err.to_string(),
             "cfg.json:3:5: profile \"w\" is defined twice"

@@ -1,6 +1,6 @@
 //! Which calls wait for a person's approval (`settings.confirmCalls`,
 //! `SWITCHBOARD_CONFIRM_CALLS`, and a server's own `confirmCalls`; see
-//! `crate::approval` and `docs/security.md`), and a server's approval
+//! `switchboard_core`'s approval module and `docs/security.md`), and a server's approval
 //! settings as configured ([`ServerApproval`]).
 
 use std::str::FromStr;

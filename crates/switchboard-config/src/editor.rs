@@ -10,7 +10,7 @@
 //! (`\n` or `\r\n`), key order, the final newline. A new member is written
 //! like its siblings. The result is parsed by the loader before it is
 //! returned, so an edit never produces a file the hub would refuse. Writing
-//! it is the caller's ([`crate::util::files::write_atomic`], which keeps the
+//! it is the caller's ([`switchboard_util::files::write_atomic`], which keeps the
 //! file's mode, owner and symlink).
 
 use std::path::Path;
@@ -18,7 +18,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::splice::{self, Layout};
-use super::{Config, ConfigError, ServerId};
+use super::{ConfigError, ServerId, Source, load};
 
 /// Why an edit was not made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -96,7 +96,7 @@ pub fn set_tool_disabled(
 
 /// The text of the config file `bytes` with `tool` added to server `id`'s
 /// `allowTools` (created when missing): its calls no longer ask for
-/// approval (an `always` answer, see `crate::approval`). Already there → the
+/// approval (an `always` answer, see the engine's `approval` module). Already there → the
 /// text as it was.
 pub fn add_allowed_tool(
     bytes: &[u8],
@@ -233,7 +233,7 @@ pub fn put_server(
         };
         let mut text = splice::render(&Value::Object(file), &style);
         text.push('\n');
-        Config::parse(&text, path)?;
+        load(Source::text(&text, path))?;
         return Ok(text);
     }
     let text = parsed_text(bytes.unwrap_or_default(), path)?;
@@ -296,7 +296,10 @@ pub fn check_definition(id: &str, definition: &Value) -> Result<(), EditError> {
     servers.insert(id.to_string(), definition.clone());
     let mut file = serde_json::Map::new();
     file.insert("mcpServers".into(), Value::Object(servers));
-    match Config::parse(&Value::Object(file).to_string(), Path::new("")) {
+    match load(Source::text(
+        &Value::Object(file).to_string(),
+        Path::new(""),
+    )) {
         Ok(_) => Ok(()),
         Err(ConfigError::Invalid { message, .. }) => Err(EditError::Definition {
             id: id.to_string(),
@@ -311,7 +314,7 @@ pub fn check_definition(id: &str, definition: &Value) -> Result<(), EditError> {
 
 /// The file's text, after checking that the loader accepts it.
 fn parsed_text<'b>(bytes: &'b [u8], path: &Path) -> Result<&'b str, EditError> {
-    Config::parse_bytes(bytes, path)?;
+    load(Source::bytes(bytes, path))?;
     std::str::from_utf8(bytes).map_err(|_| shape_error(path, "the file is not UTF-8 text"))
 }
 
@@ -336,7 +339,7 @@ fn checked(text: &str, edit: &splice::Splice, path: &Path) -> Result<String, Edi
     let out = edit
         .apply(text)
         .ok_or_else(|| shape_error(path, "an edit fell outside the text"))?;
-    Config::parse(&out, path)?;
+    load(Source::text(&out, path))?;
     Ok(out)
 }
 
@@ -387,7 +390,7 @@ mod tests {
         );
         assert_eq!(hide(&one, "zeta", "t", false), FILE);
         assert_eq!(hide(FILE, "zeta", "t", false), FILE);
-        let cfg = Config::parse(&one, path()).unwrap();
+        let cfg = load(Source::text(&one, path())).unwrap();
         assert!(
             cfg.servers
                 .iter()
@@ -410,7 +413,7 @@ mod tests {
         let (before, after) = changed_span(FILE, &one);
         assert_eq!(before, "", "nothing is taken out");
         assert!(after.contains(r#""toolOverrides": {"t": {"#), "{after}");
-        let cfg = Config::parse(&one, path()).unwrap();
+        let cfg = load(Source::text(&one, path())).unwrap();
         let zeta = cfg
             .servers
             .iter()
@@ -483,12 +486,12 @@ mod tests {
             off,
             FILE.replace(r#"["b", "a"]}"#, r#"["b", "a"], "enabled": false}"#)
         );
-        let config = Config::parse(&off, path()).unwrap();
+        let config = load(Source::text(&off, path())).unwrap();
         assert!(!config.server("alpha").unwrap().enabled);
 
         let on = edit(&off, "zeta", true).unwrap();
         assert_eq!(on, off.replace(r#"["1"], "enabled": false}"#, r#"["1"]}"#));
-        let config = Config::parse(&on, path()).unwrap();
+        let config = load(Source::text(&on, path())).unwrap();
         assert!(config.server("zeta").unwrap().enabled);
         assert!(!config.server("alpha").unwrap().enabled);
         // Turning on a server that is on already leaves it as it was.
@@ -666,7 +669,7 @@ mod tests {
                 for other in others.iter().filter(|o| *o != id) {
                     assert!(!gone.contains(other), "{name} {id}: {gone:?}");
                 }
-                Config::parse(&removed, path()).unwrap();
+                load(Source::text(&removed, path())).unwrap();
             }
             // Enable/disable in every layout keeps the rest too.
             let off = edit(&text, "last", false).unwrap();
@@ -783,7 +786,7 @@ mod tests {
                         }
                     }
                 }
-                Config::parse(&text, path()).unwrap();
+                load(Source::text(&text, path())).unwrap();
                 assert_eq!(servers(&text), model, "{name}:\n{text}");
                 if name == "crlf" {
                     assert!(!text.replace("\r\n", "").contains('\n'), "{text:?}");

@@ -66,7 +66,7 @@ impl ProfileName {
 
     /// The name of the unnamed profile `folder`'s project file gives:
     /// `project:<folder>`, which no configured name can be (`:` and `/`).
-    pub(crate) fn project(folder: &std::path::Path) -> Self {
+    pub fn project(folder: &std::path::Path) -> Self {
         Self(Arc::from(format!("project:{}", folder.display())))
     }
 
@@ -107,7 +107,7 @@ impl fmt::Debug for ProfileConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let token = match &self.token {
             None => "none".to_string(),
-            Some(ConfigValue::Literal(_)) => crate::util::redact::MASK.to_string(),
+            Some(ConfigValue::Literal(_)) => switchboard_util::redact::MASK.to_string(),
             Some(ConfigValue::Keyring(name)) => format!("keyring:{name}"),
         };
         f.debug_struct("ProfileConfig")
@@ -282,10 +282,10 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
-    use crate::config::{Config, ConfigError};
+    use crate::{Config, ConfigError, Source, load};
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
-        Config::parse(text, Path::new("t.json"))
+        load(Source::text(text, Path::new("t.json")))
     }
 
     fn message(text: &str) -> String {

@@ -1,259 +1,278 @@
-//! Reading and parsing the config file into a [`Config`]: the file's raw
-//! shape, its checks, and [`ConfigError`] with the path, line and column of
-//! what is wrong.
+//! The one way to get a [`Config`]: [`load`] a [`Source`] — the file at
+//! start-up or on a reload, or a text or bytes already read — with the
+//! options the caller needs (where `${VAR}` references come from, whether
+//! the `SWITCHBOARD_*` overrides apply, whether a refused file means "run
+//! with no servers").
 //!
-//! Validation happens while deserializing, so that serde_json attaches the
-//! line and column of the offending value to every error. The `settings`
-//! object is read by the settings table (`settings.rs`); everything else
-//! (`mcpServers`) here.
+//! Reading the file refuses anything but a regular file of at most
+//! [`MAX_CONFIG_BYTES`] (`read.rs`, `guard.rs`). Parsing is all-or-nothing
+//! (`file.rs` reads the file's shape; validation happens while
+//! deserializing, so serde_json attaches the line and column of the
+//! offending value to every error).
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use serde::de::{self, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::de;
 
-use super::expand::{Vars, expand};
-use super::settings::{DurationVisitor, FileSettings, TimeUnit};
-use super::{
-    Config, ConfigValue, OAuthConfig, ServerConfig, ServerId, ServerTimeouts, TransportConfig,
-};
+use super::expand::Vars;
+use super::{Config, ConfigError, ServerConfig};
 
 /// The largest config file read; a bigger one is refused (a config file is a
 /// few kilobytes; this bounds what a mistaken path can make the hub read).
 pub const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Why a configuration was refused.
-#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-pub enum ConfigError {
-    #[error("cannot read config file {path}: {message}")]
-    Read { path: PathBuf, message: String },
-    /// The file is gone (only on a reload: at start-up it means no servers yet).
-    #[error("{path}: {message}")]
-    Missing { path: PathBuf, message: String },
-    /// The file holds nothing but whitespace (only on a reload: at start-up it
-    /// means no servers yet). An editor that truncates and then writes shows this.
-    #[error("{path}: {message}")]
-    Empty { path: PathBuf, message: String },
-    /// A FIFO, a directory, a device or a socket: only a regular file is read.
-    #[error("{path}: {message}")]
-    NotAFile { path: PathBuf, message: String },
-    /// The file or its directory could be changed by another user
-    /// (`guard.rs`): the message names which, and its mode or owner.
-    #[error("{path}: {message}")]
-    Unsafe { path: PathBuf, message: String },
-    #[error("{path}:{line}:{column}: {message}")]
-    Invalid {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        message: String,
-    },
-    #[error("environment variable {name}={value:?}: {message}")]
-    Env {
-        name: String,
-        value: String,
-        message: String,
-    },
-}
-
-impl ConfigError {
-    /// The same error with [`crate::util::redact::text`] applied to the text that
-    /// can quote the file or the environment (for the snapshot and logs).
-    pub fn redacted(self) -> Self {
-        use crate::util::redact::text;
-        match self {
-            Self::Read { path, message } => Self::Read {
-                path,
-                message: text(&message),
-            },
-            Self::Missing { path, message } => Self::Missing {
-                path,
-                message: text(&message),
-            },
-            Self::Empty { path, message } => Self::Empty {
-                path,
-                message: text(&message),
-            },
-            Self::NotAFile { path, message } => Self::NotAFile {
-                path,
-                message: text(&message),
-            },
-            Self::Unsafe { path, message } => Self::Unsafe { path, message },
-            Self::Invalid {
-                path,
-                line,
-                column,
-                message,
-            } => Self::Invalid {
-                path,
-                line,
-                column,
-                message: text(&message),
-            },
-            Self::Env {
-                name,
-                value,
-                message,
-            } => Self::Env {
-                value: if crate::util::redact::is_secret_name(&name) {
-                    crate::util::redact::MASK.to_string()
-                } else {
-                    text(&value)
-                },
-                name,
-                message: text(&message),
-            },
-        }
-    }
-}
-
-/// When a config file is read, which decides what a missing or empty file
-/// means: at start-up no servers yet, on a reload an error (so that only a
-/// valid file removes servers).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LoadFor {
-    Start,
-    Reload,
-}
-
-/// The process environment, as [`Config::load_effective`] reads it:
-/// `std::env::var` of `name`, `None` when unset or not Unicode.
+/// The process environment, as the hub reads `SWITCHBOARD_*` overrides
+/// ([`Source::overrides`]) and `${VAR}` references: `std::env::var` of
+/// `name`, `None` when unset or not Unicode.
 pub fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-impl Config {
-    /// The config the hub runs with: the file at `path` (read as `when`
-    /// says) with the `SWITCHBOARD_*` overrides read through `env` (normally
-    /// [`process_env`]) applied. A refused file is reported before a bad
-    /// variable. Every place that loads a config for a hub goes through here
-    /// or [`Config::load_effective_or_empty`].
-    pub fn load_effective(
-        path: &Path,
-        when: LoadFor,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> Result<Self, ConfigError> {
-        let mut config = match when {
-            LoadFor::Start => Self::load(path)?,
-            LoadFor::Reload => Self::load_for_reload(path)?,
-        };
-        config.settings.apply_env(env)?;
-        Ok(config)
-    }
+/// A lookup of environment variables by name (normally [`process_env`]).
+pub type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 
-    /// [`Config::load_effective`] at start-up for a caller that runs on
-    /// when the file is refused (the desktop app, which then waits for a
-    /// fixed file): the refusal comes back beside a config with no servers
-    /// and the default settings, overrides applied. A bad variable is still
-    /// an error.
-    pub fn load_effective_or_empty(
-        path: &Path,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> Result<(Self, Option<ConfigError>), ConfigError> {
-        let (mut config, refused) = match Self::load(path) {
-            Ok(config) => (config, None),
-            Err(err) => (Self::default(), Some(err)),
-        };
-        config.settings.apply_env(env)?;
-        Ok((config, refused))
-    }
+/// What [`load`] reads and how; built with [`Source::start`],
+/// [`Source::reload`], [`Source::text`] or [`Source::bytes`], then options.
+/// `O` is what a load gives: a [`Config`], or [`OrEmpty`] after
+/// [`Source::or_empty`].
+#[must_use = "a source does nothing until it is given to `load`"]
+pub struct Source<'a, O = Config> {
+    input: Input<'a>,
+    /// Where `${VAR}` references are looked up (the process environment
+    /// unless [`Source::vars`] or [`Source::shape_only`] says otherwise).
+    vars: Vars<'a>,
+    /// Where `SWITCHBOARD_*` overrides are read, if they apply at all.
+    overrides: Option<Lookup<'a>>,
+    out: PhantomData<O>,
 }
 
-impl Config {
-    /// Reads and parses `path` at start-up. A missing or empty file is an
-    /// empty config (the hub still serves); a non-regular file is refused.
-    pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        match super::read_config_file(path)? {
-            Some(bytes) => Self::parse_bytes(&bytes, path),
-            None => Ok(Self::default()),
+enum Input<'a> {
+    /// The file at `path`; `reload` decides what a missing or empty file means.
+    File { path: &'a Path, reload: bool },
+    /// A file's text; `label` only names it in errors.
+    Text { text: &'a str, label: &'a Path },
+    /// A file's bytes (UTF-8 JSON); `label` only names it in errors.
+    Bytes { bytes: &'a [u8], label: &'a Path },
+}
+
+impl<'a> Source<'a> {
+    fn new(input: Input<'a>) -> Self {
+        Self {
+            input,
+            vars: Vars::Lookup(&process_env),
+            overrides: None,
+            out: PhantomData,
         }
     }
 
-    /// Reads and parses `path` to replace a running config: a missing or
-    /// empty file is refused too ([`ConfigError::Missing`],
-    /// [`ConfigError::Empty`]), so that only a valid file removes servers.
-    pub fn load_for_reload(path: &Path) -> Result<Self, ConfigError> {
-        let bytes = super::read_config_file(path)?.ok_or_else(|| ConfigError::Missing {
-            path: path.to_path_buf(),
-            message: "the config file is missing (deleted or moved away)".into(),
-        })?;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(ConfigError::Empty {
-                path: path.to_path_buf(),
-                message: "the config file is empty".into(),
-            });
-        }
-        Self::parse_bytes(&bytes, path)
-    }
-
-    /// Parses the bytes of a config file (UTF-8 JSON); `path` only labels errors.
-    pub fn parse_bytes(bytes: &[u8], path: &Path) -> Result<Self, ConfigError> {
-        match std::str::from_utf8(bytes) {
-            Ok(text) => Self::parse(text, path),
-            Err(err) => {
-                let (line, column) = position(&bytes[..err.valid_up_to()]);
-                Err(ConfigError::Invalid {
-                    path: path.to_path_buf(),
-                    line,
-                    column,
-                    message: "the file is not UTF-8 text".into(),
-                })
-            }
-        }
-    }
-
-    /// Parses the text of a config file; `path` only labels errors.
-    /// `${VAR}` references are expanded from the process environment.
-    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
-        Self::parse_with_vars(text, path, &Vars::Lookup(&process_env))
-    }
-
-    /// [`Config::parse`] that checks the syntax of `${VAR}` references but
-    /// does not look them up (an unset one is no error): whether a
-    /// definition is well-formed wherever it will run (import).
-    pub fn parse_shape(text: &str, path: &Path) -> Result<Self, ConfigError> {
-        Self::parse_with_vars(text, path, &Vars::ShapeOnly)
-    }
-
-    /// [`Config::parse`] with the references expanded from `vars`.
-    pub fn parse_with_vars(text: &str, path: &Path, vars: &Vars<'_>) -> Result<Self, ConfigError> {
-        if text.trim().is_empty() {
-            return Ok(Self::default());
-        }
-        // serde would read a JSON array as the object's fields in order (so
-        // `[]` would pass as an empty config); the file is an object or wrong.
-        let start = text.len() - text.trim_start().len();
-        if !text[start..].starts_with('{') {
-            let (line, column) = position(&text.as_bytes()[..start]);
-            return Err(ConfigError::Invalid {
-                path: path.to_path_buf(),
-                line,
-                column,
-                message: "expected a JSON object with `mcpServers` (and optionally `settings`)"
-                    .into(),
-            });
-        }
-        let invalid = |err: serde_json::Error| ConfigError::Invalid {
-            path: path.to_path_buf(),
-            line: err.line(),
-            column: err.column(),
-            message: strip_position(&err.to_string()),
-        };
-        super::unique::check_unique_keys(text).map_err(invalid)?;
-        let mut de = serde_json::Deserializer::from_str(text);
-        let raw = de::DeserializeSeed::deserialize(FileSeed(vars), &mut de).map_err(invalid)?;
-        de.end().map_err(invalid)?;
-        Ok(Self {
-            servers: raw.mcp_servers.0,
-            settings: raw.settings.0,
-            profiles: raw.profiles,
+    /// The file at `path` at start-up: a missing or empty file is a config
+    /// with no servers (the hub still serves); a non-regular file is refused.
+    pub fn start(path: &'a Path) -> Self {
+        Self::new(Input::File {
+            path,
+            reload: false,
         })
     }
 
+    /// The file at `path` to replace a running config: a missing or empty
+    /// file is refused too ([`ConfigError::Missing`], [`ConfigError::Empty`]),
+    /// so that only a valid file removes servers.
+    pub fn reload(path: &'a Path) -> Self {
+        Self::new(Input::File { path, reload: true })
+    }
+
+    /// The text of a config file; `label` only names it in errors. An empty
+    /// text is a config with no servers.
+    pub fn text(text: &'a str, label: &'a Path) -> Self {
+        Self::new(Input::Text { text, label })
+    }
+
+    /// The bytes of a config file (UTF-8 JSON); `label` only names it in errors.
+    pub fn bytes(bytes: &'a [u8], label: &'a Path) -> Self {
+        Self::new(Input::Bytes { bytes, label })
+    }
+
+    /// A refused file or text gives a config with no servers and the default
+    /// settings instead of an error, and the refusal beside it ([`OrEmpty`]):
+    /// for a caller that runs on until the file is fixed (the desktop app).
+    /// A bad `SWITCHBOARD_*` variable is still an error.
+    pub fn or_empty(self) -> Source<'a, OrEmpty> {
+        Source {
+            input: self.input,
+            vars: self.vars,
+            overrides: self.overrides,
+            out: PhantomData,
+        }
+    }
+}
+
+impl<'a, O> Source<'a, O> {
+    /// Expands `${VAR}` references from `vars` instead of the process environment.
+    pub fn vars(mut self, vars: Vars<'a>) -> Self {
+        self.vars = vars;
+        self
+    }
+
+    /// Checks the syntax of `${VAR}` references without looking them up (an
+    /// unset one is no error): whether a definition is well-formed wherever
+    /// it will run (import).
+    pub fn shape_only(self) -> Self {
+        self.vars(Vars::ShapeOnly)
+    }
+
+    /// Applies the `SWITCHBOARD_*` overrides read through `env` (normally
+    /// [`process_env`]) to the settings: the config a hub runs with. A
+    /// refused file is reported before a bad variable.
+    pub fn overrides(mut self, env: Lookup<'a>) -> Self {
+        self.overrides = Some(env);
+        self
+    }
+}
+
+/// What [`load`] gives for a source made with [`Source::or_empty`].
+#[derive(Debug)]
+pub struct OrEmpty {
+    /// The config read, or one with no servers when it was refused
+    /// (overrides applied either way).
+    pub config: Config,
+    /// Why the file was refused, if it was.
+    pub refused: Option<ConfigError>,
+}
+
+/// What a load gives: a [`Config`] or [`OrEmpty`] (sealed: only these two).
+/// A type parameter rather than two functions, so that there is one entry
+/// point and a caller that asked for "no servers on refusal" cannot forget
+/// to look at the refusal.
+pub trait Loaded: Sized + sealed::Sealed {
+    /// What a refused file or text becomes: an error ([`Config`]) or an
+    /// empty config beside the refusal ([`OrEmpty`]).
+    #[doc(hidden)]
+    fn settle(
+        read: Result<Config, ConfigError>,
+    ) -> Result<(Config, Option<ConfigError>), ConfigError>;
+    /// The answer, once the overrides are applied.
+    #[doc(hidden)]
+    fn finish(config: Config, refused: Option<ConfigError>) -> Self;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Config {}
+    impl Sealed for super::OrEmpty {}
+}
+
+impl Loaded for Config {
+    fn settle(
+        read: Result<Config, ConfigError>,
+    ) -> Result<(Config, Option<ConfigError>), ConfigError> {
+        read.map(|config| (config, None))
+    }
+    fn finish(config: Config, _refused: Option<ConfigError>) -> Self {
+        config
+    }
+}
+
+impl Loaded for OrEmpty {
+    fn settle(
+        read: Result<Config, ConfigError>,
+    ) -> Result<(Config, Option<ConfigError>), ConfigError> {
+        Ok(match read {
+            Ok(config) => (config, None),
+            Err(err) => (Config::default(), Some(err)),
+        })
+    }
+    fn finish(config: Config, refused: Option<ConfigError>) -> Self {
+        Self { config, refused }
+    }
+}
+
+/// Reads and parses `source`: the one way to get a [`Config`] (every place
+/// that loads a config for a hub, checks a definition, or imports one goes
+/// through here).
+pub fn load<O: Loaded>(source: Source<'_, O>) -> Result<O, ConfigError> {
+    let read = match source.input {
+        Input::File { path, reload } => read_file(path, reload, &source.vars),
+        Input::Text { text, label } => parse_text(text, label, &source.vars),
+        Input::Bytes { bytes, label } => parse_bytes(bytes, label, &source.vars),
+    };
+    let (mut config, refused) = O::settle(read)?;
+    if let Some(env) = source.overrides {
+        config.settings.apply_env(env)?;
+    }
+    Ok(O::finish(config, refused))
+}
+
+/// The file at `path`; see [`Source::start`] and [`Source::reload`].
+fn read_file(path: &Path, reload: bool, vars: &Vars<'_>) -> Result<Config, ConfigError> {
+    let Some(bytes) = super::read_config_file(path)? else {
+        if reload {
+            return Err(ConfigError::Missing {
+                path: path.to_path_buf(),
+                message: "the config file is missing (deleted or moved away)".into(),
+            });
+        }
+        return Ok(Config::default());
+    };
+    if reload && bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ConfigError::Empty {
+            path: path.to_path_buf(),
+            message: "the config file is empty".into(),
+        });
+    }
+    parse_bytes(&bytes, path, vars)
+}
+
+fn parse_bytes(bytes: &[u8], path: &Path, vars: &Vars<'_>) -> Result<Config, ConfigError> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => parse_text(text, path, vars),
+        Err(err) => {
+            let (line, column) = position(&bytes[..err.valid_up_to()]);
+            Err(ConfigError::Invalid {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message: "the file is not UTF-8 text".into(),
+            })
+        }
+    }
+}
+
+fn parse_text(text: &str, path: &Path, vars: &Vars<'_>) -> Result<Config, ConfigError> {
+    if text.trim().is_empty() {
+        return Ok(Config::default());
+    }
+    // serde would read a JSON array as the object's fields in order (so
+    // `[]` would pass as an empty config); the file is an object or wrong.
+    let start = text.len() - text.trim_start().len();
+    if !text[start..].starts_with('{') {
+        let (line, column) = position(&text.as_bytes()[..start]);
+        return Err(ConfigError::Invalid {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message: "expected a JSON object with `mcpServers` (and optionally `settings`)".into(),
+        });
+    }
+    let invalid = |err: serde_json::Error| ConfigError::Invalid {
+        path: path.to_path_buf(),
+        line: err.line(),
+        column: err.column(),
+        message: strip_position(&err.to_string()),
+    };
+    super::unique::check_unique_keys(text).map_err(invalid)?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let raw =
+        de::DeserializeSeed::deserialize(super::file::FileSeed(vars), &mut de).map_err(invalid)?;
+    de.end().map_err(invalid)?;
+    Ok(Config {
+        servers: raw.mcp_servers.0,
+        settings: raw.settings.0,
+        profiles: raw.profiles,
+    })
+}
+
+impl Config {
     pub fn server(&self, id: &str) -> Option<&ServerConfig> {
         self.servers.iter().find(|s| s.id.as_str() == id)
     }
@@ -283,381 +302,27 @@ pub fn default_config_path() -> PathBuf {
         .join("config.json")
 }
 
-/// Reads a server's `timeouts.startupSecs` (at least 1); errors name the key.
-fn de_server_startup_secs<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
-    d.deserialize_any(DurationVisitor {
-        key: "timeouts.startupSecs",
-        unit: TimeUnit::Secs,
-        min: 1,
-    })
-}
-
-/// Reads a server's `timeouts.callSecs` (at least 1); errors name the key.
-fn de_server_call_secs<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
-    d.deserialize_any(DurationVisitor {
-        key: "timeouts.callSecs",
-        unit: TimeUnit::Secs,
-        min: 1,
-    })
-}
-
-struct RawFile {
-    mcp_servers: ServerList,
-    settings: FileSettings,
-    profiles: Vec<super::ProfileConfig>,
-}
-
-/// Reads the file's top object: `mcpServers` (with `vars` for the
-/// references in it), `settings` and `profiles` (checked against
-/// `mcpServers` once both are read); other keys are ignored.
-struct FileSeed<'a, 'v>(&'a Vars<'v>);
-
-impl<'de> de::DeserializeSeed<'de> for FileSeed<'_, '_> {
-    type Value = RawFile;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<RawFile, D::Error> {
-        struct FileVisitor<'a, 'v>(&'a Vars<'v>);
-        impl<'de> Visitor<'de> for FileVisitor<'_, '_> {
-            type Value = RawFile;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object with `mcpServers` (and optionally `settings`)")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawFile, A::Error> {
-                let mut servers: Option<ServerList> = None;
-                let mut settings: Option<FileSettings> = None;
-                let mut profiles: Option<Vec<super::ProfileConfig>> = None;
-                // A repeated key never gets here (`unique.rs`).
-                while let Some(key) = map.next_key::<String>()? {
-                    match key.as_str() {
-                        "mcpServers" => servers = Some(map.next_value_seed(ListSeed(self.0))?),
-                        "settings" => settings = Some(map.next_value()?),
-                        "profiles" => {
-                            let value: serde_json::Value = map.next_value()?;
-                            profiles = Some(
-                                super::profiles::parse_profiles(value)
-                                    .map_err(de::Error::custom)?,
-                            );
-                        }
-                        _ => {
-                            map.next_value::<de::IgnoredAny>()?;
-                        }
-                    }
-                }
-                let mcp_servers = servers.unwrap_or_default();
-                let profiles = profiles.unwrap_or_default();
-                super::profiles::check_servers(&profiles, &mcp_servers.0)
-                    .map_err(de::Error::custom)?;
-                Ok(RawFile {
-                    mcp_servers,
-                    settings: settings.unwrap_or_default(),
-                    profiles,
-                })
-            }
-        }
-        d.deserialize_map(FileVisitor(self.0))
-    }
-}
-
-/// `mcpServers` in file order, with ids checked (a repeated id was refused
-/// before, with every other repeated key: `unique.rs`).
-#[derive(Default)]
-struct ServerList(Vec<ServerConfig>);
-
-struct ListSeed<'a, 'v>(&'a Vars<'v>);
-
-impl<'de> de::DeserializeSeed<'de> for ListSeed<'_, '_> {
-    type Value = ServerList;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<ServerList, D::Error> {
-        struct ListVisitor<'a, 'v>(&'a Vars<'v>);
-        impl<'de> Visitor<'de> for ListVisitor<'_, '_> {
-            type Value = ServerList;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object mapping server ids to server definitions")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ServerList, A::Error> {
-                let mut servers: Vec<ServerConfig> = Vec::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    let id = ServerId::new(&key).map_err(de::Error::custom)?;
-                    let raw: RawServer = map.next_value()?;
-                    let server = raw
-                        .into_server(id, self.0)
-                        .map_err(|msg| de::Error::custom(format!("server {key:?}: {msg}")))?;
-                    servers.push(server);
-                }
-                Ok(ServerList(servers))
-            }
-        }
-        d.deserialize_map(ListVisitor(self.0))
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(
-    rename_all = "camelCase",
-    deny_unknown_fields,
-    expecting = "a server definition (an object with `command` or `url`)"
-)]
-struct RawServer {
-    /// Accepted for compatibility with other clients' files: stdio, http,
-    /// streamable-http, streamableHttp or sse.
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    /// `sse` (the legacy HTTP+SSE transport), `streamable-http` or `http`
-    /// with `url`; `stdio` with `command`.
-    transport: Option<String>,
-    command: Option<String>,
-    #[serde(default)]
-    args: Vec<String>,
-    #[serde(default)]
-    env: BTreeMap<String, ConfigValue>,
-    cwd: Option<PathBuf>,
-    url: Option<String>,
-    #[serde(default)]
-    headers: BTreeMap<String, ConfigValue>,
-    #[serde(default = "yes")]
-    enabled: bool,
-    #[serde(default)]
-    disabled_tools: BTreeSet<String>,
-    #[serde(default)]
-    tool_overrides: BTreeMap<String, super::overrides::RawToolOverride>,
-    namespace: Option<String>,
-    #[serde(default)]
-    timeouts: RawTimeouts,
-    oauth: Option<RawOAuth>,
-    #[serde(default)]
-    sandbox: super::ServerSandbox,
-    confirm_calls: Option<super::ConfirmCalls>,
-    #[serde(default)]
-    confirm_tools: Vec<String>,
-    #[serde(default)]
-    allow_tools: Vec<String>,
-    result_secrets: Option<super::ResultSecrets>,
-    /// Free text shown in the UI; not used otherwise.
-    #[allow(dead_code)]
-    description: Option<String>,
-}
-
-fn yes() -> bool {
-    true
-}
-
-#[derive(Default, Deserialize)]
-#[serde(
-    rename_all = "camelCase",
-    deny_unknown_fields,
-    expecting = "an object of timeouts (`timeouts`)"
-)]
-struct RawTimeouts {
-    #[serde(default, deserialize_with = "de_server_startup_secs")]
-    startup_secs: Option<Duration>,
-    #[serde(default, deserialize_with = "de_server_call_secs")]
-    call_secs: Option<Duration>,
-}
-
-#[derive(Deserialize)]
-#[serde(
-    rename_all = "camelCase",
-    deny_unknown_fields,
-    expecting = "an object of OAuth settings (`oauth`)"
-)]
-struct RawOAuth {
-    client_id: Option<String>,
-    client_secret: Option<ConfigValue>,
-    #[serde(default)]
-    scopes: Vec<String>,
-    #[serde(default, deserialize_with = "de_redirect_port")]
-    redirect_port: Option<u16>,
-    client_metadata_url: Option<String>,
-    #[serde(default)]
-    grant: super::model::OAuthGrant,
-    signing_key: Option<ConfigValue>,
-    signing_algorithm: Option<super::model::SigningAlgorithm>,
-    identity_provider: Option<super::model::IdentityProvider>,
-}
-
-/// `oauth.redirectPort`: a port number, or `null` (pick a free one).
-fn de_redirect_port<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
-    struct PortVisitor;
-    impl<'de> Visitor<'de> for PortVisitor {
-        type Value = Option<u16>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("`oauth.redirectPort`: a port number from 0 to 65535")
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_u64<E: de::Error>(self, value: u64) -> Result<Self::Value, E> {
-            u16::try_from(value)
-                .map(Some)
-                .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(value), &self))
-        }
-        fn visit_i64<E: de::Error>(self, value: i64) -> Result<Self::Value, E> {
-            Err(E::invalid_value(de::Unexpected::Signed(value), &self))
-        }
-    }
-    d.deserialize_any(PortVisitor)
-}
-
-impl RawServer {
-    fn into_server(mut self, id: ServerId, vars: &Vars<'_>) -> Result<ServerConfig, String> {
-        let expanded = self.expand(vars)?;
-        let transport = match (self.command, self.url) {
-            (Some(_), Some(_)) => {
-                return Err("has both `command` (stdio) and `url` (http); keep one".into());
-            }
-            (None, None) => {
-                return Err("needs `command` (a stdio server) or `url` (a remote server)".into());
-            }
-            (Some(command), None) => {
-                if let Some(kind) = self.kind.as_deref().filter(|k| *k != "stdio") {
-                    return Err(format!("has `command` but `type` is {kind:?}"));
-                }
-                if let Some(t) = self.transport.as_deref().filter(|t| *t != "stdio") {
-                    return Err(format!("has `command` but `transport` is {t:?}"));
-                }
-                if command.trim().is_empty() {
-                    return Err("`command` is empty".into());
-                }
-                TransportConfig::Stdio {
-                    command,
-                    args: self.args,
-                    env: self.env,
-                    cwd: self.cwd,
-                }
-            }
-            (None, Some(url)) => {
-                let sse = super::transport::remote_is_sse(
-                    self.kind.as_deref(),
-                    self.transport.as_deref(),
-                )?;
-                super::transport::check_remote(&url, &self.headers)?;
-                TransportConfig::Http {
-                    url,
-                    headers: self.headers,
-                    sse,
-                }
-            }
-        };
-        if self.oauth.is_some() && !matches!(transport, TransportConfig::Http { .. }) {
-            return Err("`oauth` applies only to remote servers (with `url`)".into());
-        }
-        let oauth = match self.oauth {
-            None => None,
-            Some(raw) => {
-                super::transport::check_oauth(
-                    &raw.client_metadata_url,
-                    raw.grant,
-                    &raw.client_id,
-                    &raw.client_secret,
-                )?;
-                super::transport::check_signing_key(
-                    raw.grant,
-                    &raw.client_secret,
-                    &raw.signing_key,
-                    raw.signing_algorithm,
-                )?;
-                super::transport::check_cross_app(
-                    raw.grant,
-                    &raw.client_id,
-                    raw.identity_provider.as_ref(),
-                )?;
-                Some(OAuthConfig {
-                    client_id: raw.client_id,
-                    client_secret: raw.client_secret,
-                    scopes: raw.scopes,
-                    redirect_port: raw.redirect_port,
-                    client_metadata_url: raw.client_metadata_url,
-                    grant: raw.grant,
-                    signing_key: raw.signing_key,
-                    signing_algorithm: raw.signing_algorithm,
-                    identity_provider: raw.identity_provider,
-                })
-            }
-        };
-        if let Some(ns) = &self.namespace
-            && let Some(bad) = ns
-                .chars()
-                .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
-        {
-            return Err(format!(
-                "`namespace` {ns:?} contains {bad:?}; only letters, digits, '_' and '-' are allowed"
-            ));
-        }
-        Ok(ServerConfig {
-            id,
-            transport,
-            enabled: self.enabled,
-            disabled_tools: self.disabled_tools,
-            tool_overrides: super::overrides::parse(self.tool_overrides)?,
-            namespace: self.namespace,
-            timeouts: ServerTimeouts {
-                startup: self.timeouts.startup_secs,
-                call: self.timeouts.call_secs,
-            },
-            oauth,
-            sandbox: self.sandbox,
-            approval: (self.confirm_calls, self.confirm_tools, self.allow_tools).into(),
-            result_secrets: self.result_secrets,
-            expanded,
-        })
-    }
-
-    /// Replaces the `${VAR}` references in `command`, `args`, `env`,
-    /// `cwd`, `url` and `headers` by their values (see `expand.rs`);
-    /// returns the values taken from variables (secrets). An error names
-    /// the field and the variable, never a value.
-    fn expand(&mut self, vars: &Vars<'_>) -> Result<Vec<String>, String> {
-        let mut values = Vec::new();
-        let mut one = |field: String, text: &mut String| -> Result<(), String> {
-            let done = expand(text, vars).map_err(|err| format!("{field} {err}"))?;
-            *text = done.text;
-            values.extend(done.values);
-            Ok(())
-        };
-        if let Some(command) = &mut self.command {
-            one("command".into(), command)?;
-        }
-        for (i, arg) in self.args.iter_mut().enumerate() {
-            one(format!("args[{i}]"), arg)?;
-        }
-        for (name, value) in &mut self.env {
-            if let ConfigValue::Literal(text) = value {
-                one(format!("env.{name}"), text)?;
-            }
-        }
-        if let Some(cwd) = &mut self.cwd {
-            let Some(text) = cwd.to_str() else {
-                return Err("`cwd` is not Unicode text".into());
-            };
-            let mut text = text.to_string();
-            one("cwd".into(), &mut text)?;
-            *cwd = PathBuf::from(text);
-        }
-        if let Some(url) = &mut self.url {
-            one("url".into(), url)?;
-        }
-        for (name, value) in &mut self.headers {
-            if let ConfigValue::Literal(text) = value {
-                one(format!("headers.{name}"), text)?;
-            }
-        }
-        for (field, path) in self.sandbox.paths_mut() {
-            one(field, path)?;
-        }
-        Ok(values)
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::time::Duration;
+
     use super::*;
-    use crate::config::*;
+    use crate::*;
     use pretty_assertions::assert_eq;
 
+    /// `text` with `${VAR}` references looked up in `vars`.
+    fn load_with_vars(text: &str, label: &Path, vars: &Vars<'_>) -> Result<Config, ConfigError> {
+        load(Source::text(text, label).vars(*vars))
+    }
+
+    /// `text` with `${VAR}` references checked but not looked up.
+    fn load_shape(text: &str, label: &Path) -> Result<Config, ConfigError> {
+        load(Source::text(text, label).shape_only())
+    }
+
     fn parse(text: &str) -> Result<Config, ConfigError> {
-        Config::parse(text, Path::new("cfg.json"))
+        load(Source::text(text, Path::new("cfg.json")))
     }
 
     #[test]
@@ -706,7 +371,7 @@ mod tests {
             _ => None,
         };
         let vars = Vars::Lookup(&env);
-        let cfg = Config::parse_with_vars(
+        let cfg = load_with_vars(
             r#"{"mcpServers": {
                 "cli": {"command": "${BIN}/srv", "args": ["--k", "${GITHUB_TOKEN}", "$${LIT}"],
                         "env": {"T": "${GITHUB_TOKEN}", "D": "${NOPE:-dflt}",
@@ -746,7 +411,7 @@ mod tests {
             ConfigValue::from("Bearer ghp-secret-1")
         );
 
-        let err = Config::parse_with_vars(
+        let err = load_with_vars(
             r#"{"mcpServers": {"github": {"url": "https://h/mcp",
                 "headers": {"Authorization": "Bearer ${MISSING_TOKEN}"}}}}"#,
             Path::new("cfg.json"),
@@ -759,7 +424,7 @@ mod tests {
             ),
             "{err}"
         );
-        let bad = Config::parse_with_vars(
+        let bad = load_with_vars(
             r#"{"mcpServers": {"a": {"command": "x", "args": ["${GITHUB_TOKEN"]}}}"#,
             Path::new("cfg.json"),
             &vars,
@@ -772,7 +437,7 @@ mod tests {
         );
         assert!(!bad.to_string().contains("ghp-secret-1"), "{bad}");
         // Import's check: the shape is right even where the variable is unset.
-        Config::parse_shape(
+        load_shape(
             r#"{"mcpServers": {"a": {"url": "${BASE:-https://h}/mcp",
                 "headers": {"A": "${UNSET}"}}}}"#,
             Path::new("cfg.json"),
@@ -1091,7 +756,7 @@ mod tests {
                 scopes: vec!["repo".into()],
                 redirect_port: Some(7777),
                 client_metadata_url: None,
-                grant: crate::config::model::OAuthGrant::AuthorizationCode,
+                grant: crate::model::OAuthGrant::AuthorizationCode,
                 signing_key: None,
                 signing_algorithm: None,
                 identity_provider: None,
@@ -1120,7 +785,7 @@ mod tests {
         );
         assert_eq!(
             oauth.signing_algorithm,
-            Some(crate::config::model::SigningAlgorithm::ES256)
+            Some(crate::model::SigningAlgorithm::ES256)
         );
         assert_eq!(oauth.client_secret, None);
     }
@@ -1136,13 +801,10 @@ mod tests {
         )
         .unwrap();
         let oauth = cfg.servers[0].oauth.clone().unwrap();
-        assert_eq!(
-            oauth.grant,
-            crate::config::model::OAuthGrant::CrossAppAccess
-        );
+        assert_eq!(oauth.grant, crate::model::OAuthGrant::CrossAppAccess);
         assert_eq!(
             oauth.identity_provider,
-            Some(crate::config::IdentityProvider {
+            Some(crate::IdentityProvider {
                 issuer: "https://idp.example".into(),
                 token_endpoint: "https://idp.example/token".into(),
                 client_id: "idp-client".into(),
@@ -1387,14 +1049,14 @@ mod tests {
     fn reload_refuses_missing_and_empty_files_that_start_up_accepts() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.json");
-        assert_eq!(Config::load(&path).unwrap(), Config::default());
+        assert_eq!(load(Source::start(&path)).unwrap(), Config::default());
         assert!(matches!(
-            Config::load_for_reload(&path),
+            load(Source::reload(&path)),
             Err(ConfigError::Missing { .. })
         ));
         std::fs::write(&path, " \n\t").unwrap();
-        assert_eq!(Config::load(&path).unwrap(), Config::default());
-        let err = Config::load_for_reload(&path).unwrap_err();
+        assert_eq!(load(Source::start(&path)).unwrap(), Config::default());
+        let err = load(Source::reload(&path)).unwrap_err();
         assert_eq!(
             err,
             ConfigError::Empty {
@@ -1403,12 +1065,12 @@ mod tests {
             }
         );
         std::fs::write(&path, "{}").unwrap();
-        assert_eq!(Config::load_for_reload(&path).unwrap(), Config::default());
+        assert_eq!(load(Source::reload(&path)).unwrap(), Config::default());
     }
 
     #[test]
     fn non_utf8_text_is_refused_at_its_position() {
-        let err = Config::parse_bytes(b"{\n  \"a\xff\": 1}", Path::new("cfg.json")).unwrap_err();
+        let err = load(Source::bytes(b"{\n  \"a\xff\": 1}", Path::new("cfg.json"))).unwrap_err();
         assert_eq!(err.to_string(), "cfg.json:2:5: the file is not UTF-8 text");
     }
 
@@ -1420,12 +1082,12 @@ mod tests {
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         assert!(made.unwrap().success(), "mkfifo");
         // No writer ever opens it: a blocking open would hang this test.
-        for result in [Config::load(&fifo), Config::load_for_reload(&fifo)] {
+        for result in [load(Source::start(&fifo)), load(Source::reload(&fifo))] {
             let err = result.unwrap_err();
             assert!(matches!(err, ConfigError::NotAFile { .. }), "{err:?}");
             assert!(err.to_string().contains("a FIFO (named pipe)"), "{err}");
         }
-        let err = Config::load(dir.path()).unwrap_err();
+        let err = load(Source::start(dir.path())).unwrap_err();
         assert!(err.to_string().contains("is a directory"), "{err}");
     }
 
@@ -1435,7 +1097,7 @@ mod tests {
         let path = dir.path().join("config.json");
         let file = std::fs::File::create(&path).unwrap();
         file.set_len(MAX_CONFIG_BYTES + 1).unwrap();
-        let err = Config::load(&path).unwrap_err();
+        let err = load(Source::start(&path)).unwrap_err();
         assert!(matches!(err, ConfigError::Read { .. }), "{err:?}");
         assert!(err.to_string().contains("at most 16777216 bytes"), "{err}");
     }
@@ -1457,11 +1119,11 @@ mod tests {
         let bad_env = |name: &str| (name == "SWITCHBOARD_MAX_SESSIONS").then(|| "x".to_string());
 
         // No file: at start-up no servers, overrides applied; on a reload refused.
-        let config = Config::load_effective(&path, LoadFor::Start, env).unwrap();
+        let config = load(Source::start(&path).overrides(&env)).unwrap();
         assert_eq!(config.servers, vec![]);
         assert_eq!(config.settings.max_sessions, 7);
         assert!(matches!(
-            Config::load_effective(&path, LoadFor::Reload, env),
+            load(Source::reload(&path).overrides(&env)),
             Err(ConfigError::Missing { .. })
         ));
 
@@ -1470,8 +1132,8 @@ mod tests {
             r#"{"mcpServers": {"a": {"command": "x"}}, "settings": {"maxSessions": 3, "cacheMaxEntries": 9}}"#,
         )
         .unwrap();
-        for when in [LoadFor::Start, LoadFor::Reload] {
-            let config = Config::load_effective(&path, when, env).unwrap();
+        for source in [Source::start, Source::reload] {
+            let config = load(source(&path).overrides(&env)).unwrap();
             assert_eq!(config.servers.len(), 1);
             assert_eq!(config.settings.max_sessions, 7, "the variable wins");
             assert_eq!(
@@ -1479,26 +1141,28 @@ mod tests {
                 "the file over the default"
             );
             assert!(matches!(
-                Config::load_effective(&path, when, bad_env),
+                load(source(&path).overrides(&bad_env)),
                 Err(ConfigError::Env { .. })
             ));
         }
-        let (config, refused) = Config::load_effective_or_empty(&path, env).unwrap();
+        let OrEmpty { config, refused } =
+            load(Source::start(&path).overrides(&env).or_empty()).unwrap();
         assert_eq!((config.servers.len(), refused), (1, None));
 
         // A refused file is reported before a bad variable; the app's variant
         // runs on with no servers and the overrides.
         std::fs::write(&path, r#"{"mcpServers": 5}"#).unwrap();
         assert!(matches!(
-            Config::load_effective(&path, LoadFor::Start, bad_env),
+            load(Source::start(&path).overrides(&bad_env)),
             Err(ConfigError::Invalid { .. })
         ));
-        let (config, refused) = Config::load_effective_or_empty(&path, env).unwrap();
+        let OrEmpty { config, refused } =
+            load(Source::start(&path).overrides(&env).or_empty()).unwrap();
         assert!(matches!(refused, Some(ConfigError::Invalid { .. })));
         assert_eq!(config.servers, vec![]);
         assert_eq!(config.settings.max_sessions, 7);
         assert!(matches!(
-            Config::load_effective_or_empty(&path, bad_env),
+            load(Source::start(&path).overrides(&bad_env).or_empty()),
             Err(ConfigError::Env { .. })
         ));
     }

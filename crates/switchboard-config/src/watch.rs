@@ -50,7 +50,7 @@ impl ConfigWatch {
                 return None;
             }
         };
-        if let Err(err) = crate::util::files::private_dir(&dir)
+        if let Err(err) = switchboard_util::files::private_dir(&dir)
             .map_err(notify::Error::io)
             .and_then(|()| watcher.watch(&dir, RecursiveMode::NonRecursive))
         {

@@ -88,9 +88,9 @@ pub struct ServerConfig {
     /// OAuth settings of a remote server (`oauth`); `None` means discovery and
     /// dynamic client registration with default scopes.
     pub oauth: Option<OAuthConfig>,
-    /// The server's `sandbox` key (stdio servers; see `crate::sandbox`).
+    /// The server's `sandbox` key (stdio servers; see the engine's `sandbox` module).
     pub sandbox: super::ServerSandbox,
-    /// `confirmCalls`, `confirmTools`, `allowTools` (see `crate::approval`).
+    /// `confirmCalls`, `confirmTools`, `allowTools` (see the engine's `approval` module).
     /// Not part of the fingerprint: a change applies without a restart.
     #[serde(skip_serializing_if = "super::ServerApproval::is_default")]
     pub approval: super::ServerApproval,

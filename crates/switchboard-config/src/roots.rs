@@ -17,13 +17,13 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 /// Whether `folder` can be a profile's root folder: absolute, or `~` / `~/…`.
-pub(crate) fn is_folder(folder: &str) -> bool {
+pub fn is_folder(folder: &str) -> bool {
     folder == "~" || folder.starts_with("~/") || Path::new(folder).is_absolute()
 }
 
 /// `path` with `~` expanded against `home`, `.` and `..` resolved; `None`
 /// when it is not absolute (or uses `~` with no home known).
-pub(crate) fn normalize(path: &str, home: Option<&Path>) -> Option<PathBuf> {
+pub fn normalize(path: &str, home: Option<&Path>) -> Option<PathBuf> {
     let expanded = match path.strip_prefix('~') {
         Some("") => home?.to_path_buf(),
         Some(rest) if rest.starts_with('/') => home?.join(rest.trim_start_matches('/')),
@@ -36,7 +36,7 @@ pub(crate) fn normalize(path: &str, home: Option<&Path>) -> Option<PathBuf> {
 }
 
 /// `path` with `.` and `..` resolved without touching the disk.
-pub(crate) fn clean(path: &Path) -> PathBuf {
+pub fn clean(path: &Path) -> PathBuf {
     let mut clean = PathBuf::new();
     for part in path.components() {
         match part {
@@ -52,7 +52,7 @@ pub(crate) fn clean(path: &Path) -> PathBuf {
 
 /// The folder a root URI names: `file:///path` or `file://localhost/path`,
 /// percent-decoded and normalized. Other schemes and hosts name no folder.
-pub(crate) fn root_folder(uri: &str) -> Option<PathBuf> {
+pub fn root_folder(uri: &str) -> Option<PathBuf> {
     let rest = uri
         .get(..7)
         .filter(|scheme| scheme.eq_ignore_ascii_case("file://"))
@@ -85,7 +85,7 @@ fn percent_decode(text: &str) -> Option<String> {
 
 /// What a client's roots choose.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Choice {
+pub enum Choice {
     /// No folder holds a root: the whole hub.
     Whole,
     /// This profile's folder is the deepest holding a root.
@@ -97,7 +97,7 @@ pub(crate) enum Choice {
 
 /// The profile `roots` choose among `folders` (each profile's normalized
 /// folders); see the module docs for the rule.
-pub(crate) fn choose(folders: &[(Arc<str>, Vec<PathBuf>)], roots: &[PathBuf]) -> Choice {
+pub fn choose(folders: &[(Arc<str>, Vec<PathBuf>)], roots: &[PathBuf]) -> Choice {
     let mut best = 0;
     let mut winners: Vec<Arc<str>> = Vec::new();
     for (profile, dirs) in folders {

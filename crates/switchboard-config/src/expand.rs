@@ -19,6 +19,7 @@
 //! as secrets. Pure: the variables come through a lookup function.
 
 /// Where a reference's value comes from.
+#[derive(Clone, Copy)]
 pub enum Vars<'a> {
     /// Look each name up here (normally the process environment).
     Lookup(&'a dyn Fn(&str) -> Option<String>),

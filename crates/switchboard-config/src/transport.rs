@@ -37,12 +37,12 @@ pub(super) fn check_remote(
     url: &str,
     headers: &std::collections::BTreeMap<String, super::ConfigValue>,
 ) -> Result<(), String> {
-    let parsed = reqwest::Url::parse(url).map_err(|err| {
-        let shown = crate::util::redact::url(url);
+    let parsed = url::Url::parse(url).map_err(|err| {
+        let shown = switchboard_util::redact::url(url);
         format!("`url` {shown:?} is not a valid URL: {err}")
     })?;
     if !matches!(parsed.scheme(), "http" | "https") {
-        let shown = crate::util::redact::url(url);
+        let shown = switchboard_util::redact::url(url);
         return Err(format!(
             "`url` {shown:?} must start with http:// or https://"
         ));
@@ -124,7 +124,7 @@ pub(super) fn check_cross_app(
 /// `oauth.clientMetadataUrl`: an `https` URL with a path (the client id a
 /// Client ID Metadata Document is published under).
 fn check_client_metadata_url(url: &str) -> Result<(), String> {
-    let parsed = reqwest::Url::parse(url)
+    let parsed = url::Url::parse(url)
         .map_err(|e| format!("`oauth.clientMetadataUrl` {url:?} is not a URL: {e}"))?;
     if parsed.scheme() != "https" || parsed.path().trim_matches('/').is_empty() {
         return Err(format!(

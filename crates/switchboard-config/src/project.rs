@@ -8,7 +8,7 @@
 //! parent's: the folder is a client's declared root, and the hub reads no
 //! file outside a client's roots), it is opened without following a symlink
 //! in its last component, and only when it passes the config file's rule
-//! (`config/guard.rs`): it and its folder belong to this user or root and no
+//! (`guard.rs`): it and its folder belong to this user or root and no
 //! one else can write them (the owner's private group aside). Otherwise it
 //! is [`ProjectRead::Refused`] with a sentence naming the file and why.
 //!
@@ -164,7 +164,7 @@ fn check_owner_and_mode(
     folder: &Path,
     opened: &std::fs::Metadata,
 ) -> Result<(), String> {
-    use crate::util::files::{Exposure, Guard, check_exposure};
+    use switchboard_util::files::{Exposure, Guard, check_exposure};
     let why = |what: String, exposure: Exposure| {
         let fix = match exposure {
             Exposure::Mode { .. } => "`chmod go-w` it",
@@ -187,7 +187,7 @@ fn check_owner_and_mode(
         .map_err(|e| why(format!("its folder {}", folder.display()), e))
 }
 
-/// Other platforms: not checked (as the config file, see `config/guard.rs`).
+/// Other platforms: not checked (as the config file, see `guard.rs`).
 #[cfg(not(unix))]
 fn check_owner_and_mode(_: &Path, _: &Path, _: &std::fs::Metadata) -> Result<(), String> {
     Ok(())

@@ -4,7 +4,7 @@
 //!
 //! This module only reads and checks what the file says; what a policy means
 //! on disk (the secret places, the paths a runtime needs) is
-//! `crate::sandbox::policy`, and enforcing it is `crate::sandbox`'s job.
+//! `switchboard_core`'s `sandbox::policy`, and enforcing it is the engine's sandbox's job.
 //! Paths are kept as written after `${VAR}` expansion (the loader's); `~` is
 //! resolved against the home directory when a server starts.
 

@@ -52,10 +52,10 @@ impl TimeUnit {
 /// Reads one duration key: a whole number of `unit`s from `min` to the
 /// maximum, or `null` (the default). Errors name the key; serde_json adds
 /// the line and column.
-pub(in crate::config) struct DurationVisitor {
-    pub(in crate::config) key: &'static str,
-    pub(in crate::config) unit: TimeUnit,
-    pub(in crate::config) min: u64,
+pub(crate) struct DurationVisitor {
+    pub(crate) key: &'static str,
+    pub(crate) unit: TimeUnit,
+    pub(crate) min: u64,
 }
 
 impl<'de> Visitor<'de> for DurationVisitor {

@@ -1,24 +1,24 @@
 //! A server definition as it may be shown to a person (the dashboard's
 //! server form, the import offer), and back: [`redact_definition`] replaces
-//! secret-looking values by `***` ([`crate::util::redact::MASK`]);
+//! secret-looking values by `***` ([`switchboard_util::redact::MASK`]);
 //! [`restore_redacted`] puts the old values back where an edited definition
 //! still holds the very text that was shown, so a form sent back unchanged
 //! never writes `***` over a token.
 //!
 //! What is hidden: every value in `env` and `headers` (the project never
 //! shows a header or env value, whatever its name), and anywhere else
-//! (`url`, `args`, ...) what [`crate::util::redact::text`] masks (URL
+//! (`url`, `args`, ...) what [`switchboard_util::redact::text`] masks (URL
 //! userinfo, secret query values, `Bearer` credentials, `--token=...`,
 //! values the hub knows as secrets), and in `args` the value after a
 //! secret flag (`--api-key`, `-k`, ...) and token-looking arguments
-//! ([`crate::util::redact::arg_secrets`]). A keyring reference
+//! ([`switchboard_util::redact::arg_secrets`]). A keyring reference
 //! (`{"keyring": "name"}`) names a secret without holding it and is shown,
 //! and so is a `${VAR}` reference in an env or header value (the value the
 //! hub put in for it never is: this works on the file's text).
 
 use serde_json::Value;
 
-use crate::util::redact::{self, MASK};
+use switchboard_util::redact::{self, MASK};
 
 /// `definition` with its secret-looking values replaced by `***`.
 pub fn redact_definition(definition: &Value) -> Value {

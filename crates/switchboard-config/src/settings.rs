@@ -606,13 +606,13 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
-    use crate::config::Config;
+    use crate::{Source, load};
 
     fn file_settings(settings: &str) -> Result<Settings, ConfigError> {
-        Config::parse(
+        load(Source::text(
             &format!(r#"{{"settings": {settings}}}"#),
             Path::new("c.json"),
-        )
+        ))
         .map(|c| c.settings)
     }
 

@@ -2,7 +2,7 @@
 //! name ([`check_secret_name`]) and the literal values of a server's config
 //! that must never reach a log or an answer ([`ServerConfig::secret_values`]).
 //!
-//! Pure functions over the model; the redaction itself is [`crate::util::redact`].
+//! Pure functions over the model; the redaction itself is [`switchboard_util::redact`].
 
 use super::{ConfigValue, ServerConfig, TransportConfig};
 
@@ -26,14 +26,14 @@ pub fn check_secret_name(name: &str) -> Result<(), String> {
 
 impl ServerConfig {
     /// The literal values in this server's config that are or contain
-    /// secrets (see [`crate::util::redact::secrets_in`]): header and env values,
+    /// secrets (see [`switchboard_util::redact::secrets_in`]): header and env values,
     /// the URL's userinfo and secret query values, args that carry a URL
     /// with credentials, the value after a secret flag (`--api-key x`,
     /// `--token=x`) and token-looking args, a literal OAuth client secret, and every value
     /// put in for a `${VAR}` reference. Values kept in
     /// the keyring are not here; they are registered when read.
     pub fn secret_values(&self) -> Vec<String> {
-        use crate::util::redact::{arg_secrets, secrets_in, url_secrets};
+        use switchboard_util::redact::{arg_secrets, secrets_in, url_secrets};
         let mut found = Vec::new();
         match &self.transport {
             TransportConfig::Stdio { args, env, .. } => {

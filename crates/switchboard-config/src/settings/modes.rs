@@ -43,7 +43,7 @@ impl FromStr for TokenStoreChoice {
 }
 
 /// What happens when a pinned tool's definition changes
-/// (`settings.toolPinning`, `SWITCHBOARD_TOOL_PINNING`; see `crate::pins`).
+/// (`settings.toolPinning`, `SWITCHBOARD_TOOL_PINNING`; see the engine's `pins` module).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ToolPinning {
@@ -79,7 +79,7 @@ pub enum ToolMode {
     /// Only the pinned tools, the built-in tools and the two search tools.
     Search,
     /// Search mode's list and `switchboard__run_code`, which runs a script
-    /// that calls the tools (see `crate::codemode`).
+    /// that calls the tools (see the engine's `codemode` module).
     Code,
 }
 
