@@ -104,11 +104,12 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The lines before the first `#[cfg(test)]`.
+/// The lines before the test module (`#[cfg(test)]` then a `mod` line). A
+/// test-only item above it (a helper, an import) does not end the code part:
+/// stopping at the first `#[cfg(test)]` hid the rest of several files from
+/// these rules.
 fn code_part(text: &str) -> Vec<&str> {
-    text.lines()
-        .take_while(|line| line.trim() != "#[cfg(test)]")
-        .collect()
+    ownership::before_test_module(text)
 }
 
 /// A line without its `//` comment (string contents are not parsed: a
@@ -525,6 +526,10 @@ fn reads_crate_references_and_finds_cycles() {
     );
     assert!(crate_refs("$crate::x and switchboard_crate::y").is_empty());
     assert_eq!(code_part("a\nb\n#[cfg(test)]\nmod tests {}\n"), ["a", "b"]);
+    assert_eq!(
+        code_part("a\n    #[cfg(test)]\n    use x;\nb\n#[cfg(test)]\nmod tests {}\n"),
+        ["a", "    #[cfg(test)]", "    use x;", "b"]
+    );
 
     let modules: BTreeSet<String> = ["a", "b", "c", "d"].map(String::from).into();
     let mut edges = Edges::new();

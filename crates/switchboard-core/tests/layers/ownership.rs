@@ -29,9 +29,6 @@ const WIDE_STRUCTS: &[(&str, usize)] = &[
     // The hub's shared state (hub.rs), used by every `impl HubHandle` file
     // (issue #28: split by owner like `Upstream`).
     ("HubInner", 35),
-    // A server entry as read from the config file (config/load.rs), before
-    // it is checked into a `ServerConfig`.
-    ("RawServer", 20),
     // The plain copy of an upstream's status the snapshot is built from
     // (upstream/status.rs): one field per field of the wire type.
     ("UpstreamView", 16),
@@ -73,10 +70,10 @@ fn without_visibility(s: &str) -> &str {
     }
 }
 
-/// The lines before the test module (`#[cfg(test)]` then a `mod` line):
-/// unlike the layer rule's code part, a test-only item above it (a helper,
-/// an import) does not hide the rest of the file.
-fn before_test_module(text: &str) -> Vec<&str> {
+/// The lines before the test module (`#[cfg(test)]` then a `mod` line): a
+/// test-only item above it (a helper, an import) does not hide the rest of
+/// the file. Every rule of the layer test reads this part.
+pub(super) fn before_test_module(text: &str) -> Vec<&str> {
     let lines: Vec<&str> = text.lines().collect();
     let end = (0..lines.len())
         .find(|&i| {
