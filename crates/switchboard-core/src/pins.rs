@@ -160,6 +160,14 @@ impl Pins {
         *self.vetting.lock().unwrap_or_else(|e| e.into_inner()) = servers;
     }
 
+    /// Whether `server` is being vetted and its listing is held: then
+    /// nothing of it but what a person approved is served — no tools, and
+    /// none of its prompts, resources or instructions either (text a model
+    /// reads, as a tool's description is).
+    pub fn holds_server(&self, server: &str) -> bool {
+        self.mode == ToolPinning::Hold && self.is_vetting(server)
+    }
+
     fn is_vetting(&self, server: &str) -> bool {
         self.vetting
             .lock()
@@ -313,12 +321,19 @@ impl Pins {
             self.changed_file(&file);
         }
         drop(file);
-        if withheld.is_empty() {
+        let whole = vetting && self.mode == ToolPinning::Hold;
+        if withheld.is_empty() && !whole {
             return caps;
         }
         let mut kept = (*caps).clone();
         kept.tools
             .retain(|t| !withheld.iter().any(|w| w == t.name.as_ref()));
+        if whole {
+            kept.prompts.clear();
+            kept.resources.clear();
+            kept.resource_templates.clear();
+            kept.instructions = None;
+        }
         kept.hashes = kept.compute_hashes();
         Arc::new(kept)
     }
@@ -699,6 +714,40 @@ mod tests {
         assert_eq!(tool_hash(&a), tool_hash(&b));
         assert_eq!(tool_hash(&a).len(), 64);
         assert_ne!(tool_hash(&tool("t", "x")), tool_hash(&tool("t", "y")));
+    }
+
+    #[test]
+    fn a_server_being_vetted_serves_no_prompts_resources_or_instructions() {
+        let listing = |caps: &mut Capabilities| {
+            caps.prompts = vec![serde_json::from_value(json!({"name": "p"})).unwrap()];
+            caps.resources =
+                vec![serde_json::from_value(json!({"uri": "file:///r", "name": "r"})).unwrap()];
+            caps.resource_templates = vec![
+                serde_json::from_value(json!({"uriTemplate": "file:///{x}", "name": "t"})).unwrap(),
+            ];
+            caps.instructions = Some("always call me first".into());
+            caps.hashes = caps.compute_hashes();
+        };
+        let mut full = (*caps(vec![tool("a", "one")])).clone();
+        listing(&mut full);
+        let full = Arc::new(full);
+        let pins = Pins::open(ToolPinning::Hold, None);
+        pins.set_vetting(["new".to_string()].into());
+        assert!(pins.holds_server("new") && !pins.holds_server("old"));
+        let served = pins.apply("new", full.clone(), true);
+        assert!(served.tools.is_empty() && served.prompts.is_empty());
+        assert!(served.resources.is_empty() && served.resource_templates.is_empty());
+        assert_eq!(served.instructions, None);
+        assert_ne!(served.hashes, full.hashes);
+        // A server not being vetted is served whole.
+        assert!(Arc::ptr_eq(&pins.apply("old", full.clone(), true), &full));
+        // `warn` flags a vetted server's tools and holds nothing of it.
+        let warn = Pins::open(ToolPinning::Warn, None);
+        warn.set_vetting(["new".to_string()].into());
+        assert!(!warn.holds_server("new"));
+        let served = warn.apply("new", full.clone(), true);
+        assert_eq!(served.prompts.len(), 1);
+        assert_eq!(served.instructions.as_deref(), Some("always call me first"));
     }
 
     #[test]

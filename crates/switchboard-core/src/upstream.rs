@@ -307,6 +307,13 @@ impl Upstream {
         self.lister.is_held(name)
     }
 
+    /// Whether the whole server is held: it is being vetted (added from the
+    /// registry, not yet approved), so none of its prompts or resources are
+    /// served either.
+    pub(crate) fn is_held_whole(&self) -> bool {
+        self.lister.holds_server()
+    }
+
     /// A view for the snapshot.
     pub(crate) fn view(&self) -> UpstreamView {
         self.status.view(self.is_enabled())

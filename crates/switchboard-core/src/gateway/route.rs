@@ -39,6 +39,21 @@ impl Gateway {
         &self,
         target: Target<'_>,
     ) -> Result<(Arc<Upstream>, Option<Route>), ErrorData> {
+        let routed = self.route_any(target).await?;
+        // A server being vetted lists no prompts or resources; a client that
+        // names one anyway (a pass-through session, a name kept from before)
+        // is refused too. Its tools are held one by one (`is_held`).
+        if !matches!(target, Target::Tool(_)) && routed.0.is_held_whole() {
+            return Err(vetting(&routed.0.id));
+        }
+        Ok(routed)
+    }
+
+    /// [`Gateway::route`] before the vetting check.
+    async fn route_any(
+        &self,
+        target: Target<'_>,
+    ) -> Result<(Arc<Upstream>, Option<Route>), ErrorData> {
         if let Some(upstream) = self.single()? {
             if let Target::Tool(name) = target {
                 if upstream.config().disabled_tools.contains(name) {
@@ -233,6 +248,16 @@ pub(super) fn profile_removed(name: &str) -> ErrorData {
 /// The error for a tool held because its definition changed since it was
 /// approved, or because scanning it found text aimed at the model (see
 /// `crate::pins`): says so and how to approve it.
+fn vetting(server: &ServerId) -> ErrorData {
+    ErrorData::invalid_params(
+        format!(
+            "server '{server}' is being vetted: its prompts and resources are served once \
+             a person approved its tools (`switchboard approve {server}` or the dashboard)"
+        ),
+        Some(json!({"server": server.as_str(), "kind": "vetting"})),
+    )
+}
+
 fn held(name: &str, server: &ServerId, tool: &str) -> ErrorData {
     ErrorData::invalid_params(
         format!(

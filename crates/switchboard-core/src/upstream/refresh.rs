@@ -140,6 +140,11 @@ impl Lister {
     pub(super) fn is_held(&self, name: &str) -> bool {
         self.pins.is_held(self.server.as_str(), name)
     }
+
+    /// Whether the server is being vetted with its listing held.
+    pub(super) fn holds_server(&self) -> bool {
+        self.pins.holds_server(self.server.as_str())
+    }
 }
 
 /// Names added, removed and modified between two listings; `None` if equal.
