@@ -246,8 +246,35 @@ install_cargo_fuzz() {
 }
 
 # What scripts/coverage.sh needs: rustup's llvm-tools and cargo-llvm-cov.
+# rustup's component install is not atomic: a run stopped in the middle of one (a failed step
+# ends the background jobs) can leave the component's files and manifest without its entry in
+# rustup's own list, and every later `component add` then fails with "detected conflict". Such
+# a leftover is removed (the files its manifest names) and the add tried once more.
+rustup_component_add() {
+    local component="$1" out rc=0
+    out="$(rustup component add "$component" 2>&1)" || rc=$?
+    printf '%s\n' "$out" >&2
+    [[ $rc -eq 0 ]] && return 0
+    grep -q "detected conflict" <<<"$out" || return "$rc"
+    local sysroot host manifest line
+    sysroot="$(rustc --print sysroot)"
+    host="$(rustc -vV | sed -n 's/^host: //p')"
+    manifest="$sysroot/lib/rustlib/manifest-$component-$host"
+    [[ -f "$manifest" ]] || return "$rc"
+    echo "rustup: removing what an interrupted install of $component left ($manifest)" >&2
+    while IFS= read -r line; do
+        case "$line" in
+            file:*) rm -f "$sysroot/${line#file:}" ;;
+            dir:*) rm -rf "${sysroot:?}/${line#dir:}" ;;
+        esac
+    done <"$manifest"
+    rm -f "$manifest"
+    sed -i "/^$component-$host\$/d" "$sysroot/lib/rustlib/components"
+    rustup component add "$component"
+}
+
 install_cargo_llvm_cov() {
-    rustup component add llvm-tools-preview
+    rustup_component_add llvm-tools-preview
     if ! cargo llvm-cov --version >/dev/null 2>&1; then
         cargo install cargo-llvm-cov --locked
     fi
