@@ -54,6 +54,7 @@ NOT_CORE="^$(python3 -c 'import re, sys; print(re.escape(sys.argv[1]))' "$ROOT")
 # The engine's libraries, whose unit tests are the baseline (the config file's model and the
 # file and redaction helpers were the core's own modules before they became crates).
 ENGINE_LIBS=(-p switchboard-core -p switchboard-config -p switchboard-util)
+ENGINE_UNIT="(package(switchboard-core) | package(switchboard-config) | package(switchboard-util)) & kind(lib)"
 
 now_s() { date +%s; }
 T0="$(now_s)"
@@ -117,7 +118,13 @@ fi
 # The tests run under cargo-nextest (.config/nextest.toml: how many at once, which one at a
 # time, the hang limit).
 step "unit tests: switchboard-core's (and switchboard-config's, switchboard-util's)"
-cargo nextest run "${ENGINE_LIBS[@]}" --lib
+if [[ $UNIT_ONLY -eq 1 ]]; then
+    cargo nextest run "${ENGINE_LIBS[@]}" --lib
+else
+    # Selected from the whole workspace, as built above: `-p` alone would resolve the crates'
+    # features for those packages only and build them (and some dependencies) once more.
+    cargo nextest run --workspace --exclude switchboard-app -E "$ENGINE_UNIT"
+fi
 UNIT_PERCENT="$(core_percent)"
 echo "switchboard-core line coverage, unit tests only: ${UNIT_PERCENT}%" >&2
 
@@ -139,20 +146,20 @@ IN_PROCESS="$(in_process_suites)"
 ENGINE_PERCENT="-"
 if [[ $UNIT_ONLY -eq 0 ]]; then
     step "in-process engine tests (switchboard-e2e's suites on the engine: $IN_PROCESS)"
-    cargo nextest run -p switchboard-e2e --test all -E "$IN_PROCESS"
+    cargo nextest run --workspace --exclude switchboard-app -E "package(switchboard-e2e) & $IN_PROCESS"
     ENGINE_PERCENT="$(core_percent)"
     echo "switchboard-core line coverage, unit and in-process tests: ${ENGINE_PERCENT}%" >&2
     # Every other test of the workspace (the test command's one full Rust run) but the desktop
     # app's, which scripts/test.sh runs uninstrumented; then the doc tests (nextest runs none).
     step "every other Rust test (the workspace but switchboard-app), and the doc tests"
     cargo nextest run --workspace --exclude switchboard-app \
-        -E "not ((package(switchboard-core) | package(switchboard-config) | package(switchboard-util)) & kind(lib)) & not $IN_PROCESS"
+        -E "not ($ENGINE_UNIT) & not (package(switchboard-e2e) & $IN_PROCESS)"
     cargo test --workspace --exclude switchboard-app --doc
     # The keyring tests (#[ignore]d above) against the real Secret Service and kernel keyring,
     # with the test binary just built.
     step "keyring tests under dbus-run-session and keyctl (tests/tests/suite/keyring.rs)"
-    "$ROOT/scripts/keyring-session.sh" cargo nextest run -p switchboard-e2e --test all \
-        --run-ignored only -E 'test(/^suite::keyring::/)'
+    "$ROOT/scripts/keyring-session.sh" cargo nextest run --workspace --exclude switchboard-app \
+        --run-ignored only -E 'package(switchboard-e2e) & test(/^suite::keyring::/)'
 fi
 
 step "report"
