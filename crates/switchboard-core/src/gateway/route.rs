@@ -245,9 +245,8 @@ pub(super) fn profile_removed(name: &str) -> ErrorData {
     )
 }
 
-/// The error for a tool held because its definition changed since it was
-/// approved, or because scanning it found text aimed at the model (see
-/// `crate::pins`): says so and how to approve it.
+/// The error for a prompt or resource of a server being vetted (see
+/// `crate::pins::Pins::holds_server`): says so and how to approve it.
 fn vetting(server: &ServerId) -> ErrorData {
     ErrorData::invalid_params(
         format!(
@@ -258,6 +257,9 @@ fn vetting(server: &ServerId) -> ErrorData {
     )
 }
 
+/// The error for a tool held because its definition changed since it was
+/// approved, or because scanning it found text aimed at the model (see
+/// `crate::pins`): says so and how to approve it.
 fn held(name: &str, server: &ServerId, tool: &str) -> ErrorData {
     ErrorData::invalid_params(
         format!(
