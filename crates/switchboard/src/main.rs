@@ -615,33 +615,33 @@ fn offer_import(config_path: &std::path::Path) {
 }
 
 /// Watches SIGINT (ctrl-c) and SIGTERM from the call on (not from the first poll, as
-/// `tokio::signal::ctrl_c` would), and resolves on the first of them.
+/// `tokio::signal::ctrl_c` would), and resolves on the first of them (never, if neither
+/// could be watched). The app's `QuitSignals` (src-tauri) does the same for the window.
 fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
-        use tokio::signal::unix::{SignalKind, signal};
-        let term = signal(SignalKind::terminate());
-        let int = signal(SignalKind::interrupt());
+        use tokio::signal::unix::{Signal, SignalKind, signal};
+        async fn next(signal: Option<Signal>) {
+            match signal {
+                Some(mut signal) => {
+                    signal.recv().await;
+                }
+                None => std::future::pending().await,
+            }
+        }
+        let watch = |kind: SignalKind, name: &str| match signal(kind) {
+            Ok(signal) => Some(signal),
+            Err(err) => {
+                tracing::warn!(%err, "cannot watch {name}; it does not stop the hub");
+                None
+            }
+        };
+        let term = watch(SignalKind::terminate(), "SIGTERM");
+        let int = watch(SignalKind::interrupt(), "SIGINT");
         async move {
-            match (term, int) {
-                (Ok(mut term), Ok(mut int)) => {
-                    tokio::select! {
-                        _ = term.recv() => {}
-                        _ = int.recv() => {}
-                    }
-                }
-                (Ok(mut term), Err(err)) => {
-                    tracing::warn!(%err, "cannot watch SIGINT; only SIGTERM stops the hub");
-                    term.recv().await;
-                }
-                (Err(err), Ok(mut int)) => {
-                    tracing::warn!(%err, "cannot watch SIGTERM; only ctrl-c stops the hub");
-                    int.recv().await;
-                }
-                (Err(err), Err(_)) => {
-                    tracing::warn!(%err, "cannot watch SIGTERM or SIGINT; the hub stops only when killed");
-                    std::future::pending::<()>().await;
-                }
+            tokio::select! {
+                () = next(term) => {}
+                () = next(int) => {}
             }
         }
     }
