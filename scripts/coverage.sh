@@ -53,8 +53,15 @@ NOT_CORE="^$(python3 -c 'import re, sys; print(re.escape(sys.argv[1]))' "$ROOT")
 
 # The engine's libraries, whose unit tests are the baseline (the config file's model and the
 # file and redaction helpers were the core's own modules before they became crates).
-ENGINE_LIBS=(-p switchboard-core -p switchboard-config -p switchboard-util)
-ENGINE_UNIT="(package(switchboard-core) | package(switchboard-config) | package(switchboard-util)) & kind(lib)"
+# Named once, as `-p` flags for --unit's own build and as a filter over the workspace's.
+ENGINE_CRATES=(switchboard-core switchboard-config switchboard-util)
+ENGINE_LIBS=()
+ENGINE_UNIT=""
+for crate in "${ENGINE_CRATES[@]}"; do
+    ENGINE_LIBS+=(-p "$crate")
+    ENGINE_UNIT+="${ENGINE_UNIT:+ | }package($crate)"
+done
+ENGINE_UNIT="($ENGINE_UNIT) & kind(lib)"
 
 now_s() { date +%s; }
 T0="$(now_s)"

@@ -245,7 +245,6 @@ install_cargo_fuzz() {
     cargo fuzz --version >&2
 }
 
-# What scripts/coverage.sh needs: rustup's llvm-tools and cargo-llvm-cov.
 # rustup's component install is not atomic: a run stopped in the middle of one (a failed step
 # ends the background jobs) can leave the component's files and manifest without its entry in
 # rustup's own list, and every later `component add` then fails with "detected conflict". Such
@@ -273,6 +272,7 @@ rustup_component_add() {
     rustup component add "$component"
 }
 
+# What scripts/coverage.sh needs: rustup's llvm-tools and cargo-llvm-cov.
 install_cargo_llvm_cov() {
     rustup_component_add llvm-tools-preview
     if ! cargo llvm-cov --version >/dev/null 2>&1; then

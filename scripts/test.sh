@@ -179,9 +179,10 @@ if [[ $QUICK -eq 0 ]]; then
     wait_job "install: cargo-fuzz and the nightly toolchain"
     start_job "fuzz: ${FUZZ_SECONDS}s per target (${FUZZ_TARGETS[*]})" fuzz_short_niced
     # The instrumented build of the one full Rust run (scripts/coverage.sh) starts here too, in
-    # its own target dir, niced less than the two above (it is on the way to the end of the
-    # run, they are not) and more than the foreground: the browser, desktop and package steps
-    # below mostly wait, and the build takes the CPU they leave. Its tests run after them.
+    # its own target dir, niced less than the two above (its tests wait for it in the middle
+    # of the run, theirs are waited for only at the end) and more than the foreground: the
+    # browser, desktop and package steps below mostly wait, and the build takes the CPU they
+    # leave. Its tests run after them.
     wait_job "install: cargo-llvm-cov and llvm-tools"
     start_job "coverage: the instrumented build (scripts/coverage.sh --build-only)" \
         nice -n 10 scripts/coverage.sh --no-install --build-only
