@@ -17,7 +17,9 @@ mod tray;
 mod tray_model;
 
 use tauri::webview::NewWindowResponse;
-use tauri::{AppHandle, Manager, RunEvent, Runtime, WebviewUrl, WebviewWindowBuilder};
+use tauri::{
+    AppHandle, Manager, RunEvent, Runtime, WebviewUrl, WebviewWindowBuilder, WindowEvent,
+};
 use tauri_plugin_autostart::MacosLauncher;
 
 use crate::hub::RunningHub;
@@ -138,6 +140,18 @@ fn run() -> anyhow::Result<()> {
         RunEvent::ExitRequested {
             code: None, api, ..
         } => api.prevent_exit(),
+        // Said in the log, so a window that does not close can be told
+        // from a close that never arrived.
+        RunEvent::WindowEvent {
+            label,
+            event: WindowEvent::CloseRequested { .. },
+            ..
+        } => tracing::info!(window = %label, "window close requested"),
+        RunEvent::WindowEvent {
+            label,
+            event: WindowEvent::Destroyed,
+            ..
+        } => tracing::info!(window = %label, "window closed; still running in the tray"),
         RunEvent::Exit => {
             if let Some(hub) = app.state::<AppState>().hub.as_ref() {
                 hub.stop_blocking();

@@ -182,7 +182,13 @@ describe('desktop app under Xvfb', () => {
     const ids = visibleWindows();
     assert.ok(ids.length > 0, 'the window is there');
     execFileSync('/usr/bin/python3', [join(HERE, 'wm_close.py'), ...ids]);
-    await eventually('the window to close', () => visibleWindows().length === 0, 20000, 250);
+    try {
+      await eventually('the window to close', () => visibleWindows().length === 0, 20000, 250);
+    } catch (err) {
+      // Which windows are left, whose they are, and whether the app saw the close.
+      const left = visibleWindows().map((id) => `${id} ${windowInfo(id)}`);
+      throw new Error(`${err.message}\nasked to close: ${ids.join(' ')} (app pid ${app.pid})\nleft: ${left.join('; ')}\n${log}`);
+    }
     assert.equal(app.exitCode, null, `the app quit with its window:\n${log}`);
     assert.equal((await fetch(`${base}/api/v1/status`)).status, 200, 'the hub still serves');
   });
@@ -279,6 +285,18 @@ function visibleWindows() {
   } catch {
     return []; // xdotool exits 1 when nothing matches
   }
+}
+
+/** A window's name and owner's pid, for a failure message. */
+function windowInfo(id) {
+  const ask = (what) => {
+    try {
+      return execFileSync('xdotool', [what, id], { encoding: 'utf8' }).trim();
+    } catch {
+      return '?';
+    }
+  };
+  return `'${ask('getwindowname')}' pid ${ask('getwindowpid')}`;
 }
 
 function isZombie(pid) {
