@@ -38,9 +38,6 @@ const WIDE_STRUCTS: &[(&str, usize)] = &[
 /// files, with that number of files today; the same rules as for
 /// [`WIDE_STRUCTS`].
 const SPREAD_TYPES: &[(&str, usize)] = &[
-    // One downstream session's handler: a file per kind of request under
-    // `gateway/` (issue #28).
-    ("Gateway", 14),
     // The hub's handle: a file per job under `hub/` (issue #28).
     ("HubHandle", 15),
 ];
