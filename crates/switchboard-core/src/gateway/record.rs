@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use std::sync::Arc;
 
-use crate::activity::{CallRecord, Method, Served, json_size};
+use crate::activity::{CallOutcome, CallRecord, Caller, Method, Served, json_size};
 use crate::hub::HubHandle;
 use crate::sessions::{Scope, Session};
 
@@ -187,19 +187,23 @@ impl<'a> CallLog<'a> {
             duration: started.clock.elapsed(),
             method: started.method,
             name: started.name,
-            route,
             served,
-            client: self.session.client_name().cloned(),
-            session: self.session.http_id().cloned(),
-            outcome,
-            error,
+            caller: Caller {
+                route,
+                client: self.session.client_name().cloned(),
+                session: self.session.http_id().cloned(),
+                run: started.notes.run.or_else(|| self.run.cloned()),
+            },
             argument_bytes: started.argument_bytes,
-            result_bytes,
             arguments: started.arguments,
             approval: started.notes.approval,
-            result_secrets: started.notes.result_secrets,
-            task: started.notes.task,
-            run: started.notes.run.or_else(|| self.run.cloned()),
+            ended: CallOutcome {
+                outcome,
+                error,
+                result_bytes,
+                result_secrets: started.notes.result_secrets,
+                task: started.notes.task,
+            },
         });
     }
 }
