@@ -89,6 +89,9 @@ pub(crate) enum Served {
 
 /// One finished call, as the gateway hands it over: cheap to build (the name
 /// and an error's message are the only strings copied; the ids are shared).
+/// Grouped by what each part says: who made the call ([`Caller`]), what was
+/// asked, and how it ended ([`CallOutcome`]); [`entry`] flattens it into
+/// the one wire row.
 #[derive(Debug)]
 pub(crate) struct CallRecord {
     pub(crate) at: SystemTime,
@@ -96,26 +99,41 @@ pub(crate) struct CallRecord {
     pub(crate) method: Method,
     /// The tool or prompt name, or the URI, as the client sent it.
     pub(crate) name: String,
-    /// The pass-through route's server, `None` for `/mcp`.
-    pub(crate) route: Option<ServerId>,
     pub(crate) served: Served,
-    pub(crate) client: Option<Arc<str>>,
-    pub(crate) session: Option<Arc<str>>,
-    pub(crate) outcome: ActivityOutcome,
-    /// Unredacted here; the writer redacts it.
-    pub(crate) error: Option<String>,
+    /// Who made the call, on which route.
+    pub(crate) caller: Caller,
     pub(crate) argument_bytes: u64,
-    pub(crate) result_bytes: u64,
     /// Only with `settings.activityArguments`; unredacted here.
     pub(crate) arguments: Option<Value>,
     /// How a call that needed approval was decided (see `crate::approval`).
     pub(crate) approval: Option<switchboard_api::ActivityApproval>,
+    /// How the call ended.
+    pub(crate) ended: CallOutcome,
+}
+
+/// Who made a recorded call: the route, the client and its session, and the
+/// code mode run it belongs to.
+#[derive(Debug, Default)]
+pub(crate) struct Caller {
+    /// The pass-through route's server, `None` for `/mcp`.
+    pub(crate) route: Option<ServerId>,
+    pub(crate) client: Option<Arc<str>>,
+    pub(crate) session: Option<Arc<str>>,
+    /// The code mode run the call belongs to (see `crate::codemode`).
+    pub(crate) run: Option<Arc<str>>,
+}
+
+/// How a recorded call ended: its outcome and error, what it answered.
+#[derive(Debug)]
+pub(crate) struct CallOutcome {
+    pub(crate) outcome: ActivityOutcome,
+    /// Unredacted here; the writer redacts it.
+    pub(crate) error: Option<String>,
+    pub(crate) result_bytes: u64,
     /// The kinds of credentials found in the result (never the values).
     pub(crate) result_secrets: Vec<&'static str>,
     /// The task the call made, or whose new status it reports.
     pub(crate) task: Option<switchboard_api::ActivityTask>,
-    /// The code mode run the call belongs to (see `crate::codemode`).
-    pub(crate) run: Option<Arc<str>>,
 }
 
 /// The newest entries and the next sequence number.
@@ -288,47 +306,52 @@ impl Activity {
 
 /// The wire form of a record: times formatted, texts redacted and cut.
 fn entry(record: CallRecord, seq: u64) -> ActivityEntry {
-    let endpoint = match &record.route {
+    let CallRecord {
+        at,
+        duration,
+        method,
+        name,
+        served,
+        caller,
+        argument_bytes,
+        arguments,
+        approval,
+        ended,
+    } = record;
+    let endpoint = match &caller.route {
         None => "/mcp".to_string(),
         Some(id) => format!("/servers/{id}/mcp"),
     };
-    let server = match record.served {
+    let server = match served {
         Served::Nobody => None,
         Served::Builtin => Some(BUILTIN_SERVER.to_string()),
         Served::Server(id) => Some(id.to_string()),
     };
-    let arguments = record.arguments.map(|mut value| {
+    let arguments = arguments.map(|mut value| {
         redact_value(&mut value);
         cut(&value.to_string(), MAX_ARGUMENT_CHARS)
     });
     ActivityEntry {
         seq,
-        time: humantime::format_rfc3339_millis(record.at).to_string(),
-        method: record.method.as_str().to_string(),
-        name: cut(&redact::text(&record.name), MAX_ERROR_CHARS),
-        client: record.client.map(|c| c.to_string()),
-        session: record.session.map(|s| s.to_string()),
+        time: humantime::format_rfc3339_millis(at).to_string(),
+        method: method.as_str().to_string(),
+        name: cut(&redact::text(&name), MAX_ERROR_CHARS),
+        client: caller.client.map(|c| c.to_string()),
+        session: caller.session.map(|s| s.to_string()),
         endpoint,
         profile: None,
         server,
-        duration_ms: record.duration.as_secs_f64() * 1000.0,
-        outcome: record.outcome,
-        error: record
-            .error
-            .map(|e| cut(&redact::text(&e), MAX_ERROR_CHARS)),
-        argument_bytes: record.argument_bytes,
-        result_bytes: record.result_bytes,
+        duration_ms: duration.as_secs_f64() * 1000.0,
+        outcome: ended.outcome,
+        error: ended.error.map(|e| cut(&redact::text(&e), MAX_ERROR_CHARS)),
+        argument_bytes,
+        result_bytes: ended.result_bytes,
         arguments,
-        approval: record.approval,
-        result_secrets: (!record.result_secrets.is_empty()).then(|| {
-            record
-                .result_secrets
-                .iter()
-                .map(|k| k.to_string())
-                .collect()
-        }),
-        task: record.task,
-        run: record.run.map(|r| r.to_string()),
+        approval,
+        result_secrets: (!ended.result_secrets.is_empty())
+            .then(|| ended.result_secrets.iter().map(|k| k.to_string()).collect()),
+        task: ended.task,
+        run: caller.run.map(|r| r.to_string()),
     }
 }
 
@@ -397,20 +420,72 @@ mod tests {
             duration: Duration::from_millis(3),
             method: Method::Tool,
             name: name.to_string(),
-            route: None,
             served: Served::Server(ServerId::new("notes").unwrap()),
-            client: Some(Arc::from("claude")),
-            session: None,
-            outcome: ActivityOutcome::Ok,
-            error: None,
+            caller: Caller {
+                client: Some(Arc::from("claude")),
+                ..Caller::default()
+            },
             argument_bytes: 2,
-            result_bytes: 10,
             arguments: None,
             approval: None,
-            result_secrets: Vec::new(),
-            task: None,
-            run: None,
+            ended: CallOutcome {
+                outcome: ActivityOutcome::Ok,
+                error: None,
+                result_bytes: 10,
+                result_secrets: Vec::new(),
+                task: None,
+            },
         }
+    }
+
+    /// A record with every part set, as its `activity.jsonl` line: the
+    /// record's grouping (caller, outcome) never shows in the wire row.
+    #[test]
+    fn a_full_record_is_one_flat_line() {
+        let record = CallRecord {
+            at: SystemTime::UNIX_EPOCH + Duration::from_millis(1_500),
+            duration: Duration::from_micros(2_250),
+            method: Method::Tool,
+            name: "notes__add".to_string(),
+            served: Served::Server(ServerId::new("notes").unwrap()),
+            caller: Caller {
+                route: Some(ServerId::new("notes").unwrap()),
+                client: Some(Arc::from("claude")),
+                session: Some(Arc::from("s-1")),
+                run: Some(Arc::from("run-1")),
+            },
+            argument_bytes: 12,
+            arguments: Some(json!({"text": "hi", "token": "sk-live-abc"})),
+            approval: Some(switchboard_api::ActivityApproval {
+                decision: "allowed".into(),
+                by: "dashboard".into(),
+                waited_ms: 5.0,
+            }),
+            ended: CallOutcome {
+                outcome: ActivityOutcome::Error,
+                error: Some("server 'notes': bad".to_string()),
+                result_bytes: 40,
+                result_secrets: vec!["bearer"],
+                task: Some(switchboard_api::ActivityTask {
+                    id: "sbt-1".into(),
+                    status: "working".into(),
+                }),
+            },
+        };
+        assert_eq!(
+            serde_json::to_string(&entry(record, 7)).unwrap(),
+            concat!(
+                r#"{"seq":7,"time":"1970-01-01T00:00:01.500Z","method":"tools/call","#,
+                r#""name":"notes__add","client":"claude","session":"s-1","#,
+                r#""endpoint":"/servers/notes/mcp","profile":null,"server":"notes","#,
+                r#""durationMs":2.25,"outcome":"error","error":"server 'notes': bad","#,
+                r#""argumentBytes":12,"resultBytes":40,"#,
+                r#""arguments":"{\"text\":\"hi\",\"token\":\"***\"}","#,
+                r#""approval":{"decision":"allowed","by":"dashboard","waitedMs":5.0},"#,
+                r#""resultSecrets":["bearer"],"task":{"id":"sbt-1","status":"working"},"#,
+                r#""run":"run-1"}"#,
+            )
+        );
     }
 
     #[test]

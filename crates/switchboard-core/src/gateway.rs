@@ -49,9 +49,10 @@ use crate::activity::{Method, Served};
 use crate::hub::HubHandle;
 
 use crate::sessions::{ListKind, Scope, Session};
-use crate::upstream::{Downstream, Upstream};
+use crate::upstream::Downstream;
 
 mod approval;
+mod call;
 mod code_mode;
 mod experimental_tasks;
 mod input_flow;
@@ -67,10 +68,17 @@ mod search_mode;
 mod task_wait;
 mod tasks;
 
+use code_mode::CodeMode;
 pub(crate) use experimental_tasks::{METHOD_PREFIX as EXPERIMENTAL_TASK_PREFIX, TASK_METHODS};
-pub(crate) use route::Target;
-use route::removed;
+use input_flow::InputFlow;
+use lists::Lister;
+use modern::Endpoint;
+use record::CallLog;
+use roots::Roots;
 pub use route::upstream_error;
+pub(crate) use route::{Router, Target};
+use search_mode::SearchMode;
+use tasks::ClientTasks;
 
 /// One downstream session's handler (the HTTP service makes one per session).
 #[derive(Clone)]
@@ -91,10 +99,66 @@ impl Gateway {
         }
     }
 
-    /// The servers this session sees now (its route's, or the profile its
-    /// roots chose; see `roots`).
-    fn scope(&self) -> Cow<'_, Scope> {
-        self.session.served()
+    /// A gateway for an existing session (the HTTP fast path's way in).
+    pub(crate) fn for_session(hub: HubHandle, session: Arc<Session>) -> Self {
+        Self {
+            hub,
+            session,
+            run: None,
+        }
+    }
+
+    /// This session's gateway for the calls of code mode run `run`.
+    fn for_run(&self, run: Arc<str>) -> Self {
+        Self {
+            run: Some(run),
+            ..self.clone()
+        }
+    }
+
+    /// Which servers this session sees, and which serves a request.
+    fn router(&self) -> Router<'_> {
+        Router::new(&self.hub, &self.session)
+    }
+
+    /// Where this session's calls are recorded.
+    fn log(&self) -> CallLog<'_> {
+        CallLog::new(&self.hub, &self.session, self.run.as_ref())
+    }
+
+    /// The tasks this session's client was given.
+    fn tasks(&self) -> ClientTasks<'_> {
+        ClientTasks::new(&self.hub, &self.session)
+    }
+
+    /// This session's list requests.
+    fn lister(&self) -> Lister<'_> {
+        Lister::new(&self.hub, &self.session)
+    }
+
+    /// This session's tool mode and search mode's tools.
+    fn search_mode(&self) -> SearchMode<'_> {
+        SearchMode::new(&self.hub, &self.session)
+    }
+
+    /// Code mode for this session (a script's own calls cannot run one).
+    fn code_mode(&self) -> CodeMode<'_> {
+        CodeMode::new(&self.hub, &self.session, self.run.is_some())
+    }
+
+    /// This session's roots and the profile they choose.
+    fn roots(&self) -> Roots<'_> {
+        Roots::new(&self.hub, &self.session)
+    }
+
+    /// This session's endpoint as its client sees it.
+    fn endpoint(&self) -> Endpoint<'_> {
+        Endpoint::new(&self.hub, &self.session)
+    }
+
+    /// The input the client's request `context` may be asked for.
+    fn input<'a>(&'a self, context: &'a RequestContext<RoleServer>) -> InputFlow<'a> {
+        InputFlow::new(self.router(), context)
     }
 
     /// Remembers the HTTP session id this session's requests carry, so that
@@ -110,142 +174,13 @@ impl Gateway {
         }
     }
 
-    /// Routes a `tools/call` to its server (or a built-in tool) and forwards
-    /// it; `downstream` receives progress and server→client requests, `cancel`
-    /// cancels it upstream. Shared by rmcp's path and the HTTP fast path, and
-    /// recorded in the activity log here, once for both.
-    pub(crate) async fn forward_call(
+    /// Answers a list request of this session from the prepared catalog
+    /// bytes (the HTTP fast path's lists; see [`Lister`]).
+    pub(crate) async fn prepared_list(
         &self,
-        request: CallToolRequestParams,
-        downstream: Option<Downstream>,
-        cancel: &tokio_util::sync::CancellationToken,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let mut request = request;
-        let experimental_task = downstream.as_ref().is_some_and(|d| d.task.is_some());
-        let mut started = self.begin_call(Method::Tool, &request.name, request.arguments.as_ref());
-        let mut served = Served::Nobody;
-        let mut notes = record::CallNotes::default();
-        let mut result = match self.search_mode_call(&mut request, &mut served).await {
-            Some(answer) => answer.map(CallToolResponse::Complete),
-            None if self.is_run_code(&request.name) => {
-                served = Served::Builtin;
-                let run = self
-                    .run_code(&request, downstream, cancel, &mut notes)
-                    .await;
-                if cancel.is_cancelled() {
-                    // Recorded as cancelled; the client that cancelled gets no answer.
-                    Err(code_mode::cancelled())
-                } else {
-                    Ok(CallToolResponse::Complete(run))
-                }
-            }
-            None => {
-                if started.name() != request.name {
-                    // `switchboard__call_tool`: the log shows the call it names.
-                    started =
-                        self.begin_named_call(&started, &request.name, request.arguments.as_ref());
-                }
-                let call = (&mut served, &mut notes);
-                self.route_call(request, downstream, cancel, call).await
-            }
-        };
-        if let Ok(CallToolResponse::Task(task)) = &mut result
-            && let Served::Server(id) = &served
-            && let Some(upstream) = self.hub.upstream(id.as_str())
-        {
-            // The client gets a hub id for the task, never the server's.
-            notes.task = Some(self.adopt_task(&upstream, started.name(), task, experimental_task));
-        }
-        started.set_notes(notes);
-        self.end_call(started, served, &result, cancel);
-        result
-    }
-
-    async fn route_call(
-        &self,
-        mut request: CallToolRequestParams,
-        downstream: Option<Downstream>,
-        cancel: &tokio_util::sync::CancellationToken,
-        (served, notes): (&mut Served, &mut record::CallNotes),
-    ) -> Result<CallToolResponse, ErrorData> {
-        if self.scope().is_merged()
-            && self.hub.settings().builtin_tools
-            && crate::builtin::is_builtin(&request.name)
-        {
-            *served = Served::Builtin;
-            let profile = self.profile_name().and_then(|name| self.hub.profile(&name));
-            return crate::builtin::call(
-                &self.hub,
-                &request,
-                profile.as_ref().map(|p| p.servers.as_ref()),
-            )
-            .await
-            .map(CallToolResponse::Complete);
-        }
-        let (upstream, route) = self.route(Target::Tool(&request.name)).await?;
-        *served = Served::Server(upstream.id.clone());
-        if let Some(route) = route {
-            // The merged catalog shows the user's override of the tool; the
-            // server gets its own name and the arguments it expects.
-            if let Some(o) = upstream.config().tool_overrides.get(route.name.as_ref()) {
-                crate::catalog::overrides::apply_to_call(&mut request.arguments, o, &request.name)
-                    .map_err(|message| ErrorData::invalid_params(message, None))?;
-            }
-            request.name = Cow::Owned(route.name.to_string());
-        }
-        match self
-            .approve_call(&upstream, &request, downstream.as_ref(), cancel)
-            .await
-        {
-            approval::Approval::NotAsked => {}
-            approval::Approval::Allowed(decided) => notes.approval = Some(decided),
-            approval::Approval::Denied(result, decided) => {
-                notes.approval = Some(decided);
-                return Ok(CallToolResponse::Complete(result));
-            }
-        }
-        let mut response = upstream
-            .call_tool(request, downstream, cancel)
-            .await
-            .map_err(upstream_error)?;
-        if let CallToolResponse::Complete(result) = &mut response {
-            notes.result_secrets = self.check_result(&upstream, result);
-        }
-        Ok(response)
-    }
-
-    /// A gateway for an existing session (the HTTP fast path's way in).
-    pub(crate) fn for_session(hub: HubHandle, session: Arc<Session>) -> Self {
-        Self {
-            hub,
-            session,
-            run: None,
-        }
-    }
-
-    /// The profile's name, for a session of a profile's endpoint.
-    fn profile_name(&self) -> Option<Arc<str>> {
-        match &*self.scope() {
-            Scope::Profile(name) => Some(name.clone()),
-            _ => None,
-        }
-    }
-
-    /// Whether `server` is one this session sees.
-    fn in_scope(&self, server: &crate::config::ServerId) -> bool {
-        self.hub.sessions().covers(&self.scope(), server)
-    }
-
-    /// The upstream of a pass-through session.
-    fn single(&self) -> Result<Option<Arc<Upstream>>, ErrorData> {
-        match &*self.scope() {
-            Scope::Merged | Scope::Profile(_) => Ok(None),
-            Scope::Server(id) => self
-                .hub
-                .upstream(id.as_str())
-                .map(Some)
-                .ok_or_else(|| removed(id)),
-        }
+        which: crate::catalog::ListResult,
+    ) -> Option<Result<axum::body::Bytes, ErrorData>> {
+        self.lister().prepared(which).await
     }
 }
 
@@ -305,22 +240,23 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::DiscoverResult, ErrorData> {
         self.note_http_session(&context.extensions);
-        self.discover_result(
-            self.supported_protocol_versions().into_owned(),
-            self.get_info(),
-        )
-        .await
+        self.endpoint()
+            .discover_result(
+                self.supported_protocol_versions().into_owned(),
+                self.get_info(),
+            )
+            .await
     }
 
     fn accepted_subscription_filter(
         &self,
         requested: &rmcp::model::SubscriptionFilter,
     ) -> Option<rmcp::model::SubscriptionFilter> {
-        Some(self.accepted_filter(requested, &merged_capabilities()))
+        Some(modern::accepted_filter(requested, &merged_capabilities()))
     }
 
     async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
-        self.listen_until_closed(context).await
+        self.endpoint().listen_until_closed(context).await
     }
 
     async fn initialize(
@@ -344,21 +280,22 @@ impl ServerHandler for Gateway {
                 .sessions()
                 .bind_http_id(&self.session, key.0.as_ref());
         }
-        self.roots_at_initialize(&request, &context.extensions);
+        self.roots()
+            .roots_at_initialize(&request, &context.extensions);
         self.hub.publish_snapshot();
         let result = self.negotiate_initialize(&request)?;
         // A pass-through session looks like the server itself.
-        self.endpoint_info(result).await
+        self.endpoint().endpoint_info(result).await
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.note_http_session(&context.extensions);
-        self.ask_roots();
+        self.roots().ask_roots();
     }
 
     async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
         self.note_http_session(&context.extensions);
-        self.ask_roots();
+        self.roots().ask_roots();
     }
 
     async fn list_tools(
@@ -367,14 +304,14 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         self.note_http_session(&context.extensions);
-        let lists = self.lists(ListKind::Tools).await?;
-        let tools = match self.search_mode_tools(&lists) {
+        let lists = self.lister().lists(ListKind::Tools).await?;
+        let tools = match self.search_mode().search_mode_tools(&lists) {
             Some(tools) => tools,
             None => lists.tools(self.hub.settings().builtin_tools),
         };
         let mut result = ListToolsResult::with_all_items(tools);
         if modern::is_modern(&context) {
-            let hint = self.cache_hint();
+            let hint = self.endpoint().cache_hint();
             result.ttl_ms = Some(hint.ttl_ms);
             result.cache_scope = Some(hint.scope);
         }
@@ -386,7 +323,7 @@ impl ServerHandler for Gateway {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.note_client(&context);
+        modern::note_client(&self.session, &context);
         let result = if modern::is_modern(&context) {
             self.modern_call(request, &context).await
         } else {
@@ -419,7 +356,8 @@ impl ServerHandler for Gateway {
         request: rmcp::model::GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
-        self.forward_get_task(request, &context).await
+        modern::note_client(&self.session, &context);
+        self.tasks().forward_get_task(request, &context).await
     }
 
     async fn update_task(
@@ -427,7 +365,8 @@ impl ServerHandler for Gateway {
         request: rmcp::model::UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.forward_update_task(request, &context).await
+        modern::note_client(&self.session, &context);
+        self.tasks().forward_update_task(request, &context).await
     }
 
     async fn cancel_task(
@@ -435,7 +374,8 @@ impl ServerHandler for Gateway {
         request: rmcp::model::CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.forward_cancel_task(request, &context).await
+        modern::note_client(&self.session, &context);
+        self.tasks().forward_cancel_task(request, &context).await
     }
 
     async fn list_prompts(
@@ -444,10 +384,11 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         self.note_http_session(&context.extensions);
-        let mut result =
-            ListPromptsResult::with_all_items(self.lists(ListKind::Prompts).await?.prompts());
+        let mut result = ListPromptsResult::with_all_items(
+            self.lister().lists(ListKind::Prompts).await?.prompts(),
+        );
         if modern::is_modern(&context) {
-            let hint = self.cache_hint();
+            let hint = self.endpoint().cache_hint();
             result.ttl_ms = Some(hint.ttl_ms);
             result.cache_scope = Some(hint.scope);
         }
@@ -459,11 +400,13 @@ impl ServerHandler for Gateway {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        self.note_client(&context);
-        let started = self.begin_call(Method::Prompt, &request.name, request.arguments.as_ref());
+        modern::note_client(&self.session, &context);
+        let started = self
+            .log()
+            .begin(Method::Prompt, &request.name, request.arguments.as_ref());
         let mut served = Served::Nobody;
         let result = async {
-            let (upstream, route) = self.route(Target::Prompt(&request.name)).await?;
+            let (upstream, route) = self.router().route(Target::Prompt(&request.name)).await?;
             served = Served::Server(upstream.id.clone());
             // The server's own name for it; messages keep the client's.
             let upstream_name = route.map(|route| route.name.to_string());
@@ -473,11 +416,12 @@ impl ServerHandler for Gateway {
                 }
                 request
             };
-            self.forward_asking(&upstream, request, prepare, &context)
+            self.input(&context)
+                .forward_asking(&upstream, request, prepare)
                 .await
         }
         .await;
-        self.end_call(started, served, &result, &context.ct);
+        self.log().end(started, served, &result, &context.ct);
         result.map(|r| r.for_request(&context))
     }
 
@@ -487,10 +431,11 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         self.note_http_session(&context.extensions);
-        let mut result =
-            ListResourcesResult::with_all_items(self.lists(ListKind::Resources).await?.resources());
+        let mut result = ListResourcesResult::with_all_items(
+            self.lister().lists(ListKind::Resources).await?.resources(),
+        );
         if modern::is_modern(&context) {
-            let hint = self.cache_hint();
+            let hint = self.endpoint().cache_hint();
             result.ttl_ms = Some(hint.ttl_ms);
             result.cache_scope = Some(hint.scope);
         }
@@ -504,10 +449,10 @@ impl ServerHandler for Gateway {
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         self.note_http_session(&context.extensions);
         let mut result = ListResourceTemplatesResult::with_all_items(
-            self.lists(ListKind::Resources).await?.templates(),
+            self.lister().lists(ListKind::Resources).await?.templates(),
         );
         if modern::is_modern(&context) {
-            let hint = self.cache_hint();
+            let hint = self.endpoint().cache_hint();
             result.ttl_ms = Some(hint.ttl_ms);
             result.cache_scope = Some(hint.scope);
         }
@@ -519,11 +464,11 @@ impl ServerHandler for Gateway {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        self.note_client(&context);
-        let started = self.begin_call(Method::Resource, &request.uri, None);
+        modern::note_client(&self.session, &context);
+        let started = self.log().begin(Method::Resource, &request.uri, None);
         let mut served = Served::Nobody;
         let result = async {
-            let (upstream, route) = self.route(Target::Resource(&request.uri)).await?;
+            let (upstream, route) = self.router().route(Target::Resource(&request.uri)).await?;
             served = Served::Server(upstream.id.clone());
             // A `ui://` URI renamed for the merged scope: the server's own
             // URI on the way down, the exposed one in the answer.
@@ -535,7 +480,8 @@ impl ServerHandler for Gateway {
                 request
             };
             let mut answer = self
-                .forward_asking(&upstream, request, prepare, &context)
+                .input(&context)
+                .forward_asking(&upstream, request, prepare)
                 .await?;
             if upstream_uri.is_some()
                 && let ReadResourceResponse::Complete(result) = &mut answer
@@ -545,7 +491,7 @@ impl ServerHandler for Gateway {
             Ok(answer)
         }
         .await;
-        self.end_call(started, served, &result, &context.ct);
+        self.log().end(started, served, &result, &context.ct);
         result.map(|r| r.for_request(&context))
     }
 
@@ -554,7 +500,7 @@ impl ServerHandler for Gateway {
         request: SubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let (upstream, route) = self.route(Target::Resource(&request.uri)).await?;
+        let (upstream, route) = self.router().route(Target::Resource(&request.uri)).await?;
         let upstream_uri = route.map_or_else(|| request.uri.clone(), |r| r.name.to_string());
         upstream
             .subscribe(&upstream_uri)
@@ -573,7 +519,7 @@ impl ServerHandler for Gateway {
         if let Some(server) = self.session.unsubscribe(&request.uri)
             && let Some(upstream) = self.hub.upstream(server.as_str())
         {
-            let uri = match &*self.scope() {
+            let uri = match &*self.router().scope() {
                 Scope::Server(_) => None,
                 _ => crate::catalog::ui_uri::upstream(&server, &request.uri),
             };
@@ -591,13 +537,13 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.session.set_log_level(request.level);
-        let upstreams = match self.single()? {
+        let upstreams = match self.router().single()? {
             Some(upstream) => vec![upstream],
             None => self
                 .hub
                 .running_upstreams()
                 .into_iter()
-                .filter(|u| self.in_scope(&u.id))
+                .filter(|u| self.router().in_scope(&u.id))
                 .collect(),
         };
         // Forwarded to every running server in scope that supports logging;
@@ -617,9 +563,11 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         let (upstream, route) = match &request.r#ref {
-            Reference::Prompt(prompt) => self.route(Target::Prompt(&prompt.name)).await?,
-            Reference::Resource(resource) => self.route(Target::Resource(&resource.uri)).await?,
-            other => match self.single()? {
+            Reference::Prompt(prompt) => self.router().route(Target::Prompt(&prompt.name)).await?,
+            Reference::Resource(resource) => {
+                self.router().route(Target::Resource(&resource.uri)).await?
+            }
+            other => match self.router().single()? {
                 Some(upstream) => (upstream, None),
                 None => {
                     return Err(ErrorData::invalid_params(

@@ -1,6 +1,6 @@
 //! The one decision point before a `tools/call` leaves the hub
-//! (`crate::approval`): [`Gateway::route_call`](super::Gateway) asks
-//! [`Gateway::approve_call`] after routing, on every route (merged,
+//! (`crate::approval`): the gateway's call path asks [`approve_call`]
+//! after routing, on every route (merged,
 //! profiles, pass-through, `switchboard__call_tool`, the HTTP fast path).
 //!
 //! A call that needs no approval costs one settings read and one check of
@@ -29,8 +29,9 @@ use serde_json::{Value, json};
 use switchboard_api::ActivityApproval;
 use tokio_util::sync::CancellationToken;
 
-use super::Gateway;
 use crate::approval::{Decider, Decision};
+use crate::hub::HubHandle;
+use crate::sessions::Session;
 use crate::upstream::{Asked, Downstream, Upstream};
 
 /// How often a waiting call tells a client with a progress token that it
@@ -51,107 +52,100 @@ pub(super) enum Approval {
 
 type Elicited = Pin<Box<dyn Future<Output = Option<Decision>> + Send>>;
 
-impl Gateway {
-    /// Whether `request` (already renamed to the server's own tool name)
-    /// may go to `upstream` (see the module docs).
-    pub(super) async fn approve_call(
-        &self,
-        upstream: &Upstream,
-        request: &CallToolRequestParams,
-        downstream: Option<&Downstream>,
-        cancel: &CancellationToken,
-    ) -> Approval {
-        let config = upstream.config();
-        let settings = self.hub.settings();
-        if !crate::approval::may_ask(settings.confirm_calls, &config.approval) {
-            return Approval::NotAsked;
+/// Whether `request` (already renamed to the server's own tool name) of a
+/// client of `session` may go to `upstream` (see the module docs); the hub
+/// keeps the table of calls waiting and its settings decide which wait.
+pub(super) async fn approve_call(
+    hub: &HubHandle,
+    session: &Session,
+    upstream: &Upstream,
+    request: &CallToolRequestParams,
+    downstream: Option<&Downstream>,
+    cancel: &CancellationToken,
+) -> Approval {
+    let config = upstream.config();
+    let settings = hub.settings();
+    if !crate::approval::may_ask(settings.confirm_calls, &config.approval) {
+        return Approval::NotAsked;
+    }
+    let tool: &str = &request.name;
+    let listing = upstream.capabilities();
+    let annotations = listing
+        .as_ref()
+        .and_then(|caps| caps.tools.iter().find(|t| t.name == tool))
+        .and_then(|t| t.annotations.as_ref());
+    if !crate::approval::needs_approval(settings.confirm_calls, &config.approval, tool, annotations)
+    {
+        return Approval::NotAsked;
+    }
+    let mut arguments = Value::Object(request.arguments.clone().unwrap_or_default());
+    crate::activity::redact_value(&mut arguments);
+    let server = upstream.id.clone();
+    let client = session.client_name().map(|c| c.to_string());
+    let mut ticket = hub.pending().add(&server, tool, arguments.clone(), client);
+    let timeout = settings.confirm_timeout;
+    tracing::info!(server = %server, tool, id = ticket.id(), "call waits for approval");
+    let mut elicited: Elicited = match downstream.filter(|d| asks_by_elicitation(d)) {
+        Some(downstream) => Box::pin(elicit(
+            downstream.clone(),
+            message(server.as_str(), tool, &arguments),
+        )),
+        None => Box::pin(std::future::pending()),
+    };
+    let progress = downstream.and_then(|d| d.progress_token.clone().map(|t| (d, t)));
+    let mut tick = tokio::time::interval(PROGRESS_EVERY);
+    let deadline = tokio::time::sleep(timeout);
+    tokio::pin!(deadline);
+    let decision = loop {
+        tokio::select! {
+            decision = ticket.decision() => break decision,
+            answer = &mut elicited => {
+                elicited = Box::pin(std::future::pending());
+                if let Some(decision) = answer {
+                    let hub = hub.clone();
+                    let id = ticket.id().to_string();
+                    // The first answer wins: another decider may have been first.
+                    tokio::spawn(async move { hub.decide_call(&id, decision).await });
+                }
+            }
+            () = &mut deadline => break None,
+            () = cancel.cancelled() => {
+                return Approval::Denied(
+                    denied("the client cancelled the call while it waited for approval"),
+                    record("cancelled", "client", ticket.since().elapsed()),
+                );
+            }
+            _ = tick.tick() => {
+                if let Some((downstream, token)) = &progress {
+                    let mut note = ProgressNotificationParam::new(token.clone(), 0.0);
+                    note.message = Some("waiting for approval".to_string());
+                    if let Err(err) = downstream.peer.notify_progress(note).await {
+                        tracing::debug!(%err, "could not send approval progress");
+                    }
+                }
+            }
         }
-        let tool: &str = &request.name;
-        let listing = upstream.capabilities();
-        let annotations = listing
-            .as_ref()
-            .and_then(|caps| caps.tools.iter().find(|t| t.name == tool))
-            .and_then(|t| t.annotations.as_ref());
-        if !crate::approval::needs_approval(
-            settings.confirm_calls,
-            &config.approval,
-            tool,
-            annotations,
-        ) {
-            return Approval::NotAsked;
+    };
+    let waited = ticket.since().elapsed();
+    match decision {
+        Some(decision) if decision.allow => {
+            Approval::Allowed(record("allowed", decision.by.as_str(), waited))
         }
-        let mut arguments = Value::Object(request.arguments.clone().unwrap_or_default());
-        crate::activity::redact_value(&mut arguments);
-        let server = upstream.id.clone();
-        let client = self.session.client_name().map(|c| c.to_string());
-        let mut ticket = self
-            .hub
-            .pending()
-            .add(&server, tool, arguments.clone(), client);
-        let timeout = settings.confirm_timeout;
-        tracing::info!(server = %server, tool, id = ticket.id(), "call waits for approval");
-        let mut elicited: Elicited = match downstream.filter(|d| asks_by_elicitation(d)) {
-            Some(downstream) => Box::pin(elicit(
-                downstream.clone(),
-                message(server.as_str(), tool, &arguments),
+        Some(decision) => Approval::Denied(
+            denied(&format!(
+                "The user declined the call of tool '{tool}' of server '{server}'; \
+                 it was not made."
             )),
-            None => Box::pin(std::future::pending()),
-        };
-        let progress = downstream.and_then(|d| d.progress_token.clone().map(|t| (d, t)));
-        let mut tick = tokio::time::interval(PROGRESS_EVERY);
-        let deadline = tokio::time::sleep(timeout);
-        tokio::pin!(deadline);
-        let decision = loop {
-            tokio::select! {
-                decision = ticket.decision() => break decision,
-                answer = &mut elicited => {
-                    elicited = Box::pin(std::future::pending());
-                    if let Some(decision) = answer {
-                        let hub = self.hub.clone();
-                        let id = ticket.id().to_string();
-                        // The first answer wins: another decider may have been first.
-                        tokio::spawn(async move { hub.decide_call(&id, decision).await });
-                    }
-                }
-                () = &mut deadline => break None,
-                () = cancel.cancelled() => {
-                    return Approval::Denied(
-                        denied("the client cancelled the call while it waited for approval"),
-                        record("cancelled", "client", ticket.since().elapsed()),
-                    );
-                }
-                _ = tick.tick() => {
-                    if let Some((downstream, token)) = &progress {
-                        let mut note = ProgressNotificationParam::new(token.clone(), 0.0);
-                        note.message = Some("waiting for approval".to_string());
-                        if let Err(err) = downstream.peer.notify_progress(note).await {
-                            tracing::debug!(%err, "could not send approval progress");
-                        }
-                    }
-                }
-            }
-        };
-        let waited = ticket.since().elapsed();
-        match decision {
-            Some(decision) if decision.allow => {
-                Approval::Allowed(record("allowed", decision.by.as_str(), waited))
-            }
-            Some(decision) => Approval::Denied(
-                denied(&format!(
-                    "The user declined the call of tool '{tool}' of server '{server}'; \
-                     it was not made."
-                )),
-                record("denied", decision.by.as_str(), waited),
-            ),
-            None => Approval::Denied(
-                denied(&format!(
-                    "Nobody answered the approval request for tool '{tool}' of server \
-                     '{server}' in {} s; the call was not made.",
-                    timeout.as_secs()
-                )),
-                record("timedOut", "timeout", waited),
-            ),
-        }
+            record("denied", decision.by.as_str(), waited),
+        ),
+        None => Approval::Denied(
+            denied(&format!(
+                "Nobody answered the approval request for tool '{tool}' of server \
+                 '{server}' in {} s; the call was not made.",
+                timeout.as_secs()
+            )),
+            record("timedOut", "timeout", waited),
+        ),
     }
 }
 
@@ -297,7 +291,7 @@ mod tests {
             let names: Vec<String> = (0..50).map(|i| format!("tool_{i}")).collect();
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             listed(&handle, "a", &names);
-            let gateway = Gateway::new(handle.clone(), Scope::Merged);
+            let session = Session::new(Scope::Merged);
             let upstream = handle.upstream("a").unwrap();
             let request: CallToolRequestParams =
                 serde_json::from_value(json!({"name": "tool_25", "arguments": {"text": "x"}}))
@@ -305,9 +299,8 @@ mod tests {
             let cancel = CancellationToken::new();
             let started = std::time::Instant::now();
             for _ in 0..N {
-                let approval = gateway
-                    .approve_call(&upstream, &request, None, &cancel)
-                    .await;
+                let approval =
+                    approve_call(&handle, &session, &upstream, &request, None, &cancel).await;
                 assert!(matches!(approval, Approval::NotAsked));
             }
             let per_call = started.elapsed() / N;
@@ -325,19 +318,19 @@ mod tests {
         .await;
         listed(&handle, "a", &["t"]);
         listed(&handle, "b", &["t"]);
-        let gateway = Gateway::new(handle.clone(), Scope::Merged);
+        let session = Session::new(Scope::Merged);
         let request: CallToolRequestParams = serde_json::from_value(json!({"name": "t"})).unwrap();
         let cancel = CancellationToken::new();
         let a = handle.upstream("a").unwrap();
         assert!(matches!(
-            gateway.approve_call(&a, &request, None, &cancel).await,
+            approve_call(&handle, &session, &a, &request, None, &cancel).await,
             Approval::NotAsked
         ));
         // `b` asks every call: cancelled while waiting, it is denied and leaves the table.
         let b = handle.upstream("b").unwrap();
         cancel.cancel();
         let Approval::Denied(result, record) =
-            gateway.approve_call(&b, &request, None, &cancel).await
+            approve_call(&handle, &session, &b, &request, None, &cancel).await
         else {
             panic!("a call of `b` was not asked");
         };

@@ -3,7 +3,8 @@
 //! the script runs, the servers it names statically are started in
 //! parallel (only those, and only the session's own); each call the
 //! script makes then goes through [`Gateway::forward_call`] on a copy of
-//! this session's gateway that carries the run's id, so an inner call takes
+//! this session's gateway that carries the run's id (made by the caller of
+//! [`CodeMode::run_code`]), so an inner call takes
 //! the route of a direct call (pins and held tools, `disabledTools`, the
 //! profile's servers, approval, the activity log, timeouts, progress
 //! forwarded on the run's request, cancellation with the run).
@@ -14,31 +15,56 @@ use futures::future::BoxFuture;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, JsonObject};
 use tokio_util::sync::CancellationToken;
 
-use super::Gateway;
 use super::record::CallNotes;
+use super::search_mode::SearchMode;
+use super::{Gateway, Router};
 use crate::codemode::{self, RUN_CODE};
 use crate::config::ToolMode;
+use crate::hub::HubHandle;
+use crate::sessions::Session;
 use crate::upstream::Downstream;
 
-impl Gateway {
+/// Code mode for one session: whether it is on, and the runs of its
+/// scripts. References only, made per call for free.
+#[derive(Clone, Copy)]
+pub(super) struct CodeMode<'a> {
+    /// The hub whose settings and servers a run uses.
+    hub: &'a HubHandle,
+    /// The session the scripts run for (its scope, its tool mode).
+    session: &'a Session,
+    /// Whether the calls are a script's own (a script cannot run another).
+    nested: bool,
+}
+
+impl<'a> CodeMode<'a> {
+    pub(super) fn new(hub: &'a HubHandle, session: &'a Session, nested: bool) -> Self {
+        Self {
+            hub,
+            session,
+            nested,
+        }
+    }
+
     /// Whether `name` is code mode's tool on a session in code mode.
     pub(super) fn is_run_code(&self, name: &str) -> bool {
-        name == RUN_CODE && self.tool_mode() == ToolMode::Code
+        name == RUN_CODE && SearchMode::new(self.hub, self.session).tool_mode() == ToolMode::Code
     }
 
     /// Runs `switchboard__run_code` (`request`), its calls answered through
-    /// this session; the run's id goes into `notes` for its own record.
+    /// the gateway `for_run` makes for the run's id (this session's, marked
+    /// with the run); the run's id goes into `notes` for its own record.
     pub(super) async fn run_code(
         &self,
         request: &CallToolRequestParams,
         downstream: Option<Downstream>,
         cancel: &CancellationToken,
         notes: &mut CallNotes,
+        for_run: impl FnOnce(Arc<str>) -> Gateway,
     ) -> CallToolResult {
         let refused = |message: String| {
             CallToolResult::error(vec![ContentBlock::text(format!("{RUN_CODE}: {message}"))])
         };
-        if self.run.is_some() {
+        if self.nested {
             return refused("a script cannot run another script".into());
         }
         let (code, limits) =
@@ -57,10 +83,7 @@ impl Gateway {
         notes.run = Some(run.clone());
         self.start_referenced(&code);
         let inner = Arc::new(Inner {
-            gateway: Gateway {
-                run: Some(run),
-                ..self.clone()
-            },
+            gateway: for_run(run),
             // Server→client requests of inner calls go on the run's request
             // (an input-required answer cannot be given to a script).
             downstream: downstream.map(|d| Downstream { collect: None, ..d }),
@@ -76,7 +99,9 @@ impl Gateway {
             return;
         }
         for upstream in self.hub.enabled_upstreams() {
-            if prefixes.contains(upstream.config().prefix()) && self.in_scope(&upstream.id) {
+            if prefixes.contains(upstream.config().prefix())
+                && Router::new(self.hub, self.session).in_scope(&upstream.id)
+            {
                 tracing::debug!(server = %upstream.id, "starting a server a script names");
                 self.hub.spawn(async move { upstream.warm().await });
             }
@@ -119,6 +144,7 @@ impl codemode::InnerCalls for Inner {
                 .await
                 .map_err(|err| err.message.to_string())?;
             gateway
+                .tasks()
                 .finish_call(response, downstream, &cancel)
                 .await
                 .map_err(|err| err.message.to_string())

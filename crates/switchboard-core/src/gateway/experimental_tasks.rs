@@ -7,14 +7,16 @@
 //! only as the 2026-07-28 extension spells them, so the HTTP layer hands
 //! these requests of a 2025-11-25 session to rmcp under a method of the hub's
 //! own ([`METHOD_PREFIX`] + the method; see `http/fast_path`), which reaches
-//! [`Gateway::experimental_task_request`] as a custom request with its
-//! parameters as the client wrote them. The answers are written here in
+//! the gateway as a custom request with its parameters as the client wrote
+//! them: a `tools/call` goes through [`call_request`] and [`call_answer`]
+//! around the gateway's call path, the others to
+//! [`ClientTasks::experimental_request`]. The answers are written here in
 //! 2025-11-25's shapes (`{"task": Task}`, a bare `Task`, `{"tasks": [...]}`).
 //!
 //! The guarantees are the 2026-07-28 path's (`tasks.rs`), from the same task
 //! table: the call runs through the same routing, approval and log as any
-//! call ([`Gateway::forward_call`]), the client gets a hub id (`sbt-...`),
-//! never the server's; an id this client was not given is refused with
+//! call ([`Gateway::forward_call`](super::Gateway::forward_call)), the
+//! client gets a hub id (`sbt-...`), never the server's; an id this client was not given is refused with
 //! `-32602` before any server is asked; `tasks/list` lists only this client's
 //! tasks; every status the hub sees is one activity entry. A `tasks/result`
 //! carries the client to the task's input requests: the server's elicitation
@@ -33,9 +35,11 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 
-use super::{Gateway, downstream, upstream_error};
+use super::result_secrets::check_result;
+use super::tasks::ClientTasks;
+use super::{downstream, upstream_error};
 use crate::sessions::tasks::Found;
-use crate::upstream::{Ask, experimental_task};
+use crate::upstream::{Ask, Downstream, experimental_task};
 
 /// The method the HTTP layer gives a 2025-11-25 task request, before its own.
 pub(crate) const METHOD_PREFIX: &str = "switchboard/tasks-2025-11-25/";
@@ -98,22 +102,76 @@ fn task_id(params: &JsonObject) -> Result<String, ErrorData> {
         .ok_or_else(|| invalid("params.taskId must be a string"))
 }
 
-impl Gateway {
-    /// One 2025-11-25 task request (see the module docs); `method` is the
-    /// client's, without [`METHOD_PREFIX`].
-    pub(super) async fn experimental_task_request(
+/// A request's parameters, which must be an object (or none).
+pub(super) fn params(params: Option<Value>) -> Result<JsonObject, ErrorData> {
+    match params {
+        Some(Value::Object(params)) => Ok(params),
+        None | Some(Value::Null) => Ok(JsonObject::new()),
+        Some(_) => Err(invalid("params must be an object")),
+    }
+}
+
+/// A task-augmented `tools/call` as the call the gateway routes and logs as
+/// any call, with the server asked to run it as a task.
+pub(super) fn call_request(
+    params: JsonObject,
+    context: &RequestContext<RoleServer>,
+) -> Result<(CallToolRequestParams, Option<Downstream>), ErrorData> {
+    let task = params
+        .get("task")
+        .and_then(Value::as_object)
+        .cloned()
+        .ok_or_else(|| invalid("params.task must be an object"))?;
+    let request: CallToolRequestParams = serde_json::from_value(Value::Object(params))
+        .map_err(|err| invalid(&format!("invalid tools/call parameters: {err}")))?;
+    let mut ds = downstream(context);
+    if let Some(ds) = ds.as_mut() {
+        ds.task = Some(task);
+    }
+    Ok((request, ds))
+}
+
+/// The answer to a task-augmented `tools/call`, in 2025-11-25's spelling:
+/// its handle (already given a hub id), or the result of a server that ran
+/// the call at once.
+pub(super) fn call_answer(response: CallToolResponse) -> Result<CustomResult, ErrorData> {
+    let answer = match response {
+        CallToolResponse::Task(handle) => {
+            let mut out =
+                json!({"task": task_json(&handle.task, &handle.task.task_id, (None, None))});
+            if let Some(meta) = handle.meta {
+                out["_meta"] = serde_json::to_value(meta).unwrap_or(Value::Null);
+            }
+            out
+        }
+        // A server without tasks ran the call at once.
+        CallToolResponse::Complete(result) => {
+            let mut out = serde_json::to_value(result).unwrap_or(Value::Null);
+            if let Some(out) = out.as_object_mut() {
+                out.remove("resultType");
+            }
+            out
+        }
+        _ => {
+            return Err(ErrorData::invalid_request(
+                "the server asked for input in a way a 2025-11-25 client cannot answer".to_string(),
+                None,
+            ));
+        }
+    };
+    Ok(CustomResult(answer))
+}
+
+impl ClientTasks<'_> {
+    /// One 2025-11-25 `tasks/*` request (see the module docs); `method` is
+    /// the client's, without [`METHOD_PREFIX`].
+    pub(super) async fn experimental_request(
         &self,
         method: &str,
-        params: Option<Value>,
+        params: JsonObject,
         context: &RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        let params = match params {
-            Some(Value::Object(params)) => params,
-            None | Some(Value::Null) => JsonObject::new(),
-            Some(_) => return Err(invalid("params must be an object")),
-        };
         let answer = match method {
-            "tools/call" => self.experimental_call(params, context).await?,
             "tasks/get" => {
                 self.experimental_status("tasks/get", &params, context)
                     .await?
@@ -133,48 +191,6 @@ impl Gateway {
             }
         };
         Ok(CustomResult(answer))
-    }
-
-    /// A task-augmented `tools/call`: routed and logged as any call, the
-    /// server asked to run it as a task, its handle given a hub id.
-    async fn experimental_call(
-        &self,
-        params: JsonObject,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<Value, ErrorData> {
-        let task = params
-            .get("task")
-            .and_then(Value::as_object)
-            .cloned()
-            .ok_or_else(|| invalid("params.task must be an object"))?;
-        let request: CallToolRequestParams = serde_json::from_value(Value::Object(params))
-            .map_err(|err| invalid(&format!("invalid tools/call parameters: {err}")))?;
-        let mut ds = downstream(context);
-        if let Some(ds) = ds.as_mut() {
-            ds.task = Some(task);
-        }
-        match self.forward_call(request, ds, &context.ct).await? {
-            CallToolResponse::Task(handle) => {
-                let mut out =
-                    json!({"task": task_json(&handle.task, &handle.task.task_id, (None, None))});
-                if let Some(meta) = handle.meta {
-                    out["_meta"] = serde_json::to_value(meta).unwrap_or(Value::Null);
-                }
-                Ok(out)
-            }
-            // A server without tasks ran the call at once.
-            CallToolResponse::Complete(result) => {
-                let mut out = serde_json::to_value(result).unwrap_or(Value::Null);
-                if let Some(out) = out.as_object_mut() {
-                    out.remove("resultType");
-                }
-                Ok(out)
-            }
-            _ => Err(ErrorData::invalid_request(
-                "the server asked for input in a way a 2025-11-25 client cannot answer".to_string(),
-                None,
-            )),
-        }
     }
 
     /// `tasks/get` or `tasks/cancel`: the task's server answers with the task.
@@ -218,7 +234,7 @@ impl Gateway {
             ServerResult::CustomResult(custom) => {
                 let task = experimental_task(&custom.0);
                 if let Some(task) = &task {
-                    self.hub
+                    self.hub()
                         .sessions()
                         .tasks()
                         .note_timing(id, (task.ttl_ms, task.poll_interval_ms));
@@ -262,7 +278,11 @@ impl Gateway {
             .await
             .map_err(upstream_error)?;
         if let ServerResult::CallToolResult(result) = &mut result {
-            self.check_result(&found.upstream, result);
+            check_result(
+                self.hub().settings().result_secrets,
+                &found.upstream,
+                result,
+            );
         }
         let mut out = serde_json::to_value(&result).unwrap_or(Value::Null);
         if let Some(object) = out.as_object_mut() {
@@ -302,7 +322,7 @@ impl Gateway {
         &self,
         context: &RequestContext<RoleServer>,
     ) -> Result<Value, ErrorData> {
-        let owned = self.hub.sessions().tasks().owned(&self.task_owner());
+        let owned = self.hub().sessions().tasks().owned(&self.task_owner());
         let mut servers: Vec<std::sync::Arc<crate::upstream::Upstream>> = Vec::new();
         for (_, upstream, _) in &owned {
             if !servers.iter().any(|s| s.id == upstream.id) {
@@ -345,7 +365,7 @@ impl Gateway {
                 }
             }
         }
-        let tasks = self.hub.sessions().tasks();
+        let tasks = self.hub().sessions().tasks();
         let mut out = Vec::new();
         for (id, upstream, upstream_id) in owned {
             if let Some(task) = listed.get(&(upstream.id.clone(), upstream_id)) {

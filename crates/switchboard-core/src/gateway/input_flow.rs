@@ -6,12 +6,12 @@
 //!   result goes to the client as it is, and the client's retry (its
 //!   `requestState` and `inputResponses`) is routed by the tool name like any
 //!   call, so it reaches the same server, which checks its own state.
-//! - **older client, 2026-07-28 server** ([`Gateway::legacy_call`],
-//!   [`Gateway::ask_and_retry`] for prompts and resources too): the hub asks
+//! - **older client, 2026-07-28 server** ([`InputFlow::ask_and_retry`], for
+//!   calls, prompts and resources): the hub asks
 //!   the client each input request as a sampling, elicitation or roots
 //!   request on the request's stream, and retries the server with the
 //!   answers and its `requestState`, for at most [`MAX_ROUNDS`] rounds.
-//! - **2026-07-28 client, older server** ([`Gateway::modern_call`]): the
+//! - **2026-07-28 client, older server** ([`InputFlow::modern_call`]): the
 //!   server's sampling, elicitation and roots requests during the call are
 //!   collected (see `Downstream::collect`) and the client gets an
 //!   input-required result whose `requestState` is
@@ -44,9 +44,9 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::input_required::{as_input_request, as_server_request, client_result, response_value};
-use super::{Gateway, Target, downstream, upstream_error};
+use super::{Router, Target, downstream, upstream_error};
 use crate::upstream::{Ask, Asked, ParkedCall, Upstream};
-use crate::upstream::{CallFuture, Pending};
+use crate::upstream::{CallFuture, Downstream, Pending};
 
 /// Rounds of input requests the hub answers for an older client before it
 /// gives up on a server that keeps asking.
@@ -103,18 +103,20 @@ retry!(
     uri
 );
 
-impl Gateway {
-    /// `tools/call` from an older client: input-required results of a
-    /// 2026-07-28 server are turned into requests to the client.
-    pub(super) async fn legacy_call(
-        &self,
-        request: CallToolRequestParams,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        self.ask_and_retry(request, context, |request| {
-            self.forward_call(request, downstream(context), &context.ct)
-        })
-        .await
+/// The input one downstream request may need from its client: the requests
+/// its server asks during it, carried to the client or parked for its
+/// retry. References only, made per request for free.
+#[derive(Clone, Copy)]
+pub(super) struct InputFlow<'a> {
+    /// The session's routing, to find the server a parked call waits on.
+    router: Router<'a>,
+    /// The client's request: its peer, capabilities, stream and cancellation.
+    context: &'a RequestContext<RoleServer>,
+}
+
+impl<'a> InputFlow<'a> {
+    pub(super) fn new(router: Router<'a>, context: &'a RequestContext<RoleServer>) -> Self {
+        Self { router, context }
     }
 
     /// Forwards a `prompts/get` or `resources/read` to `upstream`, after
@@ -125,11 +127,11 @@ impl Gateway {
         upstream: &Arc<Upstream>,
         request: R,
         prepare: impl Fn(R) -> R,
-        context: &RequestContext<RoleServer>,
     ) -> Result<R::Response, ErrorData>
     where
         R: Retry + Ask<Answer = <R as Retry>::Response>,
     {
+        let context = self.context;
         let send = |request: R| {
             let upstream = upstream.clone();
             let request = prepare(request);
@@ -143,7 +145,7 @@ impl Gateway {
         if super::modern::is_modern(context) {
             send(request).await
         } else {
-            self.ask_and_retry(request, context, send).await
+            self.ask_and_retry(request, send).await
         }
     }
 
@@ -155,7 +157,6 @@ impl Gateway {
     pub(super) async fn ask_and_retry<R, F, Fut>(
         &self,
         request: R,
-        context: &RequestContext<RoleServer>,
         send: F,
     ) -> Result<R::Response, ErrorData>
     where
@@ -163,6 +164,7 @@ impl Gateway {
         F: Fn(R) -> Fut,
         Fut: Future<Output = Result<R::Response, ErrorData>>,
     {
+        let context = self.context;
         // Only a client that can be asked something needs the request kept
         // for a retry; the others' requests cost nothing more.
         let askable = context.peer.peer_info().is_some_and(|info| {
@@ -184,7 +186,7 @@ impl Gateway {
                 Err(answer) => return Ok(answer),
             };
             let answers = self
-                .ask_client(&Subject::of(&retry), result.input_requests, context)
+                .ask_client(&Subject::of(&retry), result.input_requests)
                 .await?;
             retry.answered(answers, result.request_state);
             response = send(retry.clone()).await?;
@@ -208,8 +210,8 @@ impl Gateway {
         &self,
         subject: &Subject,
         requests: Option<InputRequests>,
-        context: &RequestContext<RoleServer>,
     ) -> Result<InputResponses, ErrorData> {
+        let context = self.context;
         let mut answers = InputResponses::new();
         let caps = context
             .peer
@@ -257,19 +259,22 @@ impl Gateway {
     }
 
     /// `tools/call` from a 2026-07-28 client: a retry of a call the hub
-    /// parked resumes it; any other call runs with its server's
-    /// server→client requests collected into an input-required result.
+    /// parked resumes it; any other call is started by `start` (given the
+    /// request, the client collecting its server's server→client requests,
+    /// and the call's own cancellation) with those requests collected into
+    /// an input-required result.
     pub(super) async fn modern_call(
         &self,
         request: CallToolRequestParams,
-        context: &RequestContext<RoleServer>,
+        start: impl FnOnce(CallToolRequestParams, Option<Downstream>, CancellationToken) -> CallFuture,
     ) -> Result<CallToolResponse, ErrorData> {
+        let context = self.context;
         if let Some(id) = request
             .request_state
             .as_deref()
             .and_then(|s| s.strip_prefix(STATE_PREFIX))
         {
-            return self.resume(id.to_string(), request, context).await;
+            return self.resume(id.to_string(), request).await;
         }
         let tool = request.name.to_string();
         let (collect, asks) = mpsc::channel(ASKS_PER_ROUND);
@@ -279,11 +284,8 @@ impl Gateway {
             ds.capabilities = Some(context.meta.client_capabilities().unwrap_or_default());
         }
         let cancel = CancellationToken::new();
-        let gateway = self.clone();
-        let for_call = cancel.clone();
-        let call: CallFuture =
-            Box::pin(async move { gateway.forward_call(request, ds, &for_call).await });
-        self.drive(tool, call, asks, cancel, context).await
+        let call = start(request, ds, cancel.clone());
+        self.drive(tool, call, asks, cancel).await
     }
 
     /// The retry of a parked call: answers its server's requests and goes on.
@@ -291,9 +293,8 @@ impl Gateway {
         &self,
         id: String,
         request: CallToolRequestParams,
-        context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let (upstream, _) = self.route(Target::Tool(&request.name)).await?;
+        let (upstream, _) = self.router.route(Target::Tool(&request.name)).await?;
         let Some(mut parked) = upstream.parked().take(&id) else {
             return Err(unknown_state(&request.name));
         };
@@ -321,7 +322,7 @@ impl Gateway {
         }
         let tool = parked.tool.clone();
         let (call, asks, cancel) = parked.disarm();
-        self.drive(tool, call, asks, cancel, context).await
+        self.drive(tool, call, asks, cancel).await
     }
 
     /// Runs the call until it answers (its answer is the client's) or its
@@ -333,8 +334,8 @@ impl Gateway {
         mut call: CallFuture,
         mut asks: mpsc::Receiver<Asked>,
         cancel: CancellationToken,
-        context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let context = self.context;
         let first = tokio::select! {
             result = &mut call => return result,
             asked = asks.recv() => asked,
@@ -371,7 +372,7 @@ impl Gateway {
                 None
             };
         }
-        let upstream = match self.route(Target::Tool(&tool)).await {
+        let upstream = match self.router.route(Target::Tool(&tool)).await {
             Ok((upstream, _)) => Some(upstream),
             // A built-in tool forwarding a call (search mode): no retry can find it.
             Err(_) => None,
@@ -383,7 +384,7 @@ impl Gateway {
                     None,
                 )));
             }
-            return Box::pin(self.drive(tool, call, asks, cancel, context)).await;
+            return Box::pin(self.drive(tool, call, asks, cancel)).await;
         };
         let parked = ParkedCall::new(tool, call, asks, pending, cancel);
         let id = upstream.parked().park(parked, upstream.park_ttl());

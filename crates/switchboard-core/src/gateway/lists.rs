@@ -7,10 +7,13 @@ use std::sync::Arc;
 
 use rmcp::model::{ErrorData, Prompt, Resource, ResourceTemplate, Tool};
 
-use super::{Gateway, Scope, upstream_error};
+use super::roots::Roots;
+use super::search_mode::SearchMode;
+use super::{Router, upstream_error};
 use crate::catalog::Catalog;
+use crate::hub::HubHandle;
 use crate::listing::Capabilities;
-use crate::sessions::ListKind;
+use crate::sessions::{ListKind, Scope, Session};
 
 /// What a list request is answered from: one server's lists (pass-through)
 /// or the merged catalog.
@@ -54,16 +57,30 @@ impl Lists {
     }
 }
 
-impl Gateway {
+/// The list requests of one session: what it is served, and which version
+/// of each list it saw. References only, made per request for free.
+#[derive(Clone, Copy)]
+pub(super) struct Lister<'a> {
+    /// The hub whose catalogs and servers' lists are served.
+    hub: &'a HubHandle,
+    /// The session served (its scope, roots, and the versions it saw).
+    session: &'a Arc<Session>,
+}
+
+impl<'a> Lister<'a> {
+    pub(super) fn new(hub: &'a HubHandle, session: &'a Arc<Session>) -> Self {
+        Self { hub, session }
+    }
+
     /// Answers a list request of this session from the prepared catalog
     /// bytes: the JSON text of the `result`. `None` for pass-through sessions,
     /// whose lists come from their one server.
-    pub(crate) async fn prepared_list(
+    pub(super) async fn prepared(
         &self,
         which: crate::catalog::ListResult,
     ) -> Option<Result<axum::body::Bytes, ErrorData>> {
         use crate::catalog::ListResult;
-        if !self.scope().is_merged() {
+        if !self.session.served().is_merged() {
             return None;
         }
         let kind = match which {
@@ -73,7 +90,8 @@ impl Gateway {
         };
         match self.lists(kind).await {
             Ok(Lists::Merged(catalog)) if matches!(which, ListResult::Tools { .. }) => {
-                Some(Ok(self.search_mode_list(&catalog).unwrap_or_else(|| {
+                let search = SearchMode::new(self.hub, self.session);
+                Some(Ok(search.search_mode_list(&catalog).unwrap_or_else(|| {
                     catalog.list_result(which, crate::builtin::tools)
                 })))
             }
@@ -95,8 +113,8 @@ impl Gateway {
             ListKind::Resources => 2,
         };
         self.session.roots_settled(super::roots::ROOTS_WAIT).await;
-        self.recheck_projects();
-        if let Some(upstream) = self.single()? {
+        Roots::new(self.hub, self.session).recheck_projects();
+        if let Some(upstream) = Router::new(self.hub, self.session).single()? {
             let caps = self
                 .hub
                 .server_lists(&upstream)
@@ -109,7 +127,7 @@ impl Gateway {
             let tools = caps.visible_tools(disabled);
             return Ok(Lists::Server(caps, tools));
         }
-        let catalog = match &*self.scope() {
+        let catalog = match &*self.session.served() {
             Scope::Profile(name) => self
                 .hub
                 .profile_for_lists(name)
@@ -133,6 +151,7 @@ mod tests {
 
     use super::*;
     use crate::config::ServerId;
+    use crate::gateway::Gateway;
     use crate::hub::testing::{NO_SUCH_COMMAND, hub, listed};
 
     fn names(tools: &[Tool]) -> Vec<String> {
@@ -149,7 +168,12 @@ mod tests {
         listed(&handle, "a", &["t", "hidden"]);
         listed(&handle, "b", &["u"]);
         let single = Gateway::new(handle.clone(), Scope::Server(ServerId::new("a").unwrap()));
-        let tools = single.lists(ListKind::Tools).await.unwrap().tools(true);
+        let tools = single
+            .lister()
+            .lists(ListKind::Tools)
+            .await
+            .unwrap()
+            .tools(true);
         assert_eq!(names(&tools), vec!["t".to_string()]);
         // Pass-through sessions get no prepared merged bytes.
         assert!(
@@ -160,9 +184,19 @@ mod tests {
         );
 
         let merged = Gateway::new(handle.clone(), Scope::Merged);
-        let tools = merged.lists(ListKind::Tools).await.unwrap().tools(false);
+        let tools = merged
+            .lister()
+            .lists(ListKind::Tools)
+            .await
+            .unwrap()
+            .tools(false);
         assert_eq!(names(&tools), vec!["a__t".to_string(), "b__u".to_string()]);
-        let with_builtin = merged.lists(ListKind::Tools).await.unwrap().tools(true);
+        let with_builtin = merged
+            .lister()
+            .lists(ListKind::Tools)
+            .await
+            .unwrap()
+            .tools(true);
         assert_eq!(
             names(&with_builtin),
             names(&crate::builtin::tools())
@@ -170,7 +204,12 @@ mod tests {
                 .chain(["a__t".to_string(), "b__u".to_string()])
                 .collect::<Vec<_>>()
         );
-        let prompts = merged.lists(ListKind::Prompts).await.unwrap().prompts();
+        let prompts = merged
+            .lister()
+            .lists(ListKind::Prompts)
+            .await
+            .unwrap()
+            .prompts();
         assert_eq!(
             prompts
                 .iter()

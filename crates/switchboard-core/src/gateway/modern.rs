@@ -16,9 +16,9 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
 
-use super::{Gateway, upstream_error};
-use crate::gateway::Target;
-use crate::sessions::Scope;
+use super::{Router, Target, upstream_error};
+use crate::hub::HubHandle;
+use crate::sessions::{Scope, Session};
 
 /// Whether a request is served on protocol 2026-07-28 or later (its own
 /// `_meta` says so; a session's requests go by its `initialize`).
@@ -38,15 +38,47 @@ pub(super) struct CacheHint {
     pub(super) scope: CacheScope,
 }
 
-impl Gateway {
-    /// A 2026-07-28 request names its client in its own `_meta` (there is no
-    /// `initialize`): remembered for the activity log.
-    pub(super) fn note_client(&self, context: &RequestContext<RoleServer>) {
-        if is_modern(context)
-            && let Some(info) = context.meta.client_info()
-        {
-            self.session.set_client_name(&info.name);
-        }
+/// A 2026-07-28 request names its client in its own `_meta` (there is no
+/// `initialize`): remembered in `session` for the activity log.
+pub(super) fn note_client(session: &Session, context: &RequestContext<RoleServer>) {
+    if is_modern(context)
+        && let Some(info) = context.meta.client_info()
+    {
+        session.set_client_name(&info.name);
+    }
+}
+
+/// Which notifications a `subscriptions/listen` stream may have: what it
+/// asked for, within what this route advertises.
+pub(super) fn accepted_filter(
+    requested: &SubscriptionFilter,
+    capabilities: &ServerCapabilities,
+) -> SubscriptionFilter {
+    requested.intersection(&requested.supported_by(capabilities))
+}
+
+/// One session's endpoint as its client sees it: its server info, the
+/// freshness of its lists, its `subscriptions/listen` streams. References
+/// only, made per request for free.
+#[derive(Clone, Copy)]
+pub(super) struct Endpoint<'a> {
+    /// The hub whose servers, polls and listeners are used.
+    hub: &'a HubHandle,
+    /// The session whose scope decides which servers are behind it.
+    session: &'a Session,
+}
+
+impl<'a> Endpoint<'a> {
+    pub(super) fn new(hub: &'a HubHandle, session: &'a Session) -> Self {
+        Self { hub, session }
+    }
+
+    fn router(&self) -> Router<'a> {
+        Router::new(self.hub, self.session)
+    }
+
+    fn scope(&self) -> std::borrow::Cow<'a, Scope> {
+        self.session.served()
     }
 
     /// This session's server-info, capabilities and instructions: the hub's
@@ -56,7 +88,7 @@ impl Gateway {
         &self,
         mut result: ServerConfig,
     ) -> Result<ServerConfig, ErrorData> {
-        if let Some(upstream) = self.single()? {
+        if let Some(upstream) = self.router().single()? {
             let info = upstream.server_info().await.map_err(upstream_error)?;
             let mut capabilities = info.capabilities.clone();
             // Switchboard announces list changes itself (after its own re-list).
@@ -102,7 +134,7 @@ impl Gateway {
                 .hub
                 .running_upstreams()
                 .into_iter()
-                .filter(|u| self.in_scope(&u.id))
+                .filter(|u| self.router().in_scope(&u.id))
                 .collect(),
             Scope::Server(id) => self.hub.upstream(id.as_str()).into_iter().collect(),
         };
@@ -124,16 +156,6 @@ impl Gateway {
         }
     }
 
-    /// Which notifications a `subscriptions/listen` stream may have: what it
-    /// asked for, within what this route advertises.
-    pub(super) fn accepted_filter(
-        &self,
-        requested: &SubscriptionFilter,
-        capabilities: &ServerCapabilities,
-    ) -> SubscriptionFilter {
-        requested.intersection(&requested.supported_by(capabilities))
-    }
-
     /// Runs one `subscriptions/listen` stream until the client cancels it or
     /// the hub stops: subscribes upstream to the resources it names (once per
     /// URI however many listeners want it) and registers it for the hub's
@@ -144,7 +166,7 @@ impl Gateway {
     ) -> Result<(), ErrorData> {
         let mut resources = Vec::new();
         for uri in context.accepted().resource_subscriptions.iter().flatten() {
-            let (upstream, route) = self.route(Target::Resource(uri)).await?;
+            let (upstream, route) = self.router().route(Target::Resource(uri)).await?;
             // The server's own URI for a renamed `ui://` one.
             let upstream_uri = route.map_or_else(|| uri.clone(), |r| r.name.to_string());
             upstream

@@ -1,8 +1,9 @@
-//! Recording calls in the activity log (`crate::activity`): the gateway
-//! notes when a `tools/call`, `prompts/get` or `resources/read` starts
-//! ([`Gateway::begin_call`]) and hands a small record to the recorder when it
-//! ends ([`Gateway::end_call`]). Both rmcp's path and the HTTP fast path go
-//! through [`Gateway::forward_call`], so every call is recorded once.
+//! Recording calls in the activity log (`crate::activity`): a session's
+//! [`CallLog`] notes when a `tools/call`, `prompts/get` or `resources/read`
+//! starts ([`CallLog::begin`]) and hands a small record to the recorder when
+//! it ends ([`CallLog::end`]). Both rmcp's path and the HTTP fast path go
+//! through [`Gateway::forward_call`](super::Gateway::forward_call), so every
+//! call is recorded once.
 //!
 //! Cost on the call path: two clocks, the name copied, the arguments' and
 //! the result's JSON length counted (serialized into a counter, nothing
@@ -18,9 +19,11 @@ use rmcp::model::{
 use switchboard_api::ActivityOutcome;
 use tokio_util::sync::CancellationToken;
 
-use super::Gateway;
-use crate::activity::{CallRecord, Method, Served, json_size};
-use crate::sessions::Scope;
+use std::sync::Arc;
+
+use crate::activity::{CallOutcome, CallRecord, Caller, Method, Served, json_size};
+use crate::hub::HubHandle;
+use crate::sessions::{Scope, Session};
 
 /// A call in progress.
 pub(super) struct Started {
@@ -101,9 +104,27 @@ impl Answer for ReadResourceResponse {
     }
 }
 
-impl Gateway {
+/// Where one session's calls are recorded, and who made them: the hub's
+/// activity recorder, the session (its route, client and HTTP id) and, on
+/// the gateway a code mode run calls through, the run. References only,
+/// made per call for free.
+#[derive(Clone, Copy)]
+pub(super) struct CallLog<'a> {
+    /// The hub whose activity recorder gets the records.
+    hub: &'a HubHandle,
+    /// The session the calls are made in (who made them, on which route).
+    session: &'a Session,
+    /// The code mode run the calls belong to (see `code_mode`).
+    run: Option<&'a Arc<str>>,
+}
+
+impl<'a> CallLog<'a> {
+    pub(super) fn new(hub: &'a HubHandle, session: &'a Session, run: Option<&'a Arc<str>>) -> Self {
+        Self { hub, session, run }
+    }
+
     /// Notes the start of a call of `name` with `arguments`.
-    pub(super) fn begin_call(
+    pub(super) fn begin(
         &self,
         method: Method,
         name: &str,
@@ -126,7 +147,7 @@ impl Gateway {
     /// The record of the call `outer` turned out to name
     /// (`switchboard__call_tool`): its own name and arguments, timed from
     /// when `outer` started.
-    pub(super) fn begin_named_call(
+    pub(super) fn begin_named(
         &self,
         outer: &Started,
         name: &str,
@@ -135,13 +156,13 @@ impl Gateway {
         Started {
             at: outer.at,
             clock: outer.clock,
-            ..self.begin_call(outer.method, name, arguments)
+            ..self.begin(outer.method, name, arguments)
         }
     }
 
     /// Records how the call ended: `cancel` tells a client's cancellation
     /// apart from other failures.
-    pub(super) fn end_call<T: Answer>(
+    pub(super) fn end<T: Answer>(
         &self,
         started: Started,
         served: Served,
@@ -157,7 +178,7 @@ impl Gateway {
             Ok(answer) => (ActivityOutcome::Ok, None, answer.size()),
             Err(err) => (outcome_of(err, cancel), Some(err.message.to_string()), 0),
         };
-        let route = match &*self.scope() {
+        let route = match &*self.session.served() {
             Scope::Merged | Scope::Profile(_) => None,
             Scope::Server(id) => Some(id.clone()),
         };
@@ -166,19 +187,23 @@ impl Gateway {
             duration: started.clock.elapsed(),
             method: started.method,
             name: started.name,
-            route,
             served,
-            client: self.session.client_name().cloned(),
-            session: self.session.http_id().cloned(),
-            outcome,
-            error,
+            caller: Caller {
+                route,
+                client: self.session.client_name().cloned(),
+                session: self.session.http_id().cloned(),
+                run: started.notes.run.or_else(|| self.run.cloned()),
+            },
             argument_bytes: started.argument_bytes,
-            result_bytes,
             arguments: started.arguments,
             approval: started.notes.approval,
-            result_secrets: started.notes.result_secrets,
-            task: started.notes.task,
-            run: started.notes.run.or_else(|| self.run.clone()),
+            ended: CallOutcome {
+                outcome,
+                error,
+                result_bytes,
+                result_secrets: started.notes.result_secrets,
+                task: started.notes.task,
+            },
         });
     }
 }

@@ -24,12 +24,13 @@
 #![allow(deprecated)]
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::InitializeRequestParams;
 
-use super::Gateway;
-use crate::sessions::Scope;
+use crate::hub::HubHandle;
+use crate::sessions::{Scope, Session};
 
 /// How long a list request waits for the client's roots, and how long the
 /// client has to answer `roots/list`.
@@ -38,7 +39,21 @@ pub(crate) const ROOTS_WAIT: Duration = Duration::from_secs(5);
 /// The header in which a client names its working directory.
 pub(crate) const CWD_HEADER: &str = "x-switchboard-cwd";
 
-impl Gateway {
+/// The roots of one session and the profile they choose for it.
+/// References only, made per request for free.
+#[derive(Clone, Copy)]
+pub(super) struct Roots<'a> {
+    /// The hub whose profiles and project files the roots choose from.
+    hub: &'a HubHandle,
+    /// The session whose root folders and chosen set are kept.
+    session: &'a Arc<Session>,
+}
+
+impl<'a> Roots<'a> {
+    pub(super) fn new(hub: &'a HubHandle, session: &'a Arc<Session>) -> Self {
+        Self { hub, session }
+    }
+
     /// At `initialize`: marks the session as waiting for its roots when the
     /// client declared them, or chooses by the working directory it named.
     pub(super) fn roots_at_initialize(
@@ -88,9 +103,7 @@ impl Gateway {
             // to wait for, and nothing chosen any more.
             self.session.set_roots_pending(false);
             if self.session.choose(None) {
-                self.hub
-                    .sessions()
-                    .switched(&self.session, self.hub.tasks());
+                self.hub.sessions().switched(self.session, self.hub.tasks());
             }
             return;
         }
@@ -104,7 +117,7 @@ impl Gateway {
             return;
         };
         self.session.set_roots_pending(true);
-        let gateway = self.clone();
+        let (hub, session) = (self.hub.clone(), self.session.clone());
         self.hub.spawn(async move {
             let folders = match tokio::time::timeout(ROOTS_WAIT, peer.list_roots()).await {
                 Ok(Ok(answer)) => Some(
@@ -124,21 +137,18 @@ impl Gateway {
                 }
             };
             let folders = folders.unwrap_or_default();
-            gateway.session.set_root_folders(folders.clone());
+            session.set_root_folders(folders.clone());
             // A new or changed project file chooses again for every session
             // naming its folder, this one included.
-            gateway.hub.consult_projects(&folders);
-            let profile = gateway.hub.profile_for_roots(&folders);
+            hub.consult_projects(&folders);
+            let profile = hub.profile_for_roots(&folders);
             if let Some(name) = &profile {
                 tracing::debug!(profile = %name, "the client's roots chose a profile");
             }
-            let switched = gateway.session.choose(profile);
-            gateway.session.set_roots_pending(false);
+            let switched = session.choose(profile);
+            session.set_roots_pending(false);
             if switched {
-                gateway
-                    .hub
-                    .sessions()
-                    .switched(&gateway.session, gateway.hub.tasks());
+                hub.sessions().switched(&session, hub.tasks());
             }
         });
     }

@@ -1,20 +1,22 @@
 //! Routing: which upstream serves a request of this session, and the error
-//! a client sees when none does. [`Gateway::route`] is the one lookup shared
-//! by `tools/call`, `prompts/get`, `completion/complete` and the resource
-//! requests; it adds no allocation to the call path (the catalog lookup
+//! a client sees when none does. A [`Router`] is a session's view of the hub
+//! (the servers its scope sees now); [`Router::route`] is the one lookup
+//! shared by `tools/call`, `prompts/get`, `completion/complete` and the
+//! resource requests; it adds no allocation to the call path (the catalog lookup
 //! clones `Arc`s only) and awaits only when a name or URI leads to servers
 //! never listed (see [`HubHandle::route_tool`](crate::hub::HubHandle::route_tool)).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::model::{ErrorCode, ErrorData};
 use serde_json::json;
 
-use super::Gateway;
 use crate::catalog::Route;
 use crate::catalog::ui_uri;
 use crate::config::ServerId;
-use crate::hub::Unrouted;
+use crate::hub::{HubHandle, Unrouted};
+use crate::sessions::{Scope, Session};
 use crate::upstream::{Upstream, UpstreamError};
 
 /// What a request names, which a server must own.
@@ -29,7 +31,53 @@ pub(crate) enum Target<'a> {
     Resource(&'a str),
 }
 
-impl Gateway {
+/// Which servers one session sees, and which of them serves a request: the
+/// hub's lookups read through the session's scope (its route's, or the
+/// profile its roots chose). Two references, made per request for free.
+#[derive(Clone, Copy)]
+pub(crate) struct Router<'a> {
+    /// The hub whose catalog, profiles and upstreams are looked in.
+    hub: &'a HubHandle,
+    /// The session whose scope decides what is seen.
+    session: &'a Session,
+}
+
+impl<'a> Router<'a> {
+    pub(crate) fn new(hub: &'a HubHandle, session: &'a Session) -> Self {
+        Self { hub, session }
+    }
+
+    /// The servers this session sees now (its route's, or the profile its
+    /// roots chose; see `roots`).
+    pub(crate) fn scope(&self) -> Cow<'a, Scope> {
+        self.session.served()
+    }
+
+    /// The profile's name, for a session of a profile's endpoint.
+    pub(crate) fn profile_name(&self) -> Option<Arc<str>> {
+        match &*self.scope() {
+            Scope::Profile(name) => Some(name.clone()),
+            _ => None,
+        }
+    }
+
+    /// Whether `server` is one this session sees.
+    pub(crate) fn in_scope(&self, server: &ServerId) -> bool {
+        self.hub.sessions().covers(&self.scope(), server)
+    }
+
+    /// The upstream of a pass-through session.
+    pub(crate) fn single(&self) -> Result<Option<Arc<Upstream>>, ErrorData> {
+        match &*self.scope() {
+            Scope::Merged | Scope::Profile(_) => Ok(None),
+            Scope::Server(id) => self
+                .hub
+                .upstream(id.as_str())
+                .map(Some)
+                .ok_or_else(|| removed(id)),
+        }
+    }
+
     /// The upstream that serves `target` in this session's scope, and where
     /// the name leads when the upstream knows it by another one (merged
     /// names carry a prefix). A pass-through session's one server serves
@@ -49,7 +97,7 @@ impl Gateway {
         Ok(routed)
     }
 
-    /// [`Gateway::route`] before the vetting check.
+    /// [`Router::route`] before the vetting check.
     async fn route_any(
         &self,
         target: Target<'_>,
@@ -71,7 +119,7 @@ impl Gateway {
         self.route_merged(target).await
     }
 
-    /// [`Gateway::route`] on the merged endpoint (every enabled server).
+    /// [`Router::route`] on the merged endpoint (every enabled server).
     async fn route_merged(
         &self,
         target: Target<'_>,
@@ -86,7 +134,7 @@ impl Gateway {
                         return Err(held(name, &server, &tool));
                     }
                     Err(Unrouted::NotListed)
-                        if let Some((server, tool)) = disabled_tool(&self.hub, name) =>
+                        if let Some((server, tool)) = disabled_tool(self.hub, name) =>
                     {
                         return Err(tool_disabled(&server, &tool));
                     }
@@ -132,10 +180,8 @@ impl Gateway {
             .ok_or_else(|| removed(&server))?;
         Ok((upstream, route))
     }
-}
 
-impl Gateway {
-    /// [`Gateway::route`] on a profile's endpoint: its catalog first; a name
+    /// [`Router::route`] on a profile's endpoint: its catalog first; a name
     /// it does not list is routed as on `/mcp` only when one of its servers
     /// could own it (never listed yet, held, disabled tools), and otherwise,
     /// or when it leads to a server outside the profile, it is unknown
@@ -375,6 +421,7 @@ mod tests {
 
     use super::*;
     use crate::config;
+    use crate::gateway::Gateway;
     use crate::hub::{Hub, HubHandle, HubOptions};
     use crate::listing::{Capabilities, RefreshTrigger};
     use crate::sessions::Scope;
@@ -421,6 +468,7 @@ mod tests {
         target: Target<'_>,
     ) -> Result<(String, Option<String>), ErrorData> {
         gateway
+            .router()
             .route(target)
             .await
             .map(|(upstream, route)| (upstream.id.to_string(), route.map(|r| r.name.to_string())))
@@ -498,7 +546,11 @@ mod tests {
         assert!(message.starts_with("server 'broken'"), "{message}");
         assert_ne!(kind, Some("noSuchServer".into()));
         // No server offers the URI (the broken one was tried once more).
-        let Err(err) = merged.route(Target::Resource("file:///nothing")).await else {
+        let Err(err) = merged
+            .router()
+            .route(Target::Resource("file:///nothing"))
+            .await
+        else {
             panic!("a URI no server offers was routed");
         };
         assert_eq!(err.code, ErrorCode::RESOURCE_NOT_FOUND);
@@ -589,6 +641,7 @@ mod tests {
         listed(&handle, "b", &["u", "weather_report"]);
         let profile = Gateway::new(handle.clone(), Scope::Profile("p".into()));
         let names: Vec<String> = profile
+            .lister()
             .lists(ListKind::Tools)
             .await
             .unwrap()
@@ -637,8 +690,8 @@ mod tests {
             found.iter().all(|name| name.starts_with("a__")),
             "{found:?}"
         );
-        assert!(search.in_search_mode());
-        assert!(!profile.in_search_mode());
+        assert!(search.search_mode().in_search_mode());
+        assert!(!profile.search_mode().in_search_mode());
         // The built-in tools answer about the profile's servers only.
         let builtin = |name: &str, arguments: serde_json::Value| {
             serde_json::from_value::<rmcp::model::CallToolRequestParams>(
@@ -695,7 +748,7 @@ mod tests {
             route_of(&search, Target::Tool("b__u")).await.unwrap(),
             ("b".into(), Some("u".into()))
         );
-        assert!(!search.in_search_mode());
+        assert!(!search.search_mode().in_search_mode());
         // The snapshot lists `/mcp` and the profile, never a token.
         let endpoints = handle.endpoints_snapshot();
         let paths: Vec<&str> = endpoints.iter().map(|e| e.path.as_str()).collect();

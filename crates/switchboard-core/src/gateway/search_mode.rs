@@ -13,14 +13,35 @@ use std::borrow::Cow;
 use axum::body::Bytes;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ErrorData, Tool};
 
+use super::Router;
 use super::lists::Lists;
-use super::{Gateway, Scope};
 use crate::activity::Served;
 use crate::builtin::search::{self, CALL_TOOL, SEARCH_TOOLS};
 use crate::catalog::Catalog;
 use crate::config::ToolMode;
+use crate::hub::HubHandle;
+use crate::sessions::{Scope, Session};
 
-impl Gateway {
+/// The tool mode of one session's endpoint (`/mcp`'s, its profile's, `all`
+/// for pass-through) and what search mode lists and answers there.
+/// References only, made per request for free.
+#[derive(Clone, Copy)]
+pub(super) struct SearchMode<'a> {
+    /// The hub whose tool view, profiles and search index are read.
+    hub: &'a HubHandle,
+    /// The session whose scope decides the mode.
+    session: &'a Session,
+}
+
+impl<'a> SearchMode<'a> {
+    pub(super) fn new(hub: &'a HubHandle, session: &'a Session) -> Self {
+        Self { hub, session }
+    }
+
+    fn scope(&self) -> std::borrow::Cow<'a, Scope> {
+        self.session.served()
+    }
+
     /// Whether this session is a merged one (`/mcp` or a profile's) in
     /// search mode, or in code mode (which lists and answers the search
     /// tools too).
@@ -94,8 +115,10 @@ impl Gateway {
         if request.name == SEARCH_TOOLS {
             *served = Served::Builtin;
             return Some(Ok(search::search(
-                &self.hub,
-                self.profile_name().as_deref(),
+                self.hub,
+                Router::new(self.hub, self.session)
+                    .profile_name()
+                    .as_deref(),
                 request.arguments.as_ref(),
                 self.tool_mode() == ToolMode::Code,
             )
@@ -122,6 +145,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+    use crate::gateway::Gateway;
     use crate::hub::testing::{NO_SUCH_COMMAND, hub, listed};
     use crate::sessions::ListKind;
 
@@ -133,8 +157,9 @@ mod tests {
     }
 
     async fn listed_names(gateway: &Gateway) -> Vec<String> {
-        let lists = gateway.lists(ListKind::Tools).await.unwrap();
+        let lists = gateway.lister().lists(ListKind::Tools).await.unwrap();
         let tools = gateway
+            .search_mode()
             .search_mode_tools(&lists)
             .unwrap_or_else(|| lists.tools(true));
         tools.iter().map(|t| t.name.to_string()).collect()

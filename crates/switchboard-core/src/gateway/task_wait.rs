@@ -1,10 +1,10 @@
 //! Waiting inside the hub for a task to end, for callers that are no client
 //! of their own: code mode's inner calls (#31) call a tool, may get a task
-//! handle back, and need the tool's result. [`Gateway::await_task_result`]
+//! handle back, and need the tool's result. [`ClientTasks::await_task_result`]
 //! takes the hub id the call's answer carries and asks the task's server for
 //! its status (`tasks/get`, at the server's `pollIntervalMs`, within
 //! [`MIN_POLL`]..[`MAX_POLL`], [`DEFAULT_POLL`] when it gave none) until the
-//! task ends, then returns its result; [`Gateway::finish_call`] does the same
+//! task ends, then returns its result; [`ClientTasks::finish_call`] does the same
 //! for any `tools/call` answer.
 //!
 //! Both task revisions: a SEP-2663 task's `tasks/get` carries the result;
@@ -24,7 +24,8 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::experimental_tasks::Raw;
-use super::{Gateway, upstream_error};
+use super::tasks::ClientTasks;
+use super::upstream_error;
 use crate::sessions::tasks::{Found, status_name};
 use crate::upstream::Downstream;
 
@@ -54,7 +55,7 @@ fn ended(found: &Found, id: &str, status: TaskStatus, why: Option<String>) -> Er
     )
 }
 
-impl Gateway {
+impl ClientTasks<'_> {
     /// A `tools/call` answer as its result: a task handle is waited for
     /// ([`Self::await_task_result`]); an input-required result is an error.
     pub(crate) async fn finish_call(
@@ -76,7 +77,7 @@ impl Gateway {
         }
     }
 
-    /// Waits until task `id` (a hub id of this gateway's client) ends and
+    /// Waits until task `id` (a hub id of this session's client) ends and
     /// returns its result (see the module docs). `downstream` is the client
     /// the call was made for (its capabilities go with each `tasks/get` to a
     /// 2026-07-28 server, as the call's did), `None` for the hub itself.
@@ -206,6 +207,7 @@ mod tests {
 
     use super::*;
     use crate::config;
+    use crate::gateway::Gateway;
     use crate::hub::{Hub, HubHandle, HubOptions};
     use crate::sessions::Scope;
     use crate::upstream::experimental_task_handle;
@@ -252,7 +254,7 @@ mod tests {
             panic!("no task handle: {answer:?}")
         };
         let mut task = experimental_task_handle(&custom.0).unwrap();
-        gateway.adopt_task(&upstream, tool, &mut task, true);
+        gateway.tasks().adopt_task(&upstream, tool, &mut task, true);
         task.task.task_id
     }
 
@@ -263,7 +265,11 @@ mod tests {
         let cancel = CancellationToken::new();
 
         let id = start(&gateway, &handle, "add", json!({"a": 2, "b": 3})).await;
-        let result = gateway.await_task_result(&id, None, &cancel).await.unwrap();
+        let result = gateway
+            .tasks()
+            .await_task_result(&id, None, &cancel)
+            .await
+            .unwrap();
         assert_eq!(
             serde_json::to_value(&result.content).unwrap(),
             json!([{"type": "text", "text": "sum 5"}])
@@ -278,6 +284,7 @@ mod tests {
         ));
         handle_of.task.poll_interval_ms = Some(10);
         let result = gateway
+            .tasks()
             .finish_call(CallToolResponse::Task(handle_of), None, &cancel)
             .await
             .unwrap();
@@ -289,9 +296,14 @@ mod tests {
             let gateway = gateway.clone();
             let held = held.clone();
             let cancel = cancel.clone();
-            tokio::spawn(async move { gateway.await_task_result(&held, None, &cancel).await })
+            tokio::spawn(async move {
+                gateway
+                    .tasks()
+                    .await_task_result(&held, None, &cancel)
+                    .await
+            })
         };
-        let found = gateway.find_task(&held).unwrap();
+        let found = gateway.tasks().find_task(&held).unwrap();
         let mut ask = JsonObject::new();
         ask.insert("taskId".into(), Value::String(found.upstream_id.clone()));
         let cancelled = Raw {
@@ -310,6 +322,7 @@ mod tests {
         let stop = CancellationToken::new();
         stop.cancel();
         let err = gateway
+            .tasks()
             .await_task_result(&held, None, &stop)
             .await
             .unwrap_err();
@@ -320,6 +333,7 @@ mod tests {
             Scope::Server(crate::config::ServerId::new("tasks").unwrap()),
         );
         let err = stranger
+            .tasks()
             .await_task_result(&held, None, &cancel)
             .await
             .unwrap_err();

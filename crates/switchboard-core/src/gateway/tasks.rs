@@ -18,9 +18,10 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::json;
 use switchboard_api::ActivityTask;
 
-use super::{Gateway, downstream, upstream_error};
-use crate::sessions::Scope;
+use super::{downstream, upstream_error};
+use crate::hub::HubHandle;
 use crate::sessions::tasks::{Found, Origin, Owner, TaskError, status_name};
+use crate::sessions::{Scope, Session};
 use crate::upstream::Ask;
 use crate::upstream::Upstream;
 
@@ -41,7 +42,35 @@ pub(super) fn refused(err: TaskError) -> ErrorData {
     ErrorData::invalid_params(err.to_string(), Some(json!({"kind": "unknownTask"})))
 }
 
-impl Gateway {
+/// The tasks of one session's client in the hub's task table: those it was
+/// given, the requests about them, and their status changes (this file,
+/// `task_wait.rs`, and 2025-11-25's spelling in `experimental_tasks.rs`).
+/// References only, made per request for free.
+#[derive(Clone, Copy)]
+pub(crate) struct ClientTasks<'a> {
+    /// The hub whose task table and activity log are used.
+    hub: &'a HubHandle,
+    /// The session whose client owns the tasks (its route, HTTP id, name).
+    session: &'a Session,
+}
+
+/// Records a status change of task `id` (nothing when it is unchanged).
+fn note_status(hub: &HubHandle, id: &str, status: TaskStatus, error: Option<String>) {
+    if let Some(changed) = hub.sessions().tasks().observe(id, status) {
+        hub.activity().record(changed.record(error));
+    }
+}
+
+impl<'a> ClientTasks<'a> {
+    pub(super) fn new(hub: &'a HubHandle, session: &'a Session) -> Self {
+        Self { hub, session }
+    }
+
+    /// The hub the tasks are kept in.
+    pub(super) fn hub(&self) -> &'a HubHandle {
+        self.hub
+    }
+
     /// Who this request's client is, for the task table.
     pub(super) fn task_owner(&self) -> Owner {
         let route = match self.session.scope() {
@@ -115,7 +144,6 @@ impl Gateway {
         mut request: GetTaskParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.note_client(context);
         let found = self.find_task(&request.task_id)?;
         let id = std::mem::replace(&mut request.task_id, found.upstream_id.clone());
         let mut result = found
@@ -157,14 +185,14 @@ impl Gateway {
         self.forward_to_owner(request, |r| &mut r.task_id, context)
             .await?;
         if let Ok(found) = self.find_task(&id) {
-            let gateway = self.clone();
+            let hub = self.hub.clone();
             // The server is told the client's capabilities, as for its own polls.
             let downstream = task_downstream(context);
             tokio::spawn(async move {
                 let ask = GetTaskParams::new(found.upstream_id.clone());
                 let cancel = tokio_util::sync::CancellationToken::new();
                 match found.upstream.send(ask, downstream, &cancel).await {
-                    Ok(result) => gateway.note_task_status(&id, result.task.status(), None),
+                    Ok(result) => note_status(&hub, &id, result.task.status(), None),
                     Err(err) => tracing::debug!(server = %found.upstream.id, error = %err,
                         "reading a cancelled task's status"),
                 }
@@ -181,7 +209,6 @@ impl Gateway {
         task_id: fn(&mut A) -> &mut String,
         context: &RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.note_client(context);
         let found = self.find_task(task_id(&mut request))?;
         task_id(&mut request).clone_from(&found.upstream_id);
         found
@@ -193,8 +220,6 @@ impl Gateway {
 
     /// Records a status change of task `id` (nothing when it is unchanged).
     pub(super) fn note_task_status(&self, id: &str, status: TaskStatus, error: Option<String>) {
-        if let Some(changed) = self.hub.sessions().tasks().observe(id, status) {
-            self.hub.activity().record(changed.record(error));
-        }
+        note_status(self.hub, id, status, error);
     }
 }

@@ -11,7 +11,7 @@
 //!    `resources/templates/list` of a known, live merged session are answered
 //!    here, from the catalog's list results serialized once per catalog version
 //!    (see [`Catalog::list_result`](crate::catalog::Catalog::list_result)), with
-//!    the same session bookkeeping as the rmcp path (`Gateway::lists`).
+//!    the same session bookkeeping as the rmcp path (`Lister::lists`).
 //! 2. **Plain calls.** A `tools/call` of a known, live session (merged or
 //!    pass-through, on its own route) with no `_meta` (so no progress token)
 //!    and no multi-round-trip fields, from a client that declared neither

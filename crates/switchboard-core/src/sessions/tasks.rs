@@ -145,22 +145,26 @@ impl Changed {
             duration: self.age,
             method: crate::activity::Method::Task,
             name: self.tool,
-            route: self.origin.route,
             served: crate::activity::Served::Server(self.server),
-            client: self.origin.client,
-            session: self.origin.session,
-            outcome,
-            error: error.or_else(|| failed.then(|| "the task failed".to_string())),
+            caller: crate::activity::Caller {
+                route: self.origin.route,
+                client: self.origin.client,
+                session: self.origin.session,
+                run: None,
+            },
             argument_bytes: 0,
-            result_bytes: 0,
             arguments: None,
             approval: None,
-            result_secrets: Vec::new(),
-            task: Some(switchboard_api::ActivityTask {
-                id: self.id,
-                status: status_name(self.status),
-            }),
-            run: None,
+            ended: crate::activity::CallOutcome {
+                outcome,
+                error: error.or_else(|| failed.then(|| "the task failed".to_string())),
+                result_bytes: 0,
+                result_secrets: Vec::new(),
+                task: Some(switchboard_api::ActivityTask {
+                    id: self.id,
+                    status: status_name(self.status),
+                }),
+            },
         }
     }
 }
@@ -471,7 +475,7 @@ mod tests {
         // A status change carries what the log needs.
         let changed = table.observe(&first, TaskStatus::Completed).unwrap();
         let record = changed.record(None);
-        assert_eq!(record.session.as_deref(), Some("s-alice"));
-        assert_eq!(record.task.unwrap().status, "completed");
+        assert_eq!(record.caller.session.as_deref(), Some("s-alice"));
+        assert_eq!(record.ended.task.unwrap().status, "completed");
     }
 }
