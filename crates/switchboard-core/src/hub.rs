@@ -54,6 +54,8 @@ mod projects;
 pub(crate) use profiles::Refused;
 mod publish;
 mod servers;
+mod staged;
+pub use staged::{StagedError, StagedListing, list_staged_update};
 mod tokens;
 mod tool_mode;
 mod vetting;

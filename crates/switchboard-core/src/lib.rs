@@ -74,7 +74,8 @@ pub use fingerprint::Fingerprint;
 #[doc(hidden)]
 pub use http::fast_path::fuzz_sniff;
 pub use hub::{
-    ApproveError, Approved, Hub, HubError, HubHandle, HubOptions, Unrouted, registry_server,
+    ApproveError, Approved, Hub, HubError, HubHandle, HubOptions, StagedError, StagedListing,
+    Unrouted, list_staged_update, registry_server,
 };
 pub use identity::{INSTANCE_HEADER, VIA_ENV, VIA_HEADER};
 pub use import::{ImportApplied, ImportError, ImportOffer, ImportSelection, ImportSource};
@@ -84,14 +85,15 @@ pub use mcp_registry::document::{
     transports as registry_transports,
 };
 pub use mcp_registry::install::{InstallError, InstallRequest, Installed, default_id};
-pub use mcp_registry::lock::{LOCK_FILE, LockEntry, Lockfile};
+pub use mcp_registry::lock::{LOCK_FILE, LockEntry, Lockfile, StagedUpdate, ToolDiff};
 pub use mcp_registry::{
     Answer as RegistryAnswer, RegistryClient, RegistryError, ServerEntry as RegistryEntry,
     ServerList as RegistryList,
 };
 /// The registry's install and update flow (`switchboard add`, `update`).
 pub mod registry_install {
-    pub use crate::mcp_registry::install::{install, update};
+    pub use crate::mcp_registry::install::install;
+    pub use crate::mcp_registry::update::{cancel as cancel_update, stage as stage_update};
 }
 pub use persist::state_dir;
 pub use reload::{ReloadError, ReloadResult};

@@ -3,8 +3,8 @@
 //! `GET /v0.1/servers/<name>/versions[/<version>|/latest]`, with the `/v0`
 //! paths as fallback when a registry has no `/v0.1`), parsed into
 //! [`document::ServerDocument`]s, and the install flow that writes what
-//! `switchboard add` adds (`install`), the lockfile (`lock`) and the package
-//! fetch with its digest check (`fetch`).
+//! `switchboard add` adds (`install`), the staged update (`update`), the
+//! lockfile (`lock`) and the package fetch with its digest check (`fetch`).
 //!
 //! Every request has a deadline ([`REQUEST_TIMEOUT`]) and a size limit, so a
 //! registry that hangs or answers garbage is a [`RegistryError`] naming the
@@ -24,6 +24,7 @@ pub mod document;
 pub mod fetch;
 pub mod install;
 pub mod lock;
+pub mod update;
 
 pub use document::ServerDocument;
 

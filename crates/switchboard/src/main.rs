@@ -167,10 +167,14 @@ enum Command {
     /// Add a server from the MCP Registry at an exact version; it is vetted
     /// (no secrets, no network, tools held) until you approve its tools.
     Add(registry_cmd::AddArgs),
-    /// Move a server added from the registry to its latest version: vetted
-    /// again, with the tool diff shown before you approve it.
+    /// Move a server added from the registry to its latest version: fetched
+    /// and vetted beside the running version, with the tool diff shown; the
+    /// running version keeps serving until you approve the update.
     Update {
         id: String,
+        /// Drop the update staged for the server (the running version stays).
+        #[arg(long)]
+        cancel: bool,
         #[command(flatten)]
         hub: HubAddress,
     },
@@ -386,7 +390,7 @@ async fn dispatch(command: Command) -> anyhow::Result<std::process::ExitCode> {
         }
         Command::Status { hub, json } => commands::status(&hub.remote()?, json).await,
         Command::Refresh { id, hub } => commands::refresh(&hub.remote()?, id.as_deref()).await,
-        Command::Approve { id, tools, hub } => commands::approve(&hub.remote()?, &id, &tools).await,
+        Command::Approve { id, tools, hub } => registry_cmd::approve(&id, &tools, &hub).await,
         Command::Enable { id, hub } => commands::toggle(&hub.remote()?, &id, true).await,
         Command::Disable { id, hub } => commands::toggle(&hub.remote()?, &id, false).await,
         Command::Tool {
@@ -421,7 +425,7 @@ async fn dispatch(command: Command) -> anyhow::Result<std::process::ExitCode> {
         Command::Secret { action } => secret(action).await,
         Command::Registry { action } => registry_cmd::registry(action).await,
         Command::Add(args) => registry_cmd::add(args).await,
-        Command::Update { id, hub } => registry_cmd::update(id, hub).await,
+        Command::Update { id, cancel, hub } => registry_cmd::update(id, cancel, hub).await,
     }
 }
 

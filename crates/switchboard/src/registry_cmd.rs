@@ -6,9 +6,11 @@
 //! `search`, `show` and `outdated` ask the registry directly (no hub
 //! needed). `add` goes through a running hub (`POST /api/v1/registry/install`,
 //! so the hub stores the secrets in its keyring and applies the config at
-//! once), else it runs the same install flow itself. `update` edits the file
-//! and the lock, then, with a hub running, lists the new version in its
-//! vetting sandbox and shows the tool diff before anything is approved.
+//! once), else it runs the same install flow itself. `update` stages the
+//! new version in the lock (the config entry and the running version left
+//! alone), lists it here in its vetting sandbox and shows the tool diff;
+//! `approve` (through the hub) applies it. A remote's update is written to
+//! its entry at once and vetted by the hub.
 
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -174,6 +176,7 @@ pub(crate) async fn registry(action: RegistryAction) -> anyhow::Result<ExitCode>
                     "latest": latest.value.server.version,
                     "outdated": latest.value.server.version != entry.version,
                     "vetting": entry.vetting(),
+                    "staged": entry.update.as_ref().map(|u| u.version.clone()),
                 }));
             }
             if json {
@@ -182,7 +185,12 @@ pub(crate) async fn registry(action: RegistryAction) -> anyhow::Result<ExitCode>
                 print("no server was added from the registry")?;
             } else {
                 for r in &rows {
-                    let note = if r["outdated"] == true {
+                    let note = if let Some(staged) = r["staged"].as_str() {
+                        format!(
+                            "→ {staged} staged  (switchboard approve {})",
+                            r["id"].as_str().unwrap_or_default()
+                        )
+                    } else if r["outdated"] == true {
                         format!(
                             "→ {}  (switchboard update {})",
                             r["latest"].as_str().unwrap_or_default(),
@@ -351,17 +359,93 @@ pub(crate) async fn add(args: AddArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub(crate) async fn update(id: String, hub: HubAddress) -> anyhow::Result<ExitCode> {
+pub(crate) async fn update(id: String, cancel: bool, hub: HubAddress) -> anyhow::Result<ExitCode> {
     let (path, config) = settings(hub.config.clone())?;
+    if cancel {
+        let running = Lockfile::read(&path)?
+            .servers
+            .get(&id)
+            .map(|e| e.spec())
+            .unwrap_or_default();
+        match switchboard_core::registry_install::cancel_update(&path, &id)? {
+            Some(staged) => print(&format!(
+                "'{id}': the update to {} ({}) was dropped; {running} keeps running",
+                staged.version,
+                staged.spec()
+            ))?,
+            None => print(&format!("'{id}': no update is staged"))?,
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let client = client(&config).revalidating();
     let http = reqwest::Client::new();
-    let installed = switchboard_core::registry_install::update(&client, &http, &path, &id).await?;
+    let installed =
+        switchboard_core::registry_install::stage_update(&client, &http, &path, &id).await?;
     print(&format!(
         "'{id}': {} → {} ({}), fetched and checked",
         installed.previous_version.as_deref().unwrap_or("?"),
         installed.version,
         installed.spec
     ))?;
+    if installed.kind == switchboard_core::PackageKind::Remote {
+        return remote_update(&id, &hub, &installed.previous_tools).await;
+    }
+    // Listed here, in its vetting sandbox (no secrets, no network), with or
+    // without a hub; the running version is not touched.
+    let running = Lockfile::read(&path)?
+        .servers
+        .get(&id)
+        .map(|e| e.spec())
+        .unwrap_or_default();
+    let listing = switchboard_core::list_staged_update(&path, &id)
+        .await
+        .with_context(|| {
+            format!(
+                "{running} keeps running; `switchboard update {id} --cancel` drops the staged update"
+            )
+        })?;
+    let diff = &listing.diff;
+    let mut lines: Vec<String> = Vec::new();
+    lines.extend(diff.added.iter().map(|t| format!("  + {t} (new)")));
+    lines.extend(
+        diff.changed
+            .iter()
+            .map(|t| format!("  ~ {t} (definition changed)")),
+    );
+    lines.extend(diff.removed.iter().map(|t| format!("  - {t} (gone)")));
+    let mut out = std::io::stdout().lock();
+    if lines.is_empty() {
+        writeln!(out, "tools: no change ({} tools)", listing.tools.len())?;
+    } else {
+        writeln!(out, "tools:")?;
+        for line in lines {
+            writeln!(out, "{line}")?;
+        }
+    }
+    if diff.names_only {
+        writeln!(
+            out,
+            "(the lock has only the names of the approved tools, so a changed definition is not shown; \
+             `switchboard approve {id}` applies the update and pins what was listed now)"
+        )?;
+    }
+    writeln!(
+        out,
+        "{running} keeps running until you approve {} with `switchboard approve {id}` \
+         (`switchboard update {id} --cancel` drops it)",
+        listing.spec
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A remote's update, written to its entry at once (it has no package to
+/// vet beside the running one): with a hub running, lists it in its
+/// vetting connection and shows the tool diff before anything is approved.
+async fn remote_update(
+    id: &str,
+    hub: &HubAddress,
+    previous_tools: &[String],
+) -> anyhow::Result<ExitCode> {
     let base = hub.base_url()?;
     if !hub_running(&base).await {
         print("no hub is running: the new version is vetted at its first start")?;
@@ -369,7 +453,7 @@ pub(crate) async fn update(id: String, hub: HubAddress) -> anyhow::Result<ExitCo
     }
     let remote = Remote::new(&base)?;
     let _: api::ReloadResponse = remote.post("/reload").await?;
-    // Lists the new version in its vetting sandbox (no secrets, no network).
+    // Lists the new version in its vetting connection (no secret headers).
     let refreshed: api::RefreshResult = remote.post(&format!("/servers/{id}/refresh")).await?;
     if let Some(error) = &refreshed.error {
         anyhow::bail!("listing the new version failed: {error}");
@@ -386,7 +470,7 @@ pub(crate) async fn update(id: String, hub: HubAddress) -> anyhow::Result<ExitCo
             lines.push(format!("  ~ {} ({} changed)", t.name, t.change));
         }
     }
-    for old in &installed.previous_tools {
+    for old in previous_tools {
         if !now.contains(old) {
             lines.push(format!("  - {old} (gone)"));
         }
@@ -405,4 +489,38 @@ pub(crate) async fn update(id: String, hub: HubAddress) -> anyhow::Result<ExitCo
         "approve the new version with `switchboard approve {id}`; until then it runs without its secrets"
     )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `switchboard approve <id> [<tool>...]` (`commands::approve`), saying
+/// when it applied an update staged by `switchboard update <id>`, or that
+/// one is still waiting.
+pub(crate) async fn approve(
+    id: &str,
+    tools: &[String],
+    hub: &HubAddress,
+) -> anyhow::Result<ExitCode> {
+    let path = switchboard_config(hub.config.clone());
+    let staged = || {
+        Lockfile::read(&path)
+            .ok()
+            .and_then(|l| l.servers.get(id).cloned())
+    };
+    let before = staged().and_then(|e| e.update);
+    let code = crate::commands::approve(&hub.remote()?, id, tools).await?;
+    if let Some(update) = before {
+        let after = staged();
+        if after.as_ref().is_some_and(|e| e.update.is_none()) {
+            print(&format!(
+                "{id}: now runs {} ({}), with its env and headers",
+                update.spec(),
+                update.version
+            ))?;
+        } else {
+            print(&format!(
+                "{id}: the update to {} is still staged; `switchboard approve {id}` with no tool named applies it",
+                update.version
+            ))?;
+        }
+    }
+    Ok(code)
 }

@@ -37,6 +37,7 @@ mod profiles;
 mod redirects;
 mod registry;
 mod registry_install;
+mod registry_update;
 mod registry_vetting;
 mod reload;
 mod result_secrets;

@@ -3,8 +3,8 @@
 //! with a secret in the keyring, its vetting start (no secret, its own
 //! network namespace, tools held with change `new server`), approval
 //! (restart with the secret), the lockfile written and enforced (another
-//! version, a changed tarball), `update` vetted with its tool diff, a real
-//! PyPI package through uvx, and a remote entry through the control API.
+//! version, a changed tarball), a real PyPI package through uvx (`update`
+//! is in `registry_update.rs`), and a remote entry through the control API.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -14,9 +14,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use switchboard_e2e::{HttpFixture, Hub, RegistryFixture, TestHub, eventually};
 
-use super::registry::{
-    MEMORY, MEMORY_NEW, MEMORY_OLD, MEMORY_PKG, cli, docs, fixture_docs, hub_cli, path_with_uv,
-};
+use super::registry::{MEMORY, MEMORY_OLD, MEMORY_PKG, docs, fixture_docs, hub_cli, path_with_uv};
 
 /// The network namespace of process `pid`.
 fn net_ns(pid: u32) -> PathBuf {
@@ -24,7 +22,7 @@ fn net_ns(pid: u32) -> PathBuf {
 }
 
 /// Whether process `pid` (or a descendant: npx starts node) has `NAME=value`.
-fn env_of_tree(pid: u32) -> String {
+pub(super) fn env_of_tree(pid: u32) -> String {
     let mut out = String::new();
     let mut todo = vec![pid];
     while let Some(p) = todo.pop() {
@@ -43,13 +41,13 @@ fn env_of_tree(pid: u32) -> String {
     out
 }
 
-fn lock(hub: &Hub) -> Value {
+pub(super) fn lock(hub: &Hub) -> Value {
     let path = hub.config_path.with_file_name("servers.lock.json");
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
 /// `npm view <spec> dist.integrity`: what the registry vouches for.
-async fn npm_integrity(spec: &str) -> String {
+pub(super) async fn npm_integrity(spec: &str) -> String {
     let out = tokio::process::Command::new("npm")
         .args(["view", spec, "dist.integrity"])
         .output()
@@ -64,7 +62,7 @@ async fn npm_integrity(spec: &str) -> String {
 pub(super) struct Installing {
     pub(super) hub: Hub,
     pub(super) packages: tempfile::TempDir,
-    docs: tempfile::TempDir,
+    pub(super) docs: tempfile::TempDir,
     _registry: RegistryFixture,
 }
 
@@ -234,7 +232,7 @@ async fn an_npm_server_is_vetted_without_its_secret_or_network_then_runs_with_it
         .unwrap()
         .replace("@2026.1.26", &format!("@{MEMORY_OLD}"));
     std::fs::write(&hub.config_path, restored).unwrap();
-    let own = packages.path().join("memory");
+    let own = packages.path().join("memory").join(MEMORY_OLD);
     let tarball = std::fs::read_dir(&own)
         .unwrap()
         .flatten()
@@ -249,82 +247,6 @@ async fn an_npm_server_is_vetted_without_its_secret_or_network_then_runs_with_it
             && out.contains("switchboard update memory"),
         "{out}"
     );
-}
-
-#[tokio::test]
-async fn outdated_and_update_vet_the_new_version_and_show_the_tool_diff() {
-    let docs = docs(&["memory-2026.7.4.json"]);
-    let set = Installing::start(docs, &[]).await;
-    let (hub, packages) = (&set.hub, &set.packages);
-    let (ok, _, err) = hub_cli(hub, packages.path(), &["add", MEMORY, "--id", "memory"]).await;
-    assert!(ok, "{err}");
-    hub.post("/api/v1/servers/memory/refresh").await;
-    hub.wait_for("memory", "held", |s| !s.held_tools.is_empty())
-        .await;
-    let (ok, _, err) = hub_cli(hub, packages.path(), &["approve", "memory"]).await;
-    assert!(ok, "{err}");
-    eventually("approved", || async {
-        lock(hub)["servers"]["memory"]["approvedCatalog"]
-            .is_string()
-            .then_some(())
-    })
-    .await;
-    let (ok, out, _) = cli(
-        &hub.config_path,
-        &hub.state_dir,
-        packages.path(),
-        &["registry", "outdated"],
-    )
-    .await;
-    assert!(ok && out.contains("up to date"), "{out}");
-
-    // A new version is published.
-    std::fs::copy(
-        fixture_docs().join("memory-2026.8.31.json"),
-        set.docs.path().join("memory-2026.8.31.json"),
-    )
-    .unwrap();
-    // `outdated` asks the registry again (its answers are cached for minutes).
-    let (ok, out, err) = cli(
-        &hub.config_path,
-        &hub.state_dir,
-        packages.path(),
-        &["registry", "outdated", "--json"],
-    )
-    .await;
-    assert!(ok, "{err}");
-    let rows: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(
-        rows,
-        json!([{"id": "memory", "name": MEMORY, "locked": MEMORY_OLD, "latest": MEMORY_NEW,
-                "outdated": true, "vetting": false}])
-    );
-    let (ok, text, err) = hub_cli(hub, packages.path(), &["update", "memory"]).await;
-    assert!(ok, "{text}{err}");
-    assert!(
-        text.contains(&format!("'memory': {MEMORY_OLD} → {MEMORY_NEW}")) && text.contains("tools:"),
-        "{text}"
-    );
-    let locked = lock(hub)["servers"]["memory"].clone();
-    assert_eq!(locked["packageVersion"], MEMORY_NEW);
-    assert_eq!(locked["approvedCatalog"], Value::Null, "vetted again");
-    assert_eq!(
-        locked["integrity"],
-        npm_integrity(&format!("{MEMORY_PKG}@{MEMORY_NEW}")).await
-    );
-    let vetting = hub.server_snapshot("memory").await;
-    assert_eq!(
-        vetting.sandbox.profile, "custom",
-        "the new version runs vetted"
-    );
-    let (ok, _, err) = hub_cli(hub, packages.path(), &["approve", "memory"]).await;
-    assert!(ok, "{err}");
-    eventually("the new version approved", || async {
-        lock(hub)["servers"]["memory"]["approvedCatalog"]
-            .is_string()
-            .then_some(())
-    })
-    .await;
 }
 
 #[tokio::test]

@@ -49,7 +49,9 @@ pub(super) async fn approve(
         })
         .into_response(),
         Err(ApproveError::UnknownServer(_)) => not_found(&id),
-        Err(err @ ApproveError::NotPending { .. }) => error(StatusCode::CONFLICT, err.to_string()),
+        Err(err @ (ApproveError::NotPending { .. } | ApproveError::Update(_))) => {
+            error(StatusCode::CONFLICT, err.to_string())
+        }
     }
 }
 

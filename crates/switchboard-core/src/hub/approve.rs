@@ -16,6 +16,10 @@ pub enum ApproveError {
     /// one reviewed: nothing was approved.
     #[error("server '{server}': {source}")]
     NotPending { server: String, source: PinsError },
+    /// A staged update could not be applied (not listed, or the config or
+    /// lock could not be written): nothing of it was applied.
+    #[error(transparent)]
+    Update(#[from] crate::mcp_registry::install::InstallError),
 }
 
 /// What an approval approved.
@@ -31,8 +35,10 @@ pub struct Approved {
 impl HubHandle {
     /// Approves `tools` of server `id` (all its held, changed and new tools
     /// when `None`; a tool with a hash only if that is its current
-    /// definition). A remote being vetted without its secret headers, with
-    /// nothing held and no tool named, gets its headers allowed instead.
+    /// definition). With no tool named, an update staged for the server
+    /// (`switchboard update <id>`) is applied instead (`staged.rs`); else a
+    /// remote being vetted without its secret headers, with nothing held,
+    /// gets its headers allowed.
     pub async fn approve(
         &self,
         id: &str,
@@ -42,6 +48,13 @@ impl HubHandle {
             .upstream(id)
             .ok_or_else(|| ApproveError::UnknownServer(id.to_string()))?;
         if tools.as_ref().is_none_or(Vec::is_empty) {
+            if let Some(tools) = self.apply_staged_update(id).await? {
+                self.publish_snapshot();
+                return Ok(Approved {
+                    tools,
+                    headers: Vec::new(),
+                });
+            }
             let headers = self.approve_credentials(id).await;
             if !headers.is_empty() {
                 self.publish_snapshot();

@@ -2,7 +2,8 @@
 //! for the dashboard and installing from it (`POST /api/v1/registry/install`).
 //! The install itself is `crate::mcp_registry::install` (the CLI runs the
 //! same flow without a hub); the hub then applies the config, and
-//! `vetting.rs` takes it from there.
+//! `vetting.rs` takes it from there. And applying an update staged by
+//! `switchboard update` once a person approved it (`staged.rs`).
 
 use super::HubHandle;
 use crate::mcp_registry::install::{self, InstallError, InstallRequest};
@@ -80,6 +81,33 @@ impl HubHandle {
             tracing::warn!(server = %installed.id, error = %err, "applying the config after an install failed");
         }
         Ok(installed.id)
+    }
+}
+
+impl HubHandle {
+    /// Applies the update staged for server `id`, if any (see the module
+    /// docs); returns the tools approved with it.
+    pub(super) async fn apply_staged_update(
+        &self,
+        id: &str,
+    ) -> Result<Option<Vec<String>>, InstallError> {
+        let Some(path) = self.config_path() else {
+            return Ok(None);
+        };
+        let Some(staged) = crate::mcp_registry::update::apply(&path, id)? else {
+            return Ok(None);
+        };
+        let tools = staged.tool_definitions();
+        super::staged::pin_approved(&self.inner.pins, id, &tools);
+        tracing::info!(server = %id, package = %staged.spec(), "staged update approved; restarting with it");
+        if let Err(err) = self.reload_from_file().await {
+            tracing::warn!(server = %id, error = %err, "applying the config after an approved update failed");
+        }
+        // The old version runs no more: its folder goes.
+        crate::mcp_registry::fetch::remove_other_versions(id, staged.package_version.as_deref());
+        let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+        names.sort();
+        Ok(Some(names))
     }
 }
 

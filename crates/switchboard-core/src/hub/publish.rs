@@ -274,11 +274,6 @@ impl HubHandle {
                 let config = u.config();
                 let (held_tools, changed_tools, new_tools) = self.inner.pins.status(u.id.as_str());
                 let withheld = self.inner.withheld_headers.of(u.id.as_str());
-                let failed = matches!(
-                    view.state,
-                    crate::upstream::ServerState::Failed
-                        | crate::upstream::ServerState::AuthRequired
-                );
                 let caps = view.capabilities.as_ref();
                 let tool_count = caps
                     .map(|c| {
@@ -307,7 +302,9 @@ impl HubHandle {
                     stale: view.stale,
                     last_error: view.last_error.map(|e| {
                         let e = crate::util::redact::text(&e);
-                        if failed && !withheld.is_empty() {
+                        // Any failure of a remote vetted without its headers
+                        // (refused, or answering an error while listing).
+                        if !withheld.is_empty() {
                             let hint =
                                 super::vetting::credentials_hint(u.id.as_str(), &withheld, true);
                             format!("{e}; {hint}")

@@ -76,6 +76,35 @@ fn withhold_secrets(entry: &LockEntry, transport: &mut TransportConfig) -> Vec<S
     }
 }
 
+/// Makes `server` a vetting start of the package locked by `entry`, fetched
+/// into `dir`: its secrets withheld ([`withhold_secrets`]) and, for a stdio
+/// server, the strict sandbox (no network, its own folder only, plus the
+/// interpreters its environments link to; refused where it cannot be
+/// enforced). Used by [`HubHandle::vet`] and for a staged update's
+/// candidate (`staged.rs`). Returns the headers left out.
+pub(super) fn vetting_start(
+    entry: &LockEntry,
+    dir: &std::path::Path,
+    server: &mut crate::config::ServerConfig,
+) -> Vec<String> {
+    let headers = withhold_secrets(entry, &mut server.transport);
+    if let TransportConfig::Stdio { .. } = &server.transport {
+        let own = dir.to_string_lossy().into_owned();
+        let mut read = vec![own.clone()];
+        read.extend(fetch::interpreters(&entry.kind, dir));
+        server.sandbox = ServerSandbox::On(SandboxPolicy {
+            expose: Vec::new(),
+            filesystem: Some(FilesystemPolicy {
+                read,
+                write: vec![own],
+            }),
+            network: NetworkPolicy::None,
+            required: true,
+        });
+    }
+    headers
+}
+
 /// The remotes being vetted without their secret headers (server id →
 /// header names), as [`HubHandle::vet`] last left them: read by the status
 /// and by an approval.
@@ -150,7 +179,7 @@ impl HubHandle {
                 server.enabled = false;
                 continue;
             }
-            let dir = fetch::server_dir(server.id.as_str());
+            let dir = fetch::package_dir(server.id.as_str(), entry.package_version.as_deref());
             if let Some(why) = fetch::verify_fetched(&entry.kind, &dir, entry.integrity.as_deref())
             {
                 let why = format!(
@@ -172,23 +201,9 @@ impl HubHandle {
                 continue;
             }
             vetting.insert(server.id.to_string());
-            let headers = withhold_secrets(entry, &mut server.transport);
+            let headers = vetting_start(entry, &dir, server);
             if !headers.is_empty() {
                 withheld.insert(server.id.to_string(), headers);
-            }
-            if let TransportConfig::Stdio { .. } = &server.transport {
-                let own = dir.to_string_lossy().into_owned();
-                let mut read = vec![own.clone()];
-                read.extend(fetch::interpreters(&entry.kind, &dir));
-                server.sandbox = ServerSandbox::On(SandboxPolicy {
-                    expose: Vec::new(),
-                    filesystem: Some(FilesystemPolicy {
-                        read,
-                        write: vec![own],
-                    }),
-                    network: NetworkPolicy::None,
-                    required: true,
-                });
             }
         }
         self.inner.pins.set_vetting(vetting);
@@ -248,10 +263,12 @@ impl HubHandle {
         let hash = catalog_hash(&caps.tools);
         let mut tools: Vec<String> = caps.tools.iter().map(|t| t.name.to_string()).collect();
         tools.sort();
+        let hashes = crate::mcp_registry::lock::tool_hashes(&caps.tools);
         let written = Lockfile::update(&path, |lock| {
             if let Some(entry) = lock.servers.get_mut(id) {
                 entry.approved_catalog = Some(hash);
                 entry.approved_tools = tools;
+                entry.approved_tool_hashes = hashes;
             }
         });
         match written {
@@ -285,6 +302,8 @@ mod tests {
             approved_catalog: None,
             approved_tools: vec![],
             credentials_approved: false,
+            approved_tool_hashes: Default::default(),
+            update: None,
         }
     }
 

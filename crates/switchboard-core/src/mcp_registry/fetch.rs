@@ -1,6 +1,7 @@
 //! Fetching a package before its first start, at its exact version, with
-//! its own package manager, into the server's own folder
-//! ([`packages_dir`]`/<id>`), and checking its digest:
+//! its own package manager, into the server's own folder for that version
+//! ([`packages_dir`]`/<id>/<version>`, [`package_dir`]), and checking its
+//! digest:
 //! - npm: `npm view <id>@<v> dist.integrity` is what the registry vouches
 //!   for; `npm pack` fetches the tarball into the folder's npm cache and
 //!   its SHA-512 must be that integrity; `npm install --ignore-scripts`
@@ -12,6 +13,9 @@
 //!   whose digest is not among them, and `uv tool install` fills the
 //!   folder's uv cache with the dependencies for the offline start.
 //!
+//! One folder per version, so that an update fetched and vetted beside the
+//! running version leaves that version's npm or uv cache in place until the
+//! update is approved ([`remove_other_versions`] then drops the old one).
 //! A digest that differs from the one locked earlier for the same version
 //! is refused ([`FetchError::LockedDigest`]). Commands run with a deadline
 //! ([`FETCH_TIMEOUT`]); their output tail is kept for the error.
@@ -76,9 +80,107 @@ pub fn packages_dir() -> PathBuf {
         })
 }
 
-/// Server `id`'s own folder.
-pub fn server_dir(id: &str) -> PathBuf {
-    packages_dir().join(id)
+/// Server `id`'s own folder for package `version`:
+/// `<packages>/<id>/<version>` (the version cut to a safe file name). A
+/// server fetched before folders were per version has its package in
+/// `<packages>/<id>` itself: that folder is used while it has no folder for
+/// `version` and holds a fetched package (a tarball or a uv cache).
+pub fn package_dir(id: &str, version: Option<&str>) -> PathBuf {
+    package_dir_in(&packages_dir(), id, version)
+}
+
+fn package_dir_in(root: &Path, id: &str, version: Option<&str>) -> PathBuf {
+    let own = root.join(id);
+    let Some(version) = version else {
+        return own;
+    };
+    let versioned = own.join(version_folder(version));
+    if !versioned.exists() && holds_package(&own) {
+        return own;
+    }
+    versioned
+}
+
+/// The folder of package `version` of server `id`, where it is fetched
+/// (never the folder of the layout before folders were per version).
+pub fn version_dir(id: &str, version: &str) -> PathBuf {
+    packages_dir().join(id).join(version_folder(version))
+}
+
+/// `version` as one safe path component.
+fn version_folder(version: &str) -> String {
+    let name: String = version
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '+') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.is_empty() || name.chars().all(|c| c == '.') {
+        format!("v{name}")
+    } else {
+        name
+    }
+}
+
+/// Whether `dir` itself holds a fetched package (the layout before
+/// folders were per version).
+fn holds_package(dir: &Path) -> bool {
+    dir.join("uv").is_dir()
+        || std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "tgz"))
+        })
+}
+
+/// Removes everything in server `id`'s folder but the folder of package
+/// version `keep` (older versions, an abandoned candidate, a package of
+/// the layout before folders were per version). Returns what was removed.
+pub fn remove_other_versions(id: &str, keep: Option<&str>) -> Vec<PathBuf> {
+    remove_other_versions_in(&packages_dir(), id, keep)
+}
+
+fn remove_other_versions_in(root: &Path, id: &str, keep: Option<&str>) -> Vec<PathBuf> {
+    let own = root.join(id);
+    let keep = keep.map(version_folder);
+    let Ok(entries) = std::fs::read_dir(&own) else {
+        return Vec::new();
+    };
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        if keep.as_deref().is_some_and(|k| entry.file_name() == k) {
+            continue;
+        }
+        let path = entry.path();
+        let gone = if path.is_dir() {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        match gone {
+            Ok(()) => removed.push(path),
+            Err(err) => {
+                tracing::warn!(path = %path.display(), %err, "cannot remove a package folder no longer run")
+            }
+        }
+    }
+    removed.sort();
+    removed
+}
+
+/// Removes the folder of package `version` of server `id` (a staged
+/// update that was replaced or dropped).
+pub fn remove_version(id: &str, version: &str) {
+    let dir = version_dir(id, version);
+    if let Err(err) = std::fs::remove_dir_all(&dir)
+        && err.kind() != std::io::ErrorKind::NotFound
+    {
+        tracing::warn!(path = %dir.display(), %err, "cannot remove a staged package folder");
+    }
 }
 
 /// The environment a start from the server's own folder needs (the npm or
@@ -421,5 +523,50 @@ mod tests {
             why.contains("is not the one servers.lock.json locks"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn each_version_has_its_own_folder_and_only_the_kept_one_stays() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path();
+        let old = package_dir_in(root, "mem", Some("1.0.0"));
+        assert_eq!(old, root.join("mem").join("1.0.0"));
+        assert_eq!(
+            package_dir_in(root, "mem", Some("../x")),
+            root.join("mem").join(".._x")
+        );
+        assert_eq!(
+            package_dir_in(root, "mem", Some("..")),
+            root.join("mem").join("v..")
+        );
+        std::fs::create_dir_all(old.join("npm")).unwrap();
+        let new = package_dir_in(root, "mem", Some("2.0.0"));
+        std::fs::create_dir_all(new.join("npm")).unwrap();
+        assert_eq!(
+            remove_other_versions_in(root, "mem", Some("2.0.0")),
+            vec![old.clone()]
+        );
+        assert!(!old.exists() && new.join("npm").is_dir());
+        assert!(remove_other_versions_in(root, "other", None).is_empty());
+    }
+
+    #[test]
+    fn a_package_fetched_before_folders_were_per_version_is_still_found_then_removed() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path();
+        let own = root.join("mem");
+        std::fs::create_dir_all(own.join("npm")).unwrap();
+        std::fs::write(own.join("x-mem-1.0.0.tgz"), b"package").unwrap();
+        assert_eq!(package_dir_in(root, "mem", Some("1.0.0")), own);
+        // Once the version has its own folder, that one is used …
+        let new = own.join("2.0.0");
+        std::fs::create_dir_all(&new).unwrap();
+        assert_eq!(package_dir_in(root, "mem", Some("2.0.0")), new);
+        // … and the old layout's files go when the new version is kept.
+        assert_eq!(
+            remove_other_versions_in(root, "mem", Some("2.0.0")),
+            vec![own.join("npm"), own.join("x-mem-1.0.0.tgz")]
+        );
+        assert_eq!(package_dir_in(root, "mem", Some("2.0.0")), new);
     }
 }

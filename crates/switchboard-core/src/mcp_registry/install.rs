@@ -1,6 +1,7 @@
-//! `switchboard add` and `switchboard update`, the writing half: resolve the
-//! document, fetch and check the package, put the secrets in the keyring,
-//! lock what was resolved and only then write the config entry.
+//! `switchboard add`, the writing half: resolve the document, fetch and
+//! check the package, put the secrets in the keyring, lock what was
+//! resolved and only then write the config entry (`update.rs` stages an
+//! update with the same fetch).
 //!
 //! The order matters: the lock entry (not yet approved) is written before
 //! the config entry, so a hub that sees the new entry already knows to vet
@@ -63,6 +64,13 @@ pub enum InstallError {
     Exists(String),
     #[error("'{0}' was not added from the registry (it has no entry in servers.lock.json)")]
     NotInstalled(String),
+    #[error("server '{0}' has no update staged (`switchboard update {0}` stages one)")]
+    NotStaged(String),
+    #[error(
+        "the update staged for server '{0}' could not be listed in its vetting start, so there is nothing to approve; \
+         run `switchboard update {0}` again, or drop it with `switchboard update {0} --cancel`"
+    )]
+    NotListed(String),
     #[error("server '{id}' is at {version}, the registry's latest; nothing to update")]
     UpToDate { id: String, version: String },
     #[error("{0}")]
@@ -137,7 +145,9 @@ pub async fn install(
     let plan = document::plan_install(&entry.server, &id, &request.env, &request.headers)?;
     // Checked by the loader before anything is fetched or stored.
     crate::config::check_definition(&id, &plan.entry)?;
-    let installed = resolve(http, &entry, &id, &plan, None, Vec::new(), None).await?;
+    // Nothing of this id runs (it is not configured): older folders of it go.
+    fetch::remove_other_versions(&id, None);
+    let installed = resolve(http, &entry, &id, &plan, None, true).await?;
     store_secrets(store, &plan).await?;
     lock(config_path, &id, &entry, &plan, &installed)?;
     let text = crate::config::put_server(bytes.as_deref(), config_path, &id, &plan.entry)?;
@@ -146,101 +156,16 @@ pub async fn install(
     Ok(installed)
 }
 
-/// Moves server `id` to the registry's latest version: fetched and checked
-/// like an install, locked not yet approved (so the hub vets it again),
-/// its env and headers kept as they are.
-pub async fn update(
-    client: &RegistryClient,
-    http: &reqwest::Client,
-    config_path: &Path,
-    id: &str,
-) -> Result<Installed, InstallError> {
-    let lock = Lockfile::read(config_path)?;
-    let locked = lock
-        .servers
-        .get(id)
-        .cloned()
-        .ok_or_else(|| InstallError::NotInstalled(id.to_string()))?;
-    let latest = client.server(&locked.registry_name, None).await?.value;
-    if latest.server.version == locked.version {
-        return Err(InstallError::UpToDate {
-            id: id.to_string(),
-            version: locked.version,
-        });
-    }
-    let bytes = crate::config::read_config_file(config_path)?.unwrap_or_default();
-    let mut definition = crate::config::server_definition(&bytes, config_path, id)?;
-    let plan = document::plan_install(&latest.server, id, &BTreeMap::new(), &BTreeMap::new())
-        .or_else(|_| {
-            // Required values are in the entry already: plan with placeholders.
-            let (env, headers) = document::inputs(&latest.server);
-            let fill = |inputs: Vec<document::Input>| {
-                inputs
-                    .into_iter()
-                    .map(|i| (i.name, String::from("x")))
-                    .collect::<BTreeMap<_, _>>()
-            };
-            document::plan_install(&latest.server, id, &fill(env), &fill(headers))
-        })?;
-    // The new command line, the person's env and headers as they were.
-    for key in ["command", "args", "url"] {
-        match plan.entry.get(key) {
-            Some(value) => definition[key] = value.clone(),
-            None => {
-                if let Some(object) = definition.as_object_mut() {
-                    object.remove(key);
-                }
-            }
-        }
-    }
-    crate::config::check_definition(id, &definition)?;
-    let same_version = locked.package_version == plan.package_version;
-    let installed = resolve(
-        http,
-        &latest,
-        id,
-        &plan,
-        same_version.then_some(locked.integrity.clone()).flatten(),
-        locked.approved_tools.clone(),
-        Some(locked.version.clone()),
-    )
-    .await?;
-    let mut secrets = plan.secret_names.clone();
-    secrets.extend(locked.secrets.iter().cloned());
-    secrets.sort();
-    secrets.dedup();
-    Lockfile::update(config_path, |lock| {
-        lock.servers.insert(
-            id.to_string(),
-            LockEntry {
-                registry_name: latest.server.name.clone(),
-                version: latest.server.version.clone(),
-                kind: plan.kind.clone(),
-                identifier: plan.identifier.clone(),
-                package_version: plan.package_version.clone(),
-                integrity: installed.integrity.clone(),
-                secrets,
-                approved_catalog: None,
-                approved_tools: locked.approved_tools.clone(),
-                // The new version is vetted afresh, its headers asked for again.
-                credentials_approved: false,
-            },
-        );
-    })?;
-    let text = crate::config::put_server(Some(&bytes), config_path, id, &definition)?;
-    write_config(config_path, &text)?;
-    tracing::info!(server = %id, package = %installed.spec, "updated from the registry; vetting before use");
-    Ok(installed)
-}
-
-async fn resolve(
+/// Fetches and checks `plan`'s package into its version's own folder
+/// (emptied first when `fresh`: nothing of an earlier fetch is run
+/// offline); `locked_digest` is the digest locked earlier for this version.
+pub(super) async fn resolve(
     http: &reqwest::Client,
     entry: &ServerEntry,
     id: &str,
     plan: &Plan,
     locked_digest: Option<String>,
-    previous_tools: Vec<String>,
-    previous_version: Option<String>,
+    fresh: bool,
 ) -> Result<Installed, InstallError> {
     let spec = match (&plan.kind, &plan.package_version) {
         (PackageKind::Npm, Some(v)) => format!("{}@{v}", plan.identifier),
@@ -250,9 +175,10 @@ async fn resolve(
     let integrity = match (&plan.kind, &plan.package_version) {
         (PackageKind::Remote, _) | (_, None) => None,
         (kind, Some(version)) => {
-            let dir = fetch::server_dir(id);
-            // A fresh folder: nothing of an earlier version is run offline.
-            let _ = std::fs::remove_dir_all(&dir);
+            let dir = fetch::version_dir(id, version);
+            if fresh {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
             Some(
                 fetch::fetch(
                     http,
@@ -273,12 +199,15 @@ async fn resolve(
         spec,
         kind: plan.kind.clone(),
         integrity,
-        previous_tools,
-        previous_version,
+        previous_tools: Vec::new(),
+        previous_version: None,
     })
 }
 
-async fn store_secrets(store: &Arc<dyn TokenStore>, plan: &Plan) -> Result<(), InstallError> {
+pub(super) async fn store_secrets(
+    store: &Arc<dyn TokenStore>,
+    plan: &Plan,
+) -> Result<(), InstallError> {
     for secret in &plan.secrets {
         let account = crate::auth::store::secret_account(&secret.keyring_name);
         let value = secret.value.clone();
@@ -313,13 +242,15 @@ fn lock(
                 approved_catalog: None,
                 approved_tools: Vec::new(),
                 credentials_approved: false,
+                approved_tool_hashes: BTreeMap::new(),
+                update: None,
             },
         );
     })?;
     Ok(())
 }
 
-fn write_config(path: &Path, text: &str) -> Result<(), InstallError> {
+pub(super) fn write_config(path: &Path, text: &str) -> Result<(), InstallError> {
     crate::util::files::write_atomic(path, text.as_bytes(), crate::util::files::FileMode::Keep)
         .map(|_| ())
         .map_err(|err| InstallError::Write {
