@@ -17,9 +17,7 @@ mod tray;
 mod tray_model;
 
 use tauri::webview::NewWindowResponse;
-use tauri::{
-    AppHandle, Manager, RunEvent, Runtime, WebviewUrl, WebviewWindowBuilder, WindowEvent,
-};
+use tauri::{AppHandle, Manager, RunEvent, Runtime, WebviewUrl, WebviewWindowBuilder, WindowEvent};
 use tauri_plugin_autostart::MacosLauncher;
 
 use crate::hub::RunningHub;
