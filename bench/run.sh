@@ -113,7 +113,8 @@ stop_all() {
 url_from() {
     local name=$1 prefix=$2 i
     for i in $(seq 200); do
-        URL=$(sed -n "s|^$prefix||p" "$WORK/$name.out" 2>/dev/null | head -n1)
+        # Missing until the background process's redirection ran (sed fails then).
+        URL=$(sed -n "s|^$prefix||p" "$WORK/$name.out" 2>/dev/null | head -n1) || URL=""
         [[ -n $URL ]] && return 0
         sleep 0.05
     done

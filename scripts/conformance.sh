@@ -234,7 +234,8 @@ conformance_direct() {
 
     local url="" waited=0
     while [[ -z "$url" ]]; do
-        url="$(sed -n 's/^listening on \(http:.*\)$/\1/p' "$out" 2>/dev/null | head -n 1)"
+        # The file is missing until the background process's redirection ran (sed fails then).
+        url="$(sed -n 's/^listening on \(http:.*\)$/\1/p' "$out" 2>/dev/null | head -n 1)" || url=""
         [[ -n "$url" ]] && break
         if ! kill -0 "$CONFORMANCE_FIXTURE_PID" 2>/dev/null; then
             cat "$err" >&2
@@ -298,7 +299,8 @@ conformance_through() {
     trap 'exit 143' TERM
     local url="" waited=0
     while [[ -z "$url" ]]; do
-        url="$(sed -n 's/^Switchboard listening on \(http:.*\)$/\1/p' "$out" 2>/dev/null | head -n 1)"
+        # Missing until the hub's redirection ran (see conformance_direct).
+        url="$(sed -n 's/^Switchboard listening on \(http:.*\)$/\1/p' "$out" 2>/dev/null | head -n 1)" || url=""
         [[ -n "$url" ]] && break
         if ! kill -0 "$CONFORMANCE_FIXTURE_PID" 2>/dev/null; then
             cat "$err" >&2

@@ -176,7 +176,8 @@ conformance2_stop_all() {
 conformance2_wait_line() {
     local file="$1" expr="$2" pid="$3" secs="$4" what="$5" line="" waited=0
     while :; do
-        line="$(sed -n "$expr" "$file" 2>/dev/null | head -n 1)"
+        # The file is missing until the background process's redirection ran (sed fails then).
+        line="$(sed -n "$expr" "$file" 2>/dev/null | head -n 1)" || line=""
         [[ -n "$line" ]] && break
         kill -0 "$pid" 2>/dev/null || conformance2_die "$what exited before it was ready" || return 1
         [[ $waited -lt $((secs * 10)) ]] || conformance2_die "$what was not ready within ${secs}s" || return 1
